@@ -1,0 +1,109 @@
+//! The registry of diagnostic codes: one place that names every code, its
+//! default severity and a one-line title. Codes are stable: never reuse or
+//! renumber one. Each has an explain page in `docs/explain/CODE.md`.
+
+use super::Severity;
+
+macro_rules! codes {
+    ($($code:ident $sev:ident $title:literal;)*) => {
+        /// A stable diagnostic code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($code,)*
+        }
+
+        impl Code {
+            /// Every code, in numeric order.
+            pub const ALL: &'static [Code] = &[$(Code::$code,)*];
+
+            /// The code as users see it: `E0106`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$code => stringify!($code),)*
+                }
+            }
+
+            /// The severity a diagnostic with this code has unless a flag
+            /// (such as `--deny-warnings`) changes how it is treated.
+            pub fn severity(self) -> Severity {
+                match self {
+                    $(Code::$code => Severity::$sev,)*
+                }
+            }
+
+            /// What the code means, in one line.
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(Code::$code => $title,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    E0001 Error "syntax error: unexpected token or unclosed delimiter";
+    E0002 Error "invalid literal: bad escape, unterminated string, bad number or date";
+    E0003 Error "input exceeds a limit: size, nesting depth or step count";
+    E0004 Error "malformed JSON plan, catalogue or policy: missing, unknown or ill-typed key";
+    E0101 Error "unknown tool";
+    E0102 Error "unknown argument for this tool";
+    E0103 Error "missing required argument";
+    E0104 Error "duplicate step name, binding name or argument";
+    E0105 Error "reference to a name no step binds";
+    E0106 Error "forward reference: the name is bound by a later step";
+    E0107 Error "self reference: a step refers to its own binding";
+    E0108 Error "unknown step in `after`, or an ordering cycle";
+    E0201 Error "argument type mismatch";
+    E0202 Error "`bind` or `post` path does not exist in the tool's result type";
+    E0203 Error "ill-typed probe";
+    E0204 Error "argument literal outside its enum, or a date or decimal that does not parse";
+    E0301 Error "tool not permitted by the policy";
+    E0302 Error "actor lacks a required scope";
+    E0303 Error "literal argument exceeds a policy ceiling";
+    E0304 Error "`retry` on a tool that is not idempotent";
+    E0305 Error "plan exceeds its budget";
+    N0301 Note "step needs human approval";
+    N0302 Note "ceiling over a referenced argument, enforced at dispatch by a guard";
+    W0401 Warning "ambiguous pick: a bind takes one element of a list whose length is not pinned to 1";
+    W0402 Warning "`write` step without a postcondition";
+    W0403 Warning "binding never used";
+    W0404 Warning "data from an untrusted tool flows into an argument of a `write` tool";
+}
+
+impl Code {
+    /// Reads a code as a user types it (`e0106`, `E0106`).
+    pub fn parse(s: &str) -> Option<Code> {
+        let s = s.trim();
+        Code::ALL.iter().copied().find(|c| c.as_str().eq_ignore_ascii_case(s))
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_sorted_unique_and_prefixed_by_severity() {
+        let names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_by_key(|n| &n[1..]);
+        sorted.dedup();
+        assert_eq!(names.len(), sorted.len());
+        for c in Code::ALL {
+            let prefix = match c.severity() {
+                Severity::Error => 'E',
+                Severity::Warning => 'W',
+                Severity::Note => 'N',
+            };
+            assert!(c.as_str().starts_with(prefix), "{c}");
+            assert_eq!(Code::parse(&c.as_str().to_lowercase()), Some(*c));
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The one diagnostic model of planc.
+//!
+//! Every stage (lexer, parser, JSON front end, checker) reports a
+//! [`Diagnostic`]; the renderers (`human`, `short`, `json`, `sarif`) and the
+//! language server read it unchanged. A diagnostic always has a primary span:
+//! there is no diagnostic without a location.
+
+mod codes;
+
+pub use codes::Code;
+
+use crate::source::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// A secondary location that explains the primary one ("bound here").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+/// A machine-applicable edit that fixes the problem, such as the "did you
+/// mean" replacement of a misspelt name. The language server offers these as
+/// quick fixes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What the fix does, for a menu: "replace with `billing.issue_credit`".
+    pub title: String,
+    pub span: Span,
+    pub replacement: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    /// Lowercase, no final period, user input in backticks
+    /// (`docs/diagnostics.md`).
+    pub message: String,
+    /// Where the problem is.
+    pub span: Span,
+    /// Text shown at the primary span; empty for none.
+    pub label: String,
+    /// Secondary locations, possibly in other files.
+    pub labels: Vec<Label>,
+    /// How to fix it, when that is known.
+    pub help: Option<String>,
+    /// Further facts that are not locations.
+    pub notes: Vec<String>,
+    /// The name of the step the problem is in, where there is one.
+    pub step: Option<String>,
+    pub fixes: Vec<Fix>,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            span,
+            label: String::new(),
+            labels: Vec::new(),
+            help: None,
+            notes: Vec::new(),
+            step: None,
+            fixes: Vec::new(),
+        }
+    }
+
+    /// Sets the text shown at the primary span.
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.label = label.into();
+        self
+    }
+
+    /// Adds a secondary label.
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn in_step(mut self, step: impl Into<String>) -> Diagnostic {
+        self.step = Some(step.into());
+        self
+    }
+
+    pub fn with_fix(mut self, title: impl Into<String>, span: Span, replacement: impl Into<String>) -> Diagnostic {
+        self.fixes.push(Fix {
+            title: title.into(),
+            span,
+            replacement: replacement.into(),
+        });
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Sorts diagnostics by position (file, start, end), then by code, so that
+/// output is deterministic whatever order the passes found them in.
+pub fn sort(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| {
+        (a.span.file, a.span.start, a.span.end, a.code).cmp(&(b.span.file, b.span.start, b.span.end, b.code))
+    });
+}
+
+/// Counts errors and warnings, as the summary lines and the JSON document
+/// report them.
+pub fn counts(diagnostics: &[Diagnostic]) -> (usize, usize) {
+    let errors = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    let warnings = diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+    (errors, warnings)
+}

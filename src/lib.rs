@@ -1,0 +1,14 @@
+//! planc: a compiler for plans written by agent planners.
+//!
+//! The library does no IO. It takes source text (a `.plan` file or a JSON
+//! document), a tool catalogue and a policy, and returns diagnostics and,
+//! when there are no errors, the IR an executor runs. The command line
+//! (`src/main.rs`) and the language server are thin shells over it.
+
+pub mod diagnostics;
+pub mod limits;
+pub mod source;
+pub mod syntax;
+
+pub use diagnostics::{Code, Diagnostic, Severity};
+pub use source::{FileId, SourceFile, SourceKind, SourceMap, Span, Spanned};

@@ -1,0 +1,384 @@
+//! Source files, spans and positions.
+//!
+//! Every location in planc is a [`Span`]: a file and a half-open byte range.
+//! Line and column numbers (1-based, counted in Unicode scalar values for the
+//! terminal and in UTF-16 code units for the editor) are derived from a
+//! [`SourceFile`]'s line index only when a diagnostic is rendered.
+
+use std::fmt;
+
+/// Identifies one file of a [`SourceMap`]. Index into the map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
+/// A half-open byte range `start..end` inside one file.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span {
+            file,
+            start: clamp_u32(start),
+            end: clamp_u32(end.max(start)),
+        }
+    }
+
+    /// An empty span at `offset`.
+    pub fn point(file: FileId, offset: usize) -> Span {
+        Span::new(file, offset, offset)
+    }
+
+    /// The smallest span covering both. Both must be in the same file; if they
+    /// are not, `self` is returned unchanged.
+    pub fn to(self, other: Span) -> Span {
+        if self.file != other.file {
+            return self;
+        }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    pub fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    pub fn contains(self, other: Span) -> bool {
+        self.file == other.file && self.start <= other.start && other.end <= self.end
+    }
+}
+
+impl fmt::Debug for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}..{}", self.file.0, self.start, self.end)
+    }
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A value with the span it was read from. The span takes no part in
+/// equality: two trees that differ only in positions compare equal.
+#[derive(Clone, Copy)]
+pub struct Spanned<T> {
+    pub node: T,
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(node: T, span: Span) -> Spanned<T> {
+        Spanned { node, span }
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Spanned<U> {
+        Spanned {
+            node: f(self.node),
+            span: self.span,
+        }
+    }
+
+    pub fn as_ref(&self) -> Spanned<&T> {
+        Spanned {
+            node: &self.node,
+            span: self.span,
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Spanned<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.node == other.node
+    }
+}
+
+impl<T: Eq> Eq for Spanned<T> {}
+
+impl<T: fmt::Debug> fmt::Debug for Spanned<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} @ {:?}", self.node, self.span)
+    }
+}
+
+impl<T> std::ops::Deref for Spanned<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.node
+    }
+}
+
+/// What a file holds, which decides the front end that reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// `.plan` text: tool, policy and plan declarations.
+    Text,
+    /// A JSON document: a plan, a catalogue or a policy.
+    Json,
+}
+
+impl SourceKind {
+    /// The kind a file name implies (`.json` is JSON, anything else text).
+    pub fn from_name(name: &str) -> SourceKind {
+        if name.to_ascii_lowercase().ends_with(".json") {
+            SourceKind::Json
+        } else {
+            SourceKind::Text
+        }
+    }
+
+    /// The kind that text implies, for input without a name (stdin): a
+    /// document whose first non-blank character is `{` or `[` is JSON.
+    pub fn sniff(text: &str) -> SourceKind {
+        match text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']).chars().next() {
+            Some('{') | Some('[') => SourceKind::Json,
+            _ => SourceKind::Text,
+        }
+    }
+}
+
+/// A 1-based line and column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One file's name, text and line index.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    pub id: FileId,
+    /// The name shown in diagnostics: the path as the user gave it, or
+    /// `<stdin>`.
+    pub name: String,
+    pub text: String,
+    pub kind: SourceKind,
+    line_starts: Vec<u32>,
+    /// For JSON files: the span of every value with its RFC 6901 pointer,
+    /// sorted by start, outer values before inner ones.
+    pointers: Vec<(Span, String)>,
+}
+
+impl SourceFile {
+    pub fn new(id: FileId, name: impl Into<String>, text: impl Into<String>, kind: SourceKind) -> SourceFile {
+        let text = text.into();
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(clamp_u32(i + 1));
+            }
+        }
+        SourceFile {
+            id,
+            name: name.into(),
+            text,
+            kind,
+            line_starts,
+            pointers: Vec::new(),
+        }
+    }
+
+    /// The index of the line holding byte `offset` (0-based).
+    fn line_index(&self, offset: u32) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+
+    /// The byte offset where 0-based line `line` starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line)
+            .map(|&s| s as usize)
+            .unwrap_or(self.text.len())
+    }
+
+    /// The number of lines (a file ending in a newline has an empty last line).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Clamps `offset` into the text and back onto a character boundary.
+    fn clamp(&self, offset: u32) -> usize {
+        let mut o = (offset as usize).min(self.text.len());
+        while o > 0 && !self.text.is_char_boundary(o) {
+            o -= 1;
+        }
+        o
+    }
+
+    /// 1-based line and column of a byte offset; the column counts Unicode
+    /// scalar values, as a terminal user counts characters.
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let o = self.clamp(offset);
+        let line = self.line_index(clamp_u32(o));
+        let start = self.line_start(line);
+        let column = self.text.get(start..o).map(|s| s.chars().count()).unwrap_or(0);
+        LineCol {
+            line: clamp_u32(line + 1),
+            column: clamp_u32(column + 1),
+        }
+    }
+
+    /// 0-based line and UTF-16 column of a byte offset, as the Language
+    /// Server Protocol counts them.
+    pub fn utf16_position(&self, offset: u32) -> (u32, u32) {
+        let o = self.clamp(offset);
+        let line = self.line_index(clamp_u32(o));
+        let start = self.line_start(line);
+        let column: usize = self
+            .text
+            .get(start..o)
+            .map(|s| s.chars().map(char::len_utf16).sum())
+            .unwrap_or(0);
+        (clamp_u32(line), clamp_u32(column))
+    }
+
+    /// The byte offset of a 0-based line and UTF-16 column. Positions past
+    /// the end of a line clamp to the line's end, past the last line to the
+    /// end of the text.
+    pub fn offset_of_utf16(&self, line: u32, column: u32) -> usize {
+        let line = line as usize;
+        if line >= self.line_starts.len() {
+            return self.text.len();
+        }
+        let start = self.line_start(line);
+        let end = self.line_start(line + 1);
+        let text = self.text.get(start..end).unwrap_or("");
+        let mut units = 0usize;
+        for (i, c) in text.char_indices() {
+            if units >= column as usize || c == '\n' {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        end
+    }
+
+    /// Records the RFC 6901 pointers of a JSON document's values.
+    pub fn set_pointers(&mut self, mut pointers: Vec<(Span, String)>) {
+        pointers.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(b.0.end.cmp(&a.0.end)));
+        self.pointers = pointers;
+    }
+
+    /// The pointer of the innermost JSON value that contains `span`.
+    pub fn pointer_at(&self, span: Span) -> Option<&str> {
+        // Values are sorted by start; the innermost container of `span` is
+        // the last value starting at or before it that also ends after it.
+        let upto = self.pointers.partition_point(|(s, _)| s.start <= span.start);
+        self.pointers
+            .get(..upto)?
+            .iter()
+            .rev()
+            .find(|(s, _)| s.end >= span.end)
+            .map(|(_, p)| p.as_str())
+    }
+
+    pub fn slice(&self, span: Span) -> &str {
+        self.text.get(span.range()).unwrap_or("")
+    }
+}
+
+/// All the files one compilation reads. The library never touches the file
+/// system: callers add text they have read themselves.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Adds a file, its kind chosen from its name.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        let name = name.into();
+        let kind = SourceKind::from_name(&name);
+        self.add_with_kind(name, text, kind)
+    }
+
+    pub fn add_with_kind(&mut self, name: impl Into<String>, text: impl Into<String>, kind: SourceKind) -> FileId {
+        let id = FileId(clamp_u32(self.files.len()));
+        self.files.push(SourceFile::new(id, name, text, kind));
+        id
+    }
+
+    pub fn get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+
+    pub fn get_mut(&mut self, id: FileId) -> Option<&mut SourceFile> {
+        self.files.get_mut(id.0 as usize)
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = &SourceFile> {
+        self.files.iter()
+    }
+
+    pub fn name(&self, id: FileId) -> &str {
+        self.get(id).map(|f| f.name.as_str()).unwrap_or("<unknown>")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters() {
+        let f = SourceFile::new(FileId(0), "a", "ab\nçd€x\n", SourceKind::Text);
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        // `x` is after `ç` (2 bytes), `d`, `€` (3 bytes).
+        assert_eq!(f.line_col(9), LineCol { line: 2, column: 4 });
+        assert_eq!(f.line_col(1000), LineCol { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn utf16_round_trip() {
+        let f = SourceFile::new(FileId(0), "a", "x\n😀y\n", SourceKind::Text);
+        // `y` is after an astral character: two UTF-16 units.
+        assert_eq!(f.utf16_position(6), (1, 2));
+        assert_eq!(f.offset_of_utf16(1, 2), 6);
+        assert_eq!(f.offset_of_utf16(1, 99), 8);
+        assert_eq!(f.offset_of_utf16(9, 0), f.text.len());
+    }
+
+    #[test]
+    fn innermost_pointer() {
+        let mut f = SourceFile::new(FileId(0), "a.json", r#"{"a": [1, 2]}"#, SourceKind::Json);
+        let s = |a, b| Span::new(FileId(0), a, b);
+        f.set_pointers(vec![
+            (s(0, 13), String::new()),
+            (s(6, 12), "/a".into()),
+            (s(7, 8), "/a/0".into()),
+            (s(10, 11), "/a/1".into()),
+        ]);
+        assert_eq!(f.pointer_at(s(10, 11)), Some("/a/1"));
+        assert_eq!(f.pointer_at(s(8, 9)), Some("/a"));
+        assert_eq!(f.pointer_at(s(0, 1)), Some(""));
+    }
+
+    #[test]
+    fn spanned_equality_ignores_span() {
+        let a = Spanned::new(1, Span::new(FileId(0), 0, 1));
+        let b = Spanned::new(1, Span::new(FileId(1), 5, 9));
+        assert_eq!(a, b);
+    }
+}

@@ -1,0 +1,4 @@
+//! The front ends: text (logos lexer, chumsky parser) and JSON, both
+//! producing the syntax tree of [`ast`].
+
+pub mod ast;
