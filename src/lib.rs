@@ -8,6 +8,7 @@
 pub mod diagnostics;
 pub mod limits;
 pub mod source;
+pub mod suggest;
 pub mod syntax;
 
 pub use diagnostics::{Code, Diagnostic, Severity};
