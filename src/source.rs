@@ -356,7 +356,7 @@ mod tests {
         // `y` is after an astral character: two UTF-16 units.
         assert_eq!(f.utf16_position(6), (1, 2));
         assert_eq!(f.offset_of_utf16(1, 2), 6);
-        assert_eq!(f.offset_of_utf16(1, 99), 8);
+        assert_eq!(f.offset_of_utf16(1, 99), 7);
         assert_eq!(f.offset_of_utf16(9, 0), f.text.len());
     }
 
