@@ -7,6 +7,7 @@
 
 pub mod diagnostics;
 pub mod limits;
+pub mod project;
 pub mod source;
 pub mod suggest;
 pub mod syntax;
