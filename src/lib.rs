@@ -6,6 +6,8 @@
 //! (`src/main.rs`) and the language server are thin shells over it.
 
 pub mod diagnostics;
+pub mod driver;
+pub mod ir;
 pub mod limits;
 pub mod project;
 pub mod source;
