@@ -2,3 +2,5 @@
 //! producing the syntax tree of [`ast`].
 
 pub mod ast;
+pub mod lexer;
+pub mod literal;
