@@ -116,10 +116,19 @@ fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
         Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
         _ => PathBuf::from("."),
     };
-    let start = if start.as_os_str().is_empty() { PathBuf::from(".") } else { start };
-    let config = project::discover(&start).map_err(Failure)?.unwrap_or_default();
+    let start = if start.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        start
+    };
+    let config = project::discover(&start)
+        .map_err(Failure)?
+        .unwrap_or_default();
     let Config {
-        catalog, policy, actor, ..
+        catalog,
+        policy,
+        actor,
+        ..
     } = config;
 
     let mut stdin_used = false;
@@ -141,7 +150,11 @@ fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
         };
         job.plans.push(id);
     }
-    let catalog = if args.catalog.is_empty() { catalog } else { args.catalog.clone() };
+    let catalog = if args.catalog.is_empty() {
+        catalog
+    } else {
+        args.catalog.clone()
+    };
     for path in &catalog {
         let id = add_file(&mut job, path)?;
         job.catalog.push(id);
@@ -159,7 +172,9 @@ fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
             let color = match args.color {
                 Color::Always => true,
                 Color::Never => false,
-                Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+                Color::Auto => {
+                    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                }
             };
             let mut s = render::human(&job.sources, diagnostics, color);
             if !diagnostics.is_empty() {

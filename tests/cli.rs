@@ -1,7 +1,12 @@
 //! The command line, run as a user runs it: exit codes, formats, stdin,
 //! `planc.toml` discovery, unreadable and hostile input.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,13 +85,21 @@ fn syntax_error_exits_1_in_every_format() {
 
     let human = run(&["check", "--color", "never", file]);
     assert_eq!(human.status.code(), Some(1));
-    assert!(stderr(&human).contains("[E0001] Error"), "{}", stderr(&human));
-    assert!(stderr(&human).contains("1 error, 0 warnings"), "{}", stderr(&human));
+    assert!(
+        stderr(&human).contains("[E0001] Error"),
+        "{}",
+        stderr(&human)
+    );
+    assert!(
+        stderr(&human).contains("1 error, 0 warnings"),
+        "{}",
+        stderr(&human)
+    );
 
     let short = run(&["check", "--format", "short", file]);
     assert_eq!(short.status.code(), Some(1));
     let line = stderr(&short);
-    assert!(line.contains("broken.plan:2:19: error[E0001]:"), "{line}");
+    assert!(line.contains("broken.plan:2:20: error[E0001]:"), "{line}");
 
     let j = run(&["check", "--format", "json", file]);
     assert_eq!(j.status.code(), Some(1));
@@ -110,7 +123,11 @@ fn stdin_is_read_with_dash() {
 fn command_failures_exit_2() {
     let missing = run(&["check", "no/such/file.plan"]);
     assert_eq!(missing.status.code(), Some(2));
-    assert!(stderr(&missing).contains("cannot read `no/such/file.plan`: no such file"), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("cannot read `no/such/file.plan`: no such file"),
+        "{}",
+        stderr(&missing)
+    );
 
     let bad_flag = run(&["check", "--frobnicate", "x.plan"]);
     assert_eq!(bad_flag.status.code(), Some(2));
@@ -129,7 +146,11 @@ fn invalid_utf8_is_a_clear_failure() {
     std::fs::write(&file, b"plan p \"g\" {\xff\xfe}").unwrap();
     let o = run(&["check", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("is not valid UTF-8: invalid byte at offset 12"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is not valid UTF-8: invalid byte at offset 12"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -146,7 +167,11 @@ fn broken_planc_toml_exits_2() {
 fn planc_toml_is_found_above_the_plan_and_flags_override_it() {
     let dir = scratch("discovery");
     std::fs::create_dir_all(dir.join("plans")).unwrap();
-    std::fs::write(dir.join("planc.toml"), "catalog = [\"missing-tools.plan\"]\n").unwrap();
+    std::fs::write(
+        dir.join("planc.toml"),
+        "catalog = [\"missing-tools.plan\"]\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("plans/p.plan"), "").unwrap();
     std::fs::write(dir.join("tools.plan"), "").unwrap();
     let plan = dir.join("plans/p.plan");
@@ -155,16 +180,28 @@ fn planc_toml_is_found_above_the_plan_and_flags_override_it() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("missing-tools.plan"), "{}", stderr(&o));
     // --catalog replaces it.
-    let o = run(&["check", "--catalog", dir.join("tools.plan").to_str().unwrap(), plan.to_str().unwrap()]);
+    let o = run(&[
+        "check",
+        "--catalog",
+        dir.join("tools.plan").to_str().unwrap(),
+        plan.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]
 fn hostile_inputs_get_a_diagnostic_not_a_crash() {
-    let deep = format!("plan p \"g\" {{ step a = t.x(v: {}) }}", "[".repeat(100_000));
+    let deep = format!(
+        "plan p \"g\" {{ step a = t.x(v: {}) }}",
+        "[".repeat(100_000)
+    );
     let nul = "plan p \"g\" {\0\0\0}".to_string();
     let huge = format!("plan p \"{}\" {{}}", "x".repeat(30 * 1024 * 1024));
-    for (name, input, code) in [("deep", deep, "E0003"), ("nul", nul, "E0001"), ("huge", huge, "E0003")] {
+    for (name, input, code) in [
+        ("deep", deep, "E0003"),
+        ("nul", nul, "E0001"),
+        ("huge", huge, "E0003"),
+    ] {
         let o = run_stdin(&["check", "--format", "json", "-"], input.as_bytes());
         assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
         let v = json(&o);
@@ -202,5 +239,9 @@ fn random_bytes_never_crash() {
 fn explain_prints_a_page() {
     let o = run(&["explain", "e0002"]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).starts_with("# E0002: invalid literal"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with("# E0002: invalid literal"),
+        "{}",
+        stdout(&o)
+    );
 }

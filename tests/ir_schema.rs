@@ -2,7 +2,12 @@
 //! After changing the types, regenerate it with
 //! `PLANC_WRITE_SCHEMA=1 cargo test --test ir_schema` and review the diff.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::path::Path;
 

@@ -13,7 +13,12 @@
 //!   `tests/ui/`, else from the fixture itself (a `.plan` file may declare
 //!   tools, a policy and a plan together).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,11 +36,13 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
     for path in entries {
         if path.is_dir() {
             fixtures(&path, out);
-        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("plan" | "json"))
-            && path
-                .parent()
-                .and_then(|p| p.file_name())
-                .is_some_and(|n| n == "ok" || n == "err")
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("plan" | "json")
+        ) && path
+            .parent()
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == "ok" || n == "err")
         {
             out.push(path);
         }
@@ -56,7 +63,9 @@ fn expected_codes(path: &Path, text: &str) -> Vec<Code> {
     };
     let mut codes: Vec<Code> = spec
         .split_whitespace()
-        .map(|c| Code::parse(c).unwrap_or_else(|| panic!("{}: `{c}` is not a code", path.display())))
+        .map(|c| {
+            Code::parse(c).unwrap_or_else(|| panic!("{}: `{c}` is not a code", path.display()))
+        })
         .collect();
     codes.sort();
     codes
@@ -87,11 +96,15 @@ fn job_for(path: &Path) -> Job {
             let text = std::fs::read_to_string(d.join("planc.toml")).unwrap();
             let config = planc::project::Config::parse(&d.join("planc.toml"), &text).unwrap();
             for c in &config.catalog {
-                let id = job.sources.add(relative(c), std::fs::read_to_string(c).unwrap());
+                let id = job
+                    .sources
+                    .add(relative(c), std::fs::read_to_string(c).unwrap());
                 job.catalog.push(id);
             }
             if let Some(p) = &config.policy {
-                let id = job.sources.add(relative(p), std::fs::read_to_string(p).unwrap());
+                let id = job
+                    .sources
+                    .add(relative(p), std::fs::read_to_string(p).unwrap());
                 job.policy.push(id);
             }
             job.actor = config.actor;
@@ -115,10 +128,15 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         .map(|d| d.code)
         .collect();
     produced.sort();
-    let is_err_fixture = path.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "err");
+    let is_err_fixture = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n == "err");
     let mut problems = Vec::new();
     if produced != expected {
-        problems.push(format!("expected codes {expected:?}, produced {produced:?}"));
+        problems.push(format!(
+            "expected codes {expected:?}, produced {produced:?}"
+        ));
     }
     if is_err_fixture && !outcome.has_errors() {
         problems.push("an err/ fixture must produce an error".to_string());
@@ -145,13 +163,20 @@ fn run_fixture(path: &Path) -> Result<(), String> {
     if snap_result.is_err() {
         problems.push("snapshot differs (run `cargo insta review`)".to_string());
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
 }
 
 #[test]
 fn ui_fixtures() {
     let mut paths = Vec::new();
-    fixtures(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui"), &mut paths);
+    fixtures(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui"),
+        &mut paths,
+    );
     assert!(!paths.is_empty(), "no fixtures found under tests/ui");
     let mut failures = BTreeMap::new();
     for path in &paths {
@@ -160,5 +185,11 @@ fn ui_fixtures() {
         }
     }
     let report: Vec<String> = failures.iter().map(|(p, e)| format!("{p}: {e}")).collect();
-    assert!(failures.is_empty(), "{} of {} fixtures failed:\n{}", failures.len(), paths.len(), report.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures failed:\n{}",
+        failures.len(),
+        paths.len(),
+        report.join("\n")
+    );
 }

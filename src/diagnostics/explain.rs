@@ -18,7 +18,10 @@ pub fn page(code: Code) -> Option<&'static str> {
 /// The fenced example blocks of a page: `(failing, fixed)`, the first code
 /// block under `## Failing` and under `## Fixed`.
 pub fn examples(page: &str) -> (Option<String>, Option<String>) {
-    (section_block(page, "## Failing"), section_block(page, "## Fixed"))
+    (
+        section_block(page, "## Failing"),
+        section_block(page, "## Fixed"),
+    )
 }
 
 fn section_block(page: &str, heading: &str) -> Option<String> {
@@ -39,6 +42,9 @@ mod tests {
     #[test]
     fn extracts_blocks() {
         let page = "# X\n\ntext\n\n## Failing\n\n```plan\nbad\n```\n\n## Fixed\n\n```plan\ngood\nline\n```\n";
-        assert_eq!(examples(page), (Some("bad\n".into()), Some("good\nline\n".into())));
+        assert_eq!(
+            examples(page),
+            (Some("bad\n".into()), Some("good\nline\n".into()))
+        );
     }
 }

@@ -99,7 +99,9 @@ pub struct Dependency {
     pub reason: DependencyReason,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DependencyReason {
     /// The step uses a name the other step binds.
@@ -173,10 +175,16 @@ pub enum Value {
         /// Member names to follow into the bound value, outermost first.
         path: Vec<String>,
     },
-    List { items: Vec<Value> },
-    Record { fields: BTreeMap<String, Value> },
+    List {
+        items: Vec<Value>,
+    },
+    Record {
+        fields: BTreeMap<String, Value>,
+    },
     /// A string made of text and the values of references, in order.
-    Interpolate { parts: Vec<Value> },
+    Interpolate {
+        parts: Vec<Value>,
+    },
 }
 
 /// A literal with its type. Numbers that must stay exact (`decimal`) and
@@ -203,7 +211,11 @@ pub enum Probe {
     /// The length of the list at `path` compared with `value`.
     Len { path: String, op: CmpOp, value: u64 },
     /// The value at `path` compared with `value`.
-    Compare { path: String, op: CmpOp, value: Literal },
+    Compare {
+        path: String,
+        op: CmpOp,
+        value: Literal,
+    },
     /// The value at `path` is one of `values`.
     In { path: String, values: Vec<Literal> },
     /// The value at `path` is none of `values`.
