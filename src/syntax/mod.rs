@@ -2,3 +2,4 @@
 //! producing the syntax tree of [`ast`].
 
 pub mod ast;
+pub mod json;
