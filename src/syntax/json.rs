@@ -29,9 +29,11 @@
 
 use std::borrow::Cow;
 
+use super::ast::{Item, Module};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::limits;
 use crate::source::{FileId, Span};
+use crate::suggest;
 
 /// One JSON value with its span (for a string, the span includes the quotes).
 #[derive(Clone, Debug, PartialEq)]
@@ -999,6 +1001,307 @@ impl<'a> Parser<'a> {
             _ => {}
         }
         e
+    }
+}
+
+// ------------------------------------------------------------------ entry points
+
+/// What the JSON front end's entry points return: the tree, the diagnostics,
+/// and the pointer table for `SourceFile::set_pointers` (empty when the text
+/// is not JSON).
+pub type JsonRead = (Module, Vec<Diagnostic>, Vec<(Span, String)>);
+
+/// Parses `text` and reads the document with `read`; a document that does
+/// not parse is one `Item::Error` and its diagnostic.
+pub fn read_with(
+    file: FileId,
+    text: &str,
+    read: impl FnOnce(&str, &Json<'_>) -> (Module, Vec<Diagnostic>),
+) -> JsonRead {
+    match parse(file, text) {
+        Ok(root) => {
+            let (module, diags) = read(text, &root);
+            let pointers = pointers(&root);
+            (module, diags, pointers)
+        }
+        Err(d) => {
+            let span = Span::new(file, 0, text.len());
+            let module = Module {
+                items: vec![Item::Error(span)],
+            };
+            (module, vec![*d], Vec::new())
+        }
+    }
+}
+
+/// Which of the three JSON documents a value is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Plan,
+    Catalog,
+    Policy,
+}
+
+/// Tells the documents apart by their keys: a plan has `steps`; a catalogue
+/// is an array, or has `tools` as an array, or `result.tools`; a policy has
+/// `tools` as an object, or `actor`.
+pub fn detect(root: &Json<'_>) -> Option<Shape> {
+    if root.as_array().is_some() {
+        return Some(Shape::Catalog);
+    }
+    root.as_object()?;
+    if root.get("steps").is_some() {
+        return Some(Shape::Plan);
+    }
+    match root.get("tools") {
+        Some(t) if t.as_array().is_some() => return Some(Shape::Catalog),
+        Some(t) if t.as_object().is_some() => return Some(Shape::Policy),
+        _ => {}
+    }
+    if root.get("result").and_then(|r| r.get("tools")).is_some() {
+        return Some(Shape::Catalog);
+    }
+    root.get("actor").is_some().then_some(Shape::Policy)
+}
+
+/// Reads a document of whichever shape [`detect`] finds; E0004 for none.
+pub fn read_any(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
+    match detect(root) {
+        Some(Shape::Plan) => super::json_plan::read_plan(text, root),
+        Some(Shape::Catalog) => super::json_catalog::read_catalog(text, root),
+        Some(Shape::Policy) => super::json_policy::read_policy(text, root),
+        None => {
+            let at = Span {
+                end: root.span.start.saturating_add(1).min(root.span.end),
+                ..root.span
+            };
+            let d = Diagnostic::new(Code::E0004, at, "not a plan, a tool catalogue or a policy")
+                .with_label(format!("this is {}", root.kind_name()))
+                .with_help(
+                    "a plan has `steps`; a catalogue is an array of tools, or has `tools` as an \
+                     array or `result.tools`; a policy has `actor`, or `tools` as an object",
+                );
+            let module = Module {
+                items: vec![Item::Error(root.span)],
+            };
+            (module, vec![d])
+        }
+    }
+}
+
+// ------------------------------------------------------------------ shape reading
+
+/// The state the plan, catalogue and policy readers share: the file, its
+/// text (to map offsets inside strings) and the diagnostics so far.
+pub(crate) struct Reader<'t> {
+    pub text: &'t str,
+    pub diags: Vec<Diagnostic>,
+    /// The step being read, attached to every diagnostic reported meanwhile.
+    pub step: Option<String>,
+}
+
+impl<'t> Reader<'t> {
+    pub fn new(text: &'t str) -> Reader<'t> {
+        Reader {
+            text,
+            diags: Vec::new(),
+            step: None,
+        }
+    }
+
+    pub fn report(&mut self, mut d: Diagnostic) {
+        if let Some(s) = &self.step
+            && d.step.is_none()
+        {
+            d = d.in_step(s.clone());
+        }
+        self.diags.push(d);
+    }
+
+    /// E0004: `value` is not what `what` (a key in backticks, or "a step")
+    /// must be (`expected`, such as "a string").
+    pub fn ill_typed(&mut self, what: &str, value: &Json<'_>, expected: &str) {
+        self.report(
+            Diagnostic::new(
+                Code::E0004,
+                value.span,
+                format!("{what} must be {expected}, found {}", value.kind_name()),
+            )
+            .with_label(format!("expected {expected}")),
+        );
+    }
+
+    /// Reads an object's members against the keys a shape allows, reporting
+    /// unknown keys (with the nearest allowed one) and duplicate keys. `what`
+    /// names the object in messages ("a step"). Returns `None` (after an
+    /// E0004) when `value` is not an object.
+    pub fn fields<'v, 'a>(
+        &mut self,
+        value: &'v Json<'a>,
+        what: &str,
+        allowed: &'static [&'static str],
+    ) -> Option<Fields<'v, 'a>> {
+        let Some(members) = value.as_object() else {
+            self.ill_typed(what, value, "an object");
+            return None;
+        };
+        let mut found: Vec<Option<&'v Member<'a>>> = vec![None; allowed.len()];
+        for m in members {
+            match allowed.iter().position(|k| *k == m.key) {
+                Some(i) => match found.get_mut(i) {
+                    Some(slot @ None) => *slot = Some(m),
+                    Some(Some(first)) => {
+                        let first = first.key_span;
+                        self.duplicate_key(m, first);
+                    }
+                    None => {}
+                },
+                None => self.unknown_key(m, what, allowed),
+            }
+        }
+        Some(Fields { allowed, found })
+    }
+
+    /// The members of a name-keyed object (arguments, bindings, properties,
+    /// policy rules), each key once: a repeated key is E0004 and dropped.
+    pub fn unique<'v, 'a>(&mut self, members: &'v [Member<'a>]) -> Vec<&'v Member<'a>> {
+        let mut out: Vec<&'v Member<'a>> = Vec::with_capacity(members.len());
+        if members.len() <= 16 {
+            for m in members {
+                match out.iter().find(|o| o.key == m.key) {
+                    Some(first) => {
+                        let first = first.key_span;
+                        self.duplicate_key(m, first);
+                    }
+                    None => out.push(m),
+                }
+            }
+        } else {
+            let mut seen: std::collections::HashMap<&str, Span> =
+                std::collections::HashMap::with_capacity(members.len());
+            for m in members {
+                match seen.get(&*m.key) {
+                    Some(first) => {
+                        let first = *first;
+                        self.duplicate_key(m, first);
+                    }
+                    None => {
+                        seen.insert(&m.key, m.key_span);
+                        out.push(m);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    pub fn duplicate_key(&mut self, m: &Member<'_>, first: Span) {
+        self.report(
+            Diagnostic::new(
+                Code::E0004,
+                m.key_span,
+                format!("duplicate key `{}`", m.key),
+            )
+            .with_label("duplicate key")
+            .with_secondary(first, "first written here")
+            .with_help("JSON readers disagree on which of two equal keys wins: keep one"),
+        );
+    }
+
+    pub fn unknown_key(&mut self, m: &Member<'_>, what: &str, allowed: &[&str]) {
+        let near = suggest::nearest(&m.key, allowed.iter().copied());
+        let mut d = Diagnostic::new(
+            Code::E0004,
+            m.key_span,
+            format!("unknown key `{}` in {what}", m.key),
+        )
+        .with_label("unknown key");
+        match suggest::did_you_mean(&near) {
+            Some(help) => d = d.with_help(help),
+            None => {
+                let list: Vec<String> = allowed.iter().map(|k| format!("`{k}`")).collect();
+                d = d.with_help(format!("the keys of {what} are {}", list.join(", ")));
+            }
+        }
+        if let [one] = near.as_slice() {
+            d = d.with_fix(format!("replace with `{one}`"), m.key_text_span(), *one);
+        }
+        self.report(d);
+    }
+
+    /// E0004 for a key a shape requires, at the opening brace of `object`.
+    pub fn missing_key(&mut self, object: Span, key: &str, what: &str) {
+        let at = Span {
+            end: object.start.saturating_add(1).min(object.end),
+            ..object
+        };
+        self.report(
+            Diagnostic::new(Code::E0004, at, format!("missing key `{key}` in {what}"))
+                .with_label(format!("{what} without `{key}`")),
+        );
+    }
+
+    /// A string value, or an E0004.
+    pub fn string<'v>(&mut self, key: &str, value: &'v Json<'_>) -> Option<&'v str> {
+        match &value.value {
+            Value::String(s) => Some(s),
+            _ => {
+                self.ill_typed(&format!("`{key}`"), value, "a string");
+                None
+            }
+        }
+    }
+
+    /// A non-negative integer that fits 64 bits, or an E0004.
+    pub fn count(&mut self, key: &str, value: &Json<'_>) -> Option<u64> {
+        if let Value::Number(n) = value.value
+            && let Ok(v) = n.parse::<u64>()
+        {
+            return Some(v);
+        }
+        self.ill_typed(&format!("`{key}`"), value, "a non-negative integer");
+        None
+    }
+
+    pub fn boolean(&mut self, key: &str, value: &Json<'_>) -> Option<bool> {
+        match value.value {
+            Value::Bool(b) => Some(b),
+            _ => {
+                self.ill_typed(&format!("`{key}`"), value, "`true` or `false`");
+                None
+            }
+        }
+    }
+
+    /// The source span of bytes `a..b` of a string value's decoded text.
+    pub fn sub_span(&self, value: &Json<'_>, a: usize, b: usize) -> Span {
+        let start = source_offset(self.text, value.span, a);
+        let end = source_offset(self.text, value.span, b);
+        Span::new(value.span.file, start, end)
+    }
+}
+
+/// The members of an object, looked up by the keys its shape allows.
+pub(crate) struct Fields<'v, 'a> {
+    allowed: &'static [&'static str],
+    found: Vec<Option<&'v Member<'a>>>,
+}
+
+impl<'v, 'a> Fields<'v, 'a> {
+    pub fn member(&self, key: &str) -> Option<&'v Member<'a>> {
+        let i = self.allowed.iter().position(|k| *k == key)?;
+        self.found.get(i).copied().flatten()
+    }
+
+    pub fn get(&self, key: &str) -> Option<&'v Json<'a>> {
+        self.member(key).map(|m| &m.value)
+    }
+
+    /// The members present, in source order.
+    pub fn in_order(&self) -> Vec<&'v Member<'a>> {
+        let mut v: Vec<&'v Member<'a>> = self.found.iter().flatten().copied().collect();
+        v.sort_by_key(|m| m.key_span.start);
+        v
     }
 }
 
