@@ -5,8 +5,10 @@
 //! when there are no errors, the IR an executor runs. The command line
 //! (`src/main.rs`) and the language server are thin shells over it.
 
+pub mod catalog;
 pub mod diagnostics;
 pub mod limits;
+pub mod policy;
 pub mod source;
 pub mod suggest;
 pub mod syntax;

@@ -144,7 +144,11 @@ impl SourceKind {
     /// The kind that text implies, for input without a name (stdin): a
     /// document whose first non-blank character is `{` or `[` is JSON.
     pub fn sniff(text: &str) -> SourceKind {
-        match text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']).chars().next() {
+        match text
+            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+            .chars()
+            .next()
+        {
             Some('{') | Some('[') => SourceKind::Json,
             _ => SourceKind::Text,
         }
@@ -174,7 +178,12 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    pub fn new(id: FileId, name: impl Into<String>, text: impl Into<String>, kind: SourceKind) -> SourceFile {
+    pub fn new(
+        id: FileId,
+        name: impl Into<String>,
+        text: impl Into<String>,
+        kind: SourceKind,
+    ) -> SourceFile {
         let text = text.into();
         let mut line_starts = vec![0u32];
         for (i, b) in text.bytes().enumerate() {
@@ -228,7 +237,11 @@ impl SourceFile {
         let o = self.clamp(offset);
         let line = self.line_index(clamp_u32(o));
         let start = self.line_start(line);
-        let column = self.text.get(start..o).map(|s| s.chars().count()).unwrap_or(0);
+        let column = self
+            .text
+            .get(start..o)
+            .map(|s| s.chars().count())
+            .unwrap_or(0);
         LineCol {
             line: clamp_u32(line + 1),
             column: clamp_u32(column + 1),
@@ -280,7 +293,9 @@ impl SourceFile {
     pub fn pointer_at(&self, span: Span) -> Option<&str> {
         // Values are sorted by start; the innermost container of `span` is
         // the last value starting at or before it that also ends after it.
-        let upto = self.pointers.partition_point(|(s, _)| s.start <= span.start);
+        let upto = self
+            .pointers
+            .partition_point(|(s, _)| s.start <= span.start);
         self.pointers
             .get(..upto)?
             .iter()
@@ -313,7 +328,12 @@ impl SourceMap {
         self.add_with_kind(name, text, kind)
     }
 
-    pub fn add_with_kind(&mut self, name: impl Into<String>, text: impl Into<String>, kind: SourceKind) -> FileId {
+    pub fn add_with_kind(
+        &mut self,
+        name: impl Into<String>,
+        text: impl Into<String>,
+        kind: SourceKind,
+    ) -> FileId {
         let id = FileId(clamp_u32(self.files.len()));
         self.files.push(SourceFile::new(id, name, text, kind));
         id

@@ -23,11 +23,25 @@ pub fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
             let cb = b.get(j - 1).copied();
             let cost = usize::from(ca != cb);
             let del = prev.get(j).copied().unwrap_or(usize::MAX).saturating_add(1);
-            let ins = cur.get(j - 1).copied().unwrap_or(usize::MAX).saturating_add(1);
-            let sub = prev.get(j - 1).copied().unwrap_or(usize::MAX).saturating_add(cost);
+            let ins = cur
+                .get(j - 1)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
+            let sub = prev
+                .get(j - 1)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(cost);
             let mut best = del.min(ins).min(sub);
             if i > 1 && j > 1 && ca == b.get(j - 2).copied() && a.get(i - 2).copied() == cb {
-                best = best.min(back2.get(j - 2).copied().unwrap_or(usize::MAX).saturating_add(1));
+                best = best.min(
+                    back2
+                        .get(j - 2)
+                        .copied()
+                        .unwrap_or(usize::MAX)
+                        .saturating_add(1),
+                );
             }
             if let Some(c) = cur.get_mut(j) {
                 *c = best;
@@ -66,7 +80,13 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 
 fn fold(s: &str) -> String {
     s.chars()
-        .map(|c| if c == '.' || c == '-' { '_' } else { c.to_ascii_lowercase() })
+        .map(|c| {
+            if c == '.' || c == '-' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
         .collect()
 }
 
@@ -96,9 +116,19 @@ mod tests {
 
     #[test]
     fn nearest_names() {
-        let tools = ["billing.issue_credit", "billing.change_plan", "customer.resolve"];
-        assert_eq!(nearest("billing.isue_credit", tools), vec!["billing.issue_credit"]);
-        assert_eq!(nearest("Billing_Issue_Credit", tools), vec!["billing.issue_credit"]);
+        let tools = [
+            "billing.issue_credit",
+            "billing.change_plan",
+            "customer.resolve",
+        ];
+        assert_eq!(
+            nearest("billing.isue_credit", tools),
+            vec!["billing.issue_credit"]
+        );
+        assert_eq!(
+            nearest("Billing_Issue_Credit", tools),
+            vec!["billing.issue_credit"]
+        );
         assert!(nearest("email.send", tools).is_empty());
         assert_eq!(
             did_you_mean(&["a", "b", "c"]).as_deref(),

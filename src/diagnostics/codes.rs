@@ -75,7 +75,10 @@ impl Code {
     /// Reads a code as a user types it (`e0106`, `E0106`).
     pub fn parse(s: &str) -> Option<Code> {
         let s = s.trim();
-        Code::ALL.iter().copied().find(|c| c.as_str().eq_ignore_ascii_case(s))
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str().eq_ignore_ascii_case(s))
     }
 }
 

@@ -114,7 +114,12 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_fix(mut self, title: impl Into<String>, span: Span, replacement: impl Into<String>) -> Diagnostic {
+    pub fn with_fix(
+        mut self,
+        title: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+    ) -> Diagnostic {
         self.fixes.push(Fix {
             title: title.into(),
             span,
@@ -132,14 +137,25 @@ impl Diagnostic {
 /// output is deterministic whatever order the passes found them in.
 pub fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
-        (a.span.file, a.span.start, a.span.end, a.code).cmp(&(b.span.file, b.span.start, b.span.end, b.code))
+        (a.span.file, a.span.start, a.span.end, a.code).cmp(&(
+            b.span.file,
+            b.span.start,
+            b.span.end,
+            b.code,
+        ))
     });
 }
 
 /// Counts errors and warnings, as the summary lines and the JSON document
 /// report them.
 pub fn counts(diagnostics: &[Diagnostic]) -> (usize, usize) {
-    let errors = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-    let warnings = diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let warnings = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .count();
     (errors, warnings)
 }

@@ -399,16 +399,33 @@ pub struct Probe {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ProbeKind {
     /// `len(PATH) OP N`
-    Len { path: Path, op: Spanned<CmpOp>, value: Spanned<Literal> },
+    Len {
+        path: Path,
+        op: Spanned<CmpOp>,
+        value: Spanned<Literal>,
+    },
     /// `PATH OP LITERAL`
-    Compare { path: Path, op: Spanned<CmpOp>, value: Spanned<Literal> },
+    Compare {
+        path: Path,
+        op: Spanned<CmpOp>,
+        value: Spanned<Literal>,
+    },
     /// `PATH in [LITERAL, …]`, or `not in` when `negated`.
-    In { path: Path, negated: bool, values: Vec<Spanned<Literal>> },
+    In {
+        path: Path,
+        negated: bool,
+        values: Vec<Spanned<Literal>>,
+    },
     /// `exists(PATH)`
-    Exists { path: Path },
+    Exists {
+        path: Path,
+    },
     /// A JSON `result_count` probe without a `path`: the checker decides
     /// which list it counts (the result itself, or its one list field).
-    CountDefault { op: Spanned<CmpOp>, value: Spanned<Literal> },
+    CountDefault {
+        op: Spanned<CmpOp>,
+        value: Spanned<Literal>,
+    },
     Error,
 }
 
@@ -467,7 +484,9 @@ impl Literal {
     pub fn display(&self) -> String {
         match self {
             Literal::String(s) => format!("{s:?}"),
-            Literal::Int(t) | Literal::Decimal(t) | Literal::Date(t) | Literal::Datetime(t) => t.clone(),
+            Literal::Int(t) | Literal::Decimal(t) | Literal::Date(t) | Literal::Datetime(t) => {
+                t.clone()
+            }
             Literal::Bool(b) => b.to_string(),
             Literal::Null => "null".to_string(),
         }
