@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod diagnostics;
 pub mod limits;
 pub mod policy;
+pub mod project;
 pub mod source;
 pub mod suggest;
 pub mod syntax;

@@ -156,7 +156,7 @@ impl SourceKind {
 }
 
 /// A 1-based line and column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct LineCol {
     pub line: u32,
     pub column: u32,

@@ -241,7 +241,7 @@ impl CmpOp {
         }
     }
 
-    pub fn from_str(s: &str) -> Option<CmpOp> {
+    pub fn from_symbol(s: &str) -> Option<CmpOp> {
         Some(match s {
             "==" => CmpOp::Eq,
             "!=" => CmpOp::Ne,

@@ -1,0 +1,434 @@
+//! The renderers: one per output format, each reading the same
+//! [`Diagnostic`]s. `human` uses ariadne (byte-indexed spans), `short` uses
+//! codespan-reporting's short style, `json` writes the document agent loops
+//! read (DESIGN.md section 4), `sarif` writes SARIF 2.1.0.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use super::{Diagnostic, Severity, counts};
+use crate::source::{FileId, SourceMap, Span};
+
+// ---------------------------------------------------------------- human
+
+/// An ariadne span: a file and a byte range.
+#[derive(Clone, Debug)]
+struct AriadneSpan(FileId, Range<usize>);
+
+impl ariadne::Span for AriadneSpan {
+    type SourceId = FileId;
+    fn source(&self) -> &FileId {
+        &self.0
+    }
+    fn start(&self) -> usize {
+        self.1.start
+    }
+    fn end(&self) -> usize {
+        self.1.end
+    }
+}
+
+/// Serves the files of a [`SourceMap`] to ariadne, building each file's
+/// ariadne line index at most once per rendering.
+struct AriadneCache<'a> {
+    sources: &'a SourceMap,
+    built: Vec<Option<ariadne::Source<&'a str>>>,
+}
+
+impl<'a> ariadne::Cache<FileId> for AriadneCache<'a> {
+    type Storage = &'a str;
+
+    fn fetch(&mut self, id: &FileId) -> Result<&ariadne::Source<&'a str>, impl std::fmt::Debug> {
+        let idx = id.0 as usize;
+        if self.built.len() <= idx {
+            self.built.resize_with(idx + 1, || None);
+        }
+        let text: &'a str = match self.sources.get(*id) {
+            Some(f) => f.text.as_str(),
+            None => return Err(format!("no file with id {}", id.0)),
+        };
+        match self.built.get_mut(idx) {
+            Some(slot) => Ok(&*slot.get_or_insert_with(|| ariadne::Source::from(text))),
+            None => Err(format!("no file with id {}", id.0)),
+        }
+    }
+
+    fn display<'b>(&self, id: &'b FileId) -> Option<impl std::fmt::Display + 'b> {
+        Some(self.sources.name(*id).to_string())
+    }
+}
+
+/// Clamps a span to its file's text and to character boundaries, so that a
+/// renderer never slices inside a character or past the end.
+fn clamp(sources: &SourceMap, span: Span) -> Range<usize> {
+    let Some(file) = sources.get(span.file) else {
+        return 0..0;
+    };
+    let text = &file.text;
+    let fix = |mut o: usize| {
+        o = o.min(text.len());
+        while o > 0 && !text.is_char_boundary(o) {
+            o -= 1;
+        }
+        o
+    };
+    fix(span.start as usize)..fix(span.end as usize)
+}
+
+/// Renders diagnostics as ariadne reports, with colour or without.
+pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> String {
+    let mut cache = AriadneCache {
+        sources,
+        built: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for d in diagnostics {
+        let kind = match d.severity {
+            Severity::Error => ariadne::ReportKind::Error,
+            Severity::Warning => ariadne::ReportKind::Warning,
+            Severity::Note => ariadne::ReportKind::Advice,
+        };
+        let config = ariadne::Config::new()
+            .with_index_type(ariadne::IndexType::Byte)
+            .with_color(color);
+        let primary = AriadneSpan(d.span.file, clamp(sources, d.span));
+        let mut report = ariadne::Report::build(kind, primary.clone())
+            .with_config(config)
+            .with_code(d.code.as_str())
+            .with_message(&d.message);
+        let mut label = ariadne::Label::new(primary).with_order(0);
+        if !d.label.is_empty() {
+            label = label.with_message(&d.label);
+        }
+        if color {
+            label = label.with_color(match d.severity {
+                Severity::Error => ariadne::Color::Red,
+                Severity::Warning => ariadne::Color::Yellow,
+                Severity::Note => ariadne::Color::Cyan,
+            });
+        }
+        report.add_label(label);
+        for (i, l) in d.labels.iter().enumerate() {
+            let mut label = ariadne::Label::new(AriadneSpan(l.span.file, clamp(sources, l.span)))
+                .with_message(&l.message)
+                .with_order(i32::try_from(i + 1).unwrap_or(i32::MAX));
+            if color {
+                label = label.with_color(ariadne::Color::Blue);
+            }
+            report.add_label(label);
+        }
+        if let Some(help) = &d.help {
+            report.set_help(help);
+        }
+        for note in &d.notes {
+            report.add_note(note);
+        }
+        // Writing into a Vec cannot fail for IO reasons; a failure to find a
+        // file is reported inline rather than lost.
+        if let Err(e) = report.finish().write(&mut cache, &mut out) {
+            out.extend_from_slice(format!("(could not render this diagnostic: {e})\n").as_bytes());
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The closing line of human output: `2 errors, 1 warning`.
+pub fn summary(diagnostics: &[Diagnostic]) -> String {
+    let (errors, warnings) = counts(diagnostics);
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("{n} {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
+    format!(
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )
+}
+
+// ---------------------------------------------------------------- short
+
+impl<'a> codespan_reporting::files::Files<'a> for SourceMap {
+    type FileId = FileId;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
+        self.get(id)
+            .map(|f| f.name.as_str())
+            .ok_or(codespan_reporting::files::Error::FileMissing)
+    }
+
+    fn source(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
+        self.get(id)
+            .map(|f| f.text.as_str())
+            .ok_or(codespan_reporting::files::Error::FileMissing)
+    }
+
+    fn line_index(
+        &'a self,
+        id: FileId,
+        byte_index: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        let file = self
+            .get(id)
+            .ok_or(codespan_reporting::files::Error::FileMissing)?;
+        let line = file
+            .line_col(u32::try_from(byte_index).unwrap_or(u32::MAX))
+            .line;
+        Ok((line as usize).saturating_sub(1))
+    }
+
+    fn line_range(
+        &'a self,
+        id: FileId,
+        line_index: usize,
+    ) -> Result<Range<usize>, codespan_reporting::files::Error> {
+        let file = self
+            .get(id)
+            .ok_or(codespan_reporting::files::Error::FileMissing)?;
+        if line_index >= file.line_count() {
+            return Err(codespan_reporting::files::Error::LineTooLarge {
+                given: line_index,
+                max: file.line_count().saturating_sub(1),
+            });
+        }
+        Ok(file.line_start(line_index)..file.line_start(line_index + 1))
+    }
+}
+
+/// One line per diagnostic: `file:line:col: error[E0106]: message`.
+pub fn short(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+    use codespan_reporting::diagnostic as cs;
+    let config = codespan_reporting::term::Config {
+        display_style: codespan_reporting::term::DisplayStyle::Short,
+        ..Default::default()
+    };
+    let mut out = String::new();
+    for d in diagnostics {
+        let severity = match d.severity {
+            Severity::Error => cs::Severity::Error,
+            Severity::Warning => cs::Severity::Warning,
+            Severity::Note => cs::Severity::Note,
+        };
+        let diag = cs::Diagnostic::new(severity)
+            .with_code(d.code.as_str())
+            .with_message(&d.message)
+            .with_labels(vec![cs::Label::primary(
+                d.span.file,
+                clamp(sources, d.span),
+            )]);
+        if codespan_reporting::term::emit_to_string(&mut out, &config, sources, &diag).is_err() {
+            out.push_str(&format!(
+                "{}: {}[{}]: {}\n",
+                sources.name(d.span.file),
+                d.severity.as_str(),
+                d.code,
+                d.message
+            ));
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- json
+
+/// The JSON document of DESIGN.md section 4.
+#[derive(Serialize)]
+pub struct JsonReport<'a> {
+    pub diagnostics: Vec<JsonDiagnostic<'a>>,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+#[derive(Serialize)]
+pub struct JsonDiagnostic<'a> {
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub message: &'a str,
+    #[serde(flatten)]
+    pub location: JsonLocation<'a>,
+    pub pointer: Option<&'a str>,
+    pub step: Option<&'a str>,
+    pub labels: Vec<JsonLabel<'a>>,
+    pub help: Option<&'a str>,
+    pub notes: &'a [String],
+    pub fixes: Vec<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct JsonLocation<'a> {
+    pub file: &'a str,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub span: JsonSpan,
+}
+
+#[derive(Serialize)]
+pub struct JsonSpan {
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Serialize)]
+pub struct JsonLabel<'a> {
+    pub message: &'a str,
+    #[serde(flatten)]
+    pub location: JsonLocation<'a>,
+    pub pointer: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct JsonFix<'a> {
+    pub title: &'a str,
+    pub replacement: &'a str,
+    #[serde(flatten)]
+    pub location: JsonLocation<'a>,
+}
+
+fn location(sources: &SourceMap, span: Span) -> JsonLocation<'_> {
+    let (start, end) = match sources.get(span.file) {
+        Some(f) => (f.line_col(span.start), f.line_col(span.end)),
+        None => Default::default(),
+    };
+    JsonLocation {
+        file: sources.name(span.file),
+        line: start.line,
+        column: start.column,
+        end_line: end.line,
+        end_column: end.column,
+        span: JsonSpan {
+            start: span.start,
+            end: span.end,
+        },
+    }
+}
+
+fn pointer(sources: &SourceMap, span: Span) -> Option<&str> {
+    sources.get(span.file).and_then(|f| f.pointer_at(span))
+}
+
+/// Builds the JSON document (not yet serialised).
+pub fn json_report<'a>(sources: &'a SourceMap, diagnostics: &'a [Diagnostic]) -> JsonReport<'a> {
+    let (errors, warnings) = counts(diagnostics);
+    JsonReport {
+        diagnostics: diagnostics
+            .iter()
+            .map(|d| JsonDiagnostic {
+                severity: d.severity.as_str(),
+                code: d.code.as_str(),
+                message: &d.message,
+                location: location(sources, d.span),
+                pointer: pointer(sources, d.span),
+                step: d.step.as_deref(),
+                labels: d
+                    .labels
+                    .iter()
+                    .map(|l| JsonLabel {
+                        message: &l.message,
+                        location: location(sources, l.span),
+                        pointer: pointer(sources, l.span),
+                    })
+                    .collect(),
+                help: d.help.as_deref(),
+                notes: &d.notes,
+                fixes: d
+                    .fixes
+                    .iter()
+                    .map(|f| JsonFix {
+                        title: &f.title,
+                        replacement: &f.replacement,
+                        location: location(sources, f.span),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        errors,
+        warnings,
+    }
+}
+
+/// The JSON document as pretty-printed text, ending in a newline.
+pub fn json(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+    let report = json_report(sources, diagnostics);
+    match serde_json::to_string_pretty(&report) {
+        Ok(mut s) => {
+            s.push('\n');
+            s
+        }
+        // Serialising plain structs of strings and numbers cannot fail; if
+        // it ever did, say so in the format the reader expects.
+        Err(e) => format!(
+            "{{\"diagnostics\": [], \"errors\": 1, \"warnings\": 0, \"internal_error\": {:?}}}\n",
+            e.to_string()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Code;
+
+    fn sample() -> (SourceMap, Vec<Diagnostic>) {
+        let mut sources = SourceMap::new();
+        let f = sources.add("plan.plan", "step a = x.y(n: 1)\nstep b = x.z(m: «é»)\n");
+        let d = Diagnostic::new(Code::E0101, Span::new(f, 9, 12), "unknown tool `x.y`")
+            .with_label("not in the catalogue")
+            .with_secondary(Span::new(f, 28, 31), "also here")
+            .with_help("did you mean `x.z`?")
+            .in_step("a");
+        (sources, vec![d])
+    }
+
+    #[test]
+    fn short_is_one_line_with_position() {
+        let (sources, diags) = sample();
+        assert_eq!(
+            short(&sources, &diags),
+            "plan.plan:1:10: error[E0101]: unknown tool `x.y`\n"
+        );
+    }
+
+    #[test]
+    fn json_has_positions_step_and_help() {
+        let (sources, diags) = sample();
+        let v: serde_json::Value = serde_json::from_str(&json(&sources, &diags)).unwrap();
+        let d = &v["diagnostics"][0];
+        assert_eq!(d["code"], "E0101");
+        assert_eq!(d["line"], 1);
+        assert_eq!(d["column"], 10);
+        assert_eq!(d["end_column"], 13);
+        assert_eq!(d["span"]["start"], 9);
+        assert_eq!(d["step"], "a");
+        assert_eq!(d["help"], "did you mean `x.z`?");
+        assert_eq!(d["labels"][0]["line"], 2);
+        assert_eq!(v["errors"], 1);
+    }
+
+    #[test]
+    fn human_shows_code_message_and_labels() {
+        let (sources, diags) = sample();
+        let out = human(&sources, &diags, false);
+        assert!(out.contains("[E0101] Error: unknown tool `x.y`"), "{out}");
+        assert!(out.contains("not in the catalogue"), "{out}");
+        assert!(out.contains("also here"), "{out}");
+        assert!(out.contains("did you mean `x.z`?"), "{out}");
+    }
+
+    #[test]
+    fn spans_inside_characters_do_not_panic() {
+        let (sources, _) = sample();
+        let f = FileId(0);
+        let d = vec![Diagnostic::new(Code::E0001, Span::new(f, 29, 1000), "m")];
+        human(&sources, &d, false);
+        short(&sources, &d);
+        json(&sources, &d);
+    }
+}

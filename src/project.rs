@@ -1,0 +1,156 @@
+//! `planc.toml`: which catalogue files, which policy and which actor a plan
+//! is checked against. This module and the shells (`main.rs`, `lsp/`) are
+//! the only code that touches the file system; the compiler itself works on
+//! text it is given.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The name of the project file, looked for in the plan's folder and above.
+pub const CONFIG_FILE: &str = "planc.toml";
+
+/// The contents of a `planc.toml`, paths already resolved against its folder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    /// Where the file was found.
+    pub path: PathBuf,
+    pub catalog: Vec<PathBuf>,
+    pub policy: Option<PathBuf>,
+    pub actor: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    catalog: OneOrMany,
+    policy: Option<String>,
+    actor: Option<OneOrMany>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(untagged)]
+enum OneOrMany {
+    #[default]
+    None,
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::None => Vec::new(),
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+impl Config {
+    /// Reads the text of a `planc.toml` found at `path`; relative paths in it
+    /// are resolved against its folder. The error is a message for the user.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, String> {
+        let raw: RawConfig = toml::from_str(text)
+            .map_err(|e| format!("{}: {}", path.display(), e.message().trim_end_matches('\n')))?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        Ok(Config {
+            path: path.to_path_buf(),
+            catalog: raw
+                .catalog
+                .into_vec()
+                .into_iter()
+                .map(|p| base.join(p))
+                .collect(),
+            policy: raw.policy.map(|p| base.join(p)),
+            actor: raw.actor.map(OneOrMany::into_vec),
+        })
+    }
+}
+
+/// Looks for `planc.toml` in `start` (a folder) and its ancestors; the first
+/// found is read. `Ok(None)` when there is none.
+pub fn discover(start: &Path) -> Result<Option<Config>, String> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let candidate = d.join(CONFIG_FILE);
+        if candidate.is_file() {
+            let text = std::fs::read_to_string(&candidate)
+                .map_err(|e| format!("cannot read `{}`: {e}", candidate.display()))?;
+            return Config::parse(&candidate, &text).map(Some);
+        }
+        dir = d.parent();
+    }
+    Ok(None)
+}
+
+/// Reads a file as UTF-8 text, with a message naming the file and the
+/// reason on failure (missing, unreadable, not UTF-8, too large).
+pub fn read_source(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read `{}`: {}", path.display(), io_reason(&e)))?;
+    decode(&path.display().to_string(), bytes)
+}
+
+/// Decodes bytes read from a file or stdin. Invalid UTF-8 is refused with
+/// the byte offset of the first bad byte.
+pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "`{name}` is not valid UTF-8: invalid byte at offset {}",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::IsADirectory => "it is a directory".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_resolves_relative_paths() {
+        let c = Config::parse(
+            Path::new("proj/planc.toml"),
+            "catalog = [\"tools.plan\", \"mcp.json\"]\npolicy = \"policy.plan\"\nactor = [\"crm:read\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.catalog,
+            vec![
+                PathBuf::from("proj/tools.plan"),
+                PathBuf::from("proj/mcp.json")
+            ]
+        );
+        assert_eq!(c.policy, Some(PathBuf::from("proj/policy.plan")));
+        assert_eq!(c.actor, Some(vec!["crm:read".to_string()]));
+    }
+
+    #[test]
+    fn a_single_catalogue_may_be_a_string() {
+        let c = Config::parse(Path::new("planc.toml"), "catalog = \"tools.plan\"").unwrap();
+        assert_eq!(c.catalog, vec![PathBuf::from("tools.plan")]);
+        assert_eq!(c.policy, None);
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let e = Config::parse(Path::new("planc.toml"), "catalogue = []").unwrap_err();
+        assert!(e.contains("unknown field `catalogue`"), "{e}");
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_offset() {
+        let e = decode("x.plan", vec![b'a', 0xff]).unwrap_err();
+        assert_eq!(e, "`x.plan` is not valid UTF-8: invalid byte at offset 1");
+    }
+}
