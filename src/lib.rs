@@ -6,6 +6,7 @@
 //! (`src/main.rs`) and the language server are thin shells over it.
 
 pub mod catalog;
+pub mod check;
 pub mod diagnostics;
 pub mod limits;
 pub mod policy;
