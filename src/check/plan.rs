@@ -42,7 +42,7 @@ impl Env<'_> {
 }
 
 /// The suggestion budget of one check: enough for every realistic plan.
-pub(crate) const SUGGEST_BUDGET: usize = 2_000_000;
+pub(crate) const SUGGEST_BUDGET: usize = 500_000;
 
 struct Checker<'a, 'e> {
     env: &'e mut Env<'a>,
@@ -54,6 +54,8 @@ struct Checker<'a, 'e> {
     bindings: Vec<Binding>,
     binding_index: HashMap<&'a str, usize>,
     binding_names: Vec<&'a str>,
+    /// Per step, indices into `bindings` of its binds.
+    step_binds: Vec<Vec<usize>>,
     deps: Vec<Vec<Dependency>>,
 }
 
@@ -74,11 +76,13 @@ pub(crate) fn check_plan<'a>(
         bindings: Vec::with_capacity(n),
         binding_index: HashMap::with_capacity(n),
         binding_names: Vec::with_capacity(n),
+        step_binds: Vec::new(),
         deps: vec![Vec::new(); n],
     };
     c.name_steps();
     c.resolve_tools();
-    let binds = c.bind_pass();
+    c.step_binds = c.bind_pass();
+    let binds = c.step_binds.clone();
     let mut steps: Vec<CheckedStep> = Vec::with_capacity(n);
     for ((i, step), binds) in plan.steps.iter().enumerate().zip(binds) {
         steps.push(c.check_step(i, step, binds));
@@ -534,13 +538,8 @@ impl<'a> Checker<'a, '_> {
                 }
             }
             None => {
-                let names: Vec<&str> = self
-                    .plan
-                    .steps
-                    .iter()
-                    .map(|s| s.name.node.as_str())
-                    .collect();
-                let near = self.env.nearest(&target.node, names.iter().copied());
+                let plan = self.plan;
+                let near = self.env.nearest(&target.node, plan.steps.iter().map(|s| s.name.node.as_str()));
                 let mut d = Diagnostic::new(
                     Code::E0108,
                     target.span,
@@ -1079,15 +1078,17 @@ impl<'a> Checker<'a, '_> {
 
     fn unknown_binding(&mut self, i: usize, r: &ast::Reference) {
         let name = r.name.node.as_str();
-        let names = self.binding_names.clone();
-        let near = self.env.nearest(name, names.iter().copied());
+        let near = self.env.nearest(name, self.binding_names.iter().copied());
         let mut d = Diagnostic::new(Code::E0105, r.name.span, format!("no step binds `{name}`"))
             .with_label("not bound by any step");
         if let Some(&s) = self.step_index.get(name) {
             let bound: Vec<&str> = self
-                .bindings
+                .step_binds
+                .get(s)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
                 .iter()
-                .filter(|b| b.step == s)
+                .filter_map(|&b| self.bindings.get(b))
                 .map(|b| b.name.as_str())
                 .collect();
             d = d.with_secondary(

@@ -865,3 +865,50 @@ fn many_steps_stay_linear() {
     assert_eq!(out.diagnostics.len(), n);
     assert_eq!(out.plans[0].schedule.as_ref().map(Vec::len), Some(n));
 }
+
+/// Prints the time per step at 1,000 and 100,000 steps (run with
+/// `--ignored --nocapture`, in release).
+#[test]
+#[ignore]
+fn time_per_step() {
+    let sizes: Vec<usize> = match std::env::var("PLANC_STEPS") {
+        Ok(v) => v.split(',').filter_map(|x| x.parse().ok()).collect(),
+        Err(_) => vec![1_000, 10_000, 100_000],
+    };
+    for n in sizes {
+        let mut steps = Vec::with_capacity(n);
+        for i in 0..n {
+            let arg = if i == 0 { s("x") } else { r(&format!("id{}", i - 1)) };
+            steps.push(step(
+                &format!("s{i}"),
+                if i % 2 == 0 { "customer.resolve" } else { "billing.issue_credit" },
+                if i % 2 == 0 {
+                    vec![("email", arg)]
+                } else {
+                    vec![("account_id", arg), ("amount_eur", int("5")), ("reason", s("r"))]
+                },
+                if i % 2 == 0 {
+                    vec![post_len("$.results", CmpOp::Eq, "1"), bind(&format!("id{i}"), "$.results[0].id")]
+                } else {
+                    vec![post_exists("$.credit_id"), bind(&format!("id{i}"), "$.credit_id")]
+                },
+            ));
+        }
+        let mut items = northwind();
+        items.push(plan(steps));
+        let m = Module { items };
+        let plans = [&m];
+        let t = std::time::Instant::now();
+        let out = check(&CheckInput {
+            plans: &plans,
+            ..CheckInput::default()
+        });
+        let el = t.elapsed();
+        println!(
+            "{n} steps: {:?} total, {:?} per step, {} diagnostics",
+            el,
+            el / n as u32,
+            out.diagnostics.len()
+        );
+    }
+}
