@@ -8,6 +8,8 @@
 pub mod catalog;
 pub mod check;
 pub mod diagnostics;
+pub mod driver;
+pub mod ir;
 pub mod limits;
 pub mod policy;
 pub mod project;

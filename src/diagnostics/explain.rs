@@ -1,0 +1,50 @@
+//! The explain pages: one Markdown page per code, kept in `docs/explain/`
+//! and compiled into the binary, so `planc explain CODE` works anywhere. A
+//! test compiles each page's failing and fixed examples.
+
+use super::Code;
+
+/// The page for `code`, or `None` if none is written yet (a test requires
+/// one for every code).
+pub fn page(code: Code) -> Option<&'static str> {
+    Some(match code {
+        Code::E0001 => include_str!("../../docs/explain/E0001.md"),
+        Code::E0002 => include_str!("../../docs/explain/E0002.md"),
+        Code::E0003 => include_str!("../../docs/explain/E0003.md"),
+        _ => return None,
+    })
+}
+
+/// The fenced example blocks of a page: `(failing, fixed)`, the first code
+/// block under `## Failing` and under `## Fixed`.
+pub fn examples(page: &str) -> (Option<String>, Option<String>) {
+    (
+        section_block(page, "## Failing"),
+        section_block(page, "## Fixed"),
+    )
+}
+
+fn section_block(page: &str, heading: &str) -> Option<String> {
+    let after = page.split_once(heading)?.1;
+    let section = after.split("\n## ").next().unwrap_or(after);
+    let start = section.find("```")?;
+    let rest = section.get(start + 3..)?;
+    let body_start = rest.find('\n')? + 1;
+    let body = rest.get(body_start..)?;
+    let end = body.find("\n```")?;
+    Some(body.get(..end + 1)?.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extracts_blocks() {
+        let page = "# X\n\ntext\n\n## Failing\n\n```plan\nbad\n```\n\n## Fixed\n\n```plan\ngood\nline\n```\n";
+        assert_eq!(
+            examples(page),
+            (Some("bad\n".into()), Some("good\nline\n".into()))
+        );
+    }
+}
