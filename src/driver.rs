@@ -3,6 +3,7 @@
 //! server) and the tests run a compilation through here, so they all see
 //! the same diagnostics.
 
+use crate::check;
 use crate::diagnostics::{self, Diagnostic};
 use crate::source::{FileId, SourceKind, SourceMap};
 use crate::syntax::{self, ast, json};
@@ -26,10 +27,15 @@ pub struct Parsed {
 }
 
 /// What a run produced.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Outcome {
     /// Every diagnostic of every file, sorted by file and position.
     pub diagnostics: Vec<Diagnostic>,
+    /// Every parsed file, plans first, then catalogue and policy files.
+    pub parsed: Vec<Parsed>,
+    /// What the checker decided: the catalogue, the policy, and one model
+    /// per plan declaration.
+    pub checked: check::CheckOutput,
 }
 
 impl Outcome {
@@ -96,10 +102,31 @@ pub fn run(job: &mut Job) -> Outcome {
             }
         }
     }
+    let mut parsed = Vec::with_capacity(files.len());
     for (file, role) in files {
-        let (_module, diags) = parse(&mut job.sources, file, role);
+        let (module, diags) = parse(&mut job.sources, file, role);
         diagnostics.extend(diags);
+        parsed.push((Parsed { file, module }, role));
     }
+    let pick = |role: Role| -> Vec<&ast::Module> {
+        parsed
+            .iter()
+            .filter(|(_, r)| *r == role)
+            .map(|(p, _)| &p.module)
+            .collect()
+    };
+    let (plans, catalog, policy) = (pick(Role::Plan), pick(Role::Catalog), pick(Role::Policy));
+    let checked = check::check(&check::CheckInput {
+        plans: &plans,
+        catalog: &catalog,
+        policy: &policy,
+        actor: job.actor.as_deref(),
+    });
+    diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostics::sort(&mut diagnostics);
-    Outcome { diagnostics }
+    Outcome {
+        diagnostics,
+        parsed: parsed.into_iter().map(|(p, _)| p).collect(),
+        checked,
+    }
 }

@@ -539,7 +539,10 @@ impl<'a> Checker<'a, '_> {
             }
             None => {
                 let plan = self.plan;
-                let near = self.env.nearest(&target.node, plan.steps.iter().map(|s| s.name.node.as_str()));
+                let near = self.env.nearest(
+                    &target.node,
+                    plan.steps.iter().map(|s| s.name.node.as_str()),
+                );
                 let mut d = Diagnostic::new(
                     Code::E0108,
                     target.span,
