@@ -4,6 +4,7 @@
 //! the same diagnostics.
 
 use crate::check;
+use crate::ir;
 use crate::diagnostics::{self, Diagnostic};
 use crate::source::{FileId, SourceKind, SourceMap};
 use crate::syntax::{self, ast, json};
@@ -129,4 +130,19 @@ pub fn run(job: &mut Job) -> Outcome {
         parsed: parsed.into_iter().map(|(p, _)| p).collect(),
         checked,
     }
+}
+
+/// Lowers every plan of a run that has no errors to IR, in input order. The
+/// caller checks `outcome.has_errors()` first; lowering a run with errors is
+/// refused.
+pub fn lower(job: &Job, outcome: &Outcome) -> Result<Vec<ir::PlanIr>, String> {
+    if outcome.has_errors() {
+        return Err("the plans have errors; there is no IR to write".to_string());
+    }
+    outcome
+        .checked
+        .plans
+        .iter()
+        .map(|plan| ir::lower(plan, &job.sources))
+        .collect()
 }

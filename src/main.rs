@@ -1,6 +1,6 @@
 //! The `planc` command line: a thin shell over the library. It reads files,
-//! finds `planc.toml`, runs the pipeline and prints diagnostics; all the
-//! compiling happens in the library.
+//! finds `planc.toml`, runs the pipeline and prints diagnostics or IR; all
+//! the compiling happens in the library.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -8,13 +8,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use planc::diagnostics::render;
-use planc::driver::{self, Job};
+use planc::diagnostics::{counts, render};
+use planc::driver::{self, Job, Outcome};
 use planc::project::{self, Config};
 use planc::{Code, SourceKind};
 
 /// planc: checks plans written by agent planners against a tool catalogue
-/// and an authorization policy.
+/// and an authorization policy, and compiles them to an IR executors run.
 #[derive(Parser)]
 #[command(name = "planc", version, about, long_about = None)]
 struct Cli {
@@ -25,11 +25,25 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check plans and report diagnostics.
-    ///
-    /// In this build `check` reports syntax only: the lexer and the
-    /// recovering parser run over every file, the checker (types, references,
-    /// ordering, policy) does not exist yet.
-    Check(CheckArgs),
+    Check {
+        /// Plan files (`.plan` text or `.json`); `-` reads standard input,
+        /// whose format is told from its content.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        options: Options,
+    },
+    /// Check a plan and write its IR (JSON) to standard output or a file.
+    Compile {
+        /// The plan file (`.plan` text or `.json`); `-` reads standard input.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Write the IR here instead of standard output.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        options: Options,
+    },
     /// Explain a diagnostic code, with a failing and a fixed example.
     Explain {
         /// A code such as E0106.
@@ -38,19 +52,18 @@ enum Command {
 }
 
 #[derive(clap::Args)]
-struct CheckArgs {
-    /// Plan files (`.plan` text); `-` reads standard input.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
-    /// A catalogue file of `tool` declarations; repeatable. Overrides the
-    /// `catalog` of `planc.toml`.
+struct Options {
+    /// A catalogue file: `tool` declarations, an MCP `tools/list` result or
+    /// OpenAI function tools; repeatable. Replaces the `catalog` of
+    /// `planc.toml`.
     #[arg(long = "catalog", value_name = "FILE")]
     catalog: Vec<PathBuf>,
-    /// The policy file. Overrides the `policy` of `planc.toml`.
+    /// The policy file (`.plan` or `.json`). Replaces the `policy` of
+    /// `planc.toml`.
     #[arg(long, value_name = "FILE")]
     policy: Option<PathBuf>,
-    /// The actor's scopes, comma-separated. Overrides `planc.toml` and the
-    /// policy's `actor` line.
+    /// The actor's scopes, comma-separated. Replace those of `planc.toml`
+    /// and of the policy's `actor` line.
     #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
     actor: Option<Vec<String>>,
     /// How to print diagnostics.
@@ -64,14 +77,17 @@ struct CheckArgs {
     deny_warnings: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
-    /// Reports with the source shown and labelled.
+    /// Reports with the source shown and labelled (on stderr).
     Human,
-    /// One line per diagnostic: `file:line:col: severity[CODE]: message`.
+    /// One line per diagnostic: `file:line:col: severity[CODE]: message` (on stderr).
     Short,
-    /// One JSON document for programs: `{"diagnostics": [...], "errors": N, "warnings": N}`.
+    /// One JSON document: `{"diagnostics": [...], "errors": N, "warnings": N}`
+    /// (on stdout for `check`, on stderr for `compile`).
     Json,
+    /// SARIF 2.1.0, for code-scanning dashboards (like `json`).
+    Sarif,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -82,7 +98,8 @@ enum Color {
 }
 
 /// Exit status 2: the command itself failed (bad flags, unreadable file,
-/// bad `planc.toml`), as opposed to the input having errors (1).
+/// bad `planc.toml`, catalogue or policy file missing), as opposed to the
+/// input having errors (1).
 struct Failure(String);
 
 fn main() -> ExitCode {
@@ -95,7 +112,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Check(args) => check(args),
+        Command::Check { files, options } => check(&files, &options),
+        Command::Compile {
+            file,
+            output,
+            options,
+        } => compile(&file, output.as_deref(), &options),
         Command::Explain { code } => explain(&code),
     };
     match result {
@@ -107,32 +129,22 @@ fn main() -> ExitCode {
     }
 }
 
-fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
+/// Builds the job: the plan files, then the catalogue, policy and actor of
+/// the flags or, failing those, of the `planc.toml` found from the first
+/// plan's folder (the current folder for stdin).
+fn load(files: &[PathBuf], options: &Options) -> Result<Job, Failure> {
     let mut job = Job::default();
-    // The project file is looked for from the first plan's folder (or the
-    // current folder for stdin); flags override what it says.
-    let first = args.files.first().map(PathBuf::as_path);
-    let start = match first {
+    let start = match files.first() {
         Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
-        _ => PathBuf::from("."),
+        _ => PathBuf::new(),
     };
-    let start = if start.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        start
-    };
-    let config = project::discover(&start)
-        .map_err(Failure)?
-        .unwrap_or_default();
+    let start = if start.as_os_str().is_empty() { PathBuf::from(".") } else { start };
     let Config {
-        catalog,
-        policy,
-        actor,
-        ..
-    } = config;
+        catalog, policy, actor, ..
+    } = project::discover(&start).map_err(Failure)?.unwrap_or_default();
 
     let mut stdin_used = false;
-    for path in &args.files {
+    for path in files {
         let id = if path == Path::new("-") {
             if stdin_used {
                 return Err(Failure("standard input (`-`) given twice".into()));
@@ -150,56 +162,21 @@ fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
         };
         job.plans.push(id);
     }
-    let catalog = if args.catalog.is_empty() {
+    let catalog = if options.catalog.is_empty() {
         catalog
     } else {
-        args.catalog.clone()
+        options.catalog.clone()
     };
     for path in &catalog {
         let id = add_file(&mut job, path)?;
         job.catalog.push(id);
     }
-    if let Some(path) = args.policy.clone().or(policy) {
+    if let Some(path) = options.policy.clone().or(policy) {
         let id = add_file(&mut job, &path)?;
         job.policy.push(id);
     }
-    job.actor = args.actor.clone().or(actor);
-
-    let outcome = driver::run(&mut job);
-    let diagnostics = &outcome.diagnostics;
-    let out = match args.format {
-        Format::Human => {
-            let color = match args.color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => {
-                    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-                }
-            };
-            let mut s = render::human(&job.sources, diagnostics, color);
-            if !diagnostics.is_empty() {
-                s.push_str(&render::summary(diagnostics));
-                s.push('\n');
-            }
-            s
-        }
-        Format::Short => render::short(&job.sources, diagnostics),
-        Format::Json => render::json(&job.sources, diagnostics),
-    };
-    // Human and short reports go to stderr like a compiler's; the JSON
-    // document is the command's output, on stdout.
-    let written = match args.format {
-        Format::Json => std::io::stdout().write_all(out.as_bytes()),
-        _ => std::io::stderr().write_all(out.as_bytes()),
-    };
-    written.map_err(|e| Failure(format!("cannot write the report: {e}")))?;
-
-    let (errors, warnings) = planc::diagnostics::counts(diagnostics);
-    Ok(if errors > 0 || (args.deny_warnings && warnings > 0) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    job.actor = options.actor.clone().or(actor);
+    Ok(job)
 }
 
 fn add_file(job: &mut Job, path: &Path) -> Result<planc::FileId, Failure> {
@@ -209,7 +186,88 @@ fn add_file(job: &mut Job, path: &Path) -> Result<planc::FileId, Failure> {
 
 /// Paths are shown as the user gave them, with `/` separators.
 fn display_path(path: &Path) -> String {
-    path.to_string_lossy().replace('\\', "/")
+    project::normalize(path).to_string_lossy().replace('\\', "/")
+}
+
+/// Prints the diagnostics in the chosen format. Human and short reports go
+/// to stderr, as a compiler's do; the JSON and SARIF documents go to stdout
+/// unless stdout carries something else (`compile`'s IR).
+fn report(job: &Job, outcome: &Outcome, options: &Options, stdout_free: bool) -> Result<(), Failure> {
+    let diagnostics = &outcome.diagnostics;
+    let (text, machine) = match options.format {
+        Format::Human => {
+            let color = match options.color {
+                Color::Always => true,
+                Color::Never => false,
+                Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            };
+            let mut s = render::human(&job.sources, diagnostics, color);
+            if !diagnostics.is_empty() {
+                s.push_str(&render::summary(diagnostics));
+                s.push('\n');
+            }
+            (s, false)
+        }
+        Format::Short => (render::short(&job.sources, diagnostics), false),
+        Format::Json => (render::json(&job.sources, diagnostics), true),
+        Format::Sarif => (render::sarif(&job.sources, diagnostics), true),
+    };
+    let written = if machine && stdout_free {
+        std::io::stdout().write_all(text.as_bytes())
+    } else {
+        std::io::stderr().write_all(text.as_bytes())
+    };
+    written.map_err(|e| Failure(format!("cannot write the report: {e}")))
+}
+
+/// 1 when there are errors (or warnings under `--deny-warnings`), else 0.
+fn status(outcome: &Outcome, options: &Options) -> ExitCode {
+    let (errors, warnings) = counts(&outcome.diagnostics);
+    if errors > 0 || (options.deny_warnings && warnings > 0) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
+    let mut job = load(files, options)?;
+    let outcome = driver::run(&mut job);
+    report(&job, &outcome, options, true)?;
+    Ok(status(&outcome, options))
+}
+
+fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<ExitCode, Failure> {
+    let mut job = load(&[file.to_path_buf()], options)?;
+    let outcome = driver::run(&mut job);
+    report(&job, &outcome, options, false)?;
+    let code = status(&outcome, options);
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
+    }
+    let irs = driver::lower(&job, &outcome).map_err(Failure)?;
+    let ir = match irs.as_slice() {
+        [one] => one,
+        [] => return Err(Failure(format!("`{}` holds no plan to compile", display_path(file)))),
+        many => {
+            let names: Vec<String> = many.iter().map(|p| format!("`{}`", p.name)).collect();
+            return Err(Failure(format!(
+                "`{}` holds {} plans ({}); compile one plan per file",
+                display_path(file),
+                many.len(),
+                names.join(", ")
+            )));
+        }
+    };
+    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    match output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| Failure(format!("cannot write `{}`: {e}", path.display())))?,
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| Failure(format!("cannot write the IR: {e}")))?,
+    }
+    Ok(code)
 }
 
 fn explain(code: &str) -> Result<ExitCode, Failure> {

@@ -432,3 +432,123 @@ mod tests {
         json(&sources, &d);
     }
 }
+
+// ---------------------------------------------------------------- sarif
+
+/// SARIF 2.1.0: one run of the `planc` tool, a rule per code (with its
+/// title and the explain page's text as help), a result per diagnostic.
+/// File names are used as given (relative to where planc ran), which is
+/// what code-scanning services expect of repository-relative paths.
+pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+    use serde_json::{Value, json};
+    let mut codes: Vec<super::Code> = diagnostics.iter().map(|d| d.code).collect();
+    codes.sort();
+    codes.dedup();
+    let rules: Vec<Value> = codes
+        .iter()
+        .map(|c| {
+            let mut rule = json!({
+                "id": c.as_str(),
+                "name": c.as_str(),
+                "shortDescription": {"text": c.title()},
+                "defaultConfiguration": {"level": level(c.severity())},
+            });
+            if let Some(page) = super::explain::page(*c) {
+                rule["fullDescription"] = json!({"text": page.lines().nth(2).unwrap_or(c.title())});
+                rule["help"] = json!({"text": page, "markdown": page});
+            }
+            rule
+        })
+        .collect();
+    let region = |span: Span| -> Value {
+        let (start, end) = match sources.get(span.file) {
+            Some(f) => (f.line_col(span.start), f.line_col(span.end)),
+            None => Default::default(),
+        };
+        json!({
+            "startLine": start.line,
+            "startColumn": start.column,
+            "endLine": end.line,
+            "endColumn": end.column,
+            "byteOffset": span.start,
+            "byteLength": span.len(),
+        })
+    };
+    let location = |span: Span, message: Option<&str>| -> Value {
+        let mut loc = json!({
+            "physicalLocation": {
+                "artifactLocation": {"uri": sources.name(span.file)},
+                "region": region(span),
+            }
+        });
+        if let Some(m) = message {
+            loc["message"] = json!({"text": m});
+        }
+        loc
+    };
+    let results: Vec<Value> = diagnostics
+        .iter()
+        .map(|d| {
+            let mut text = d.message.clone();
+            if let Some(help) = &d.help {
+                text.push_str("\nhelp: ");
+                text.push_str(help);
+            }
+            let mut r = json!({
+                "ruleId": d.code.as_str(),
+                "ruleIndex": codes.iter().position(|c| *c == d.code).unwrap_or(0),
+                "level": level(d.severity),
+                "message": {"text": text},
+                "locations": [location(d.span, None)],
+            });
+            if !d.labels.is_empty() {
+                r["relatedLocations"] = Value::Array(
+                    d.labels
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| {
+                            let mut loc = location(l.span, Some(&l.message));
+                            loc["id"] = json!(i);
+                            loc
+                        })
+                        .collect(),
+                );
+            }
+            let mut props = serde_json::Map::new();
+            if let Some(step) = &d.step {
+                props.insert("step".into(), json!(step));
+            }
+            if let Some(p) = pointer(sources, d.span) {
+                props.insert("pointer".into(), json!(p));
+            }
+            if !props.is_empty() {
+                r["properties"] = Value::Object(props);
+            }
+            r
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "planc",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
+}

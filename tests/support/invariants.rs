@@ -116,7 +116,7 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                                 .authz
                                 .guards
                                 .iter()
-                                .any(|g| &g.arg == arg && g.op == *op && &g.limit == limit);
+                                .any(|g| &g.arg == arg && g.op == *op && holds(&g.limit, CmpOp::Eq, limit));
                             if !guarded {
                                 out.push(format!("step `{}`: referenced `{arg}` has no guard", step.name));
                             }
