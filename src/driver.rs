@@ -3,6 +3,7 @@
 //! server) and the tests run a compilation through here, so they all see
 //! the same diagnostics.
 
+use crate::check;
 use crate::diagnostics::{self, Diagnostic};
 use crate::source::{FileId, SourceKind, SourceMap};
 use crate::syntax::{self, ast};
@@ -30,6 +31,9 @@ pub struct Parsed {
 pub struct Outcome {
     /// Every diagnostic of every file, sorted by file and position.
     pub diagnostics: Vec<Diagnostic>,
+    /// What the checker decided: the catalogue, the policy and one model
+    /// per plan (its diagnostics are also in `diagnostics`).
+    pub checked: Option<check::CheckOutput>,
 }
 
 impl Outcome {
@@ -68,10 +72,33 @@ pub fn run(job: &mut Job) -> Outcome {
             files.push(*id);
         }
     }
+    let mut syntax_errors = Vec::new();
+    let mut modules: Vec<(FileId, ast::Module)> = Vec::with_capacity(files.len());
     for file in files {
-        let (_module, diags) = parse(&mut job.sources, file);
+        let (module, diags) = parse(&mut job.sources, file);
+        syntax_errors.extend(diags.iter().filter(|d| d.is_error()).map(|d| d.span));
         diagnostics.extend(diags);
+        modules.push((file, module));
     }
+    let pick = |ids: &[FileId]| -> Vec<&ast::Module> {
+        modules
+            .iter()
+            .filter(|(f, _)| ids.contains(f))
+            .map(|(_, m)| m)
+            .collect()
+    };
+    let (plans, catalog, policy) = (pick(&job.plans), pick(&job.catalog), pick(&job.policy));
+    let checked = check::check(&check::CheckInput {
+        plans: &plans,
+        catalog: &catalog,
+        policy: &policy,
+        actor: job.actor.as_deref(),
+        syntax_errors: &syntax_errors,
+    });
+    diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostics::sort(&mut diagnostics);
-    Outcome { diagnostics }
+    Outcome {
+        diagnostics,
+        checked: Some(checked),
+    }
 }

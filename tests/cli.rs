@@ -62,7 +62,7 @@ fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
 }
 
-const BROKEN: &str = "plan p \"g\" {\n    step a = x.y(n 1)\n}\n";
+const BROKEN: &str = "plan p \"g\" {\n    step a = x.y(n 1)\n}\ntool x.y(n: int) -> {} read\npolicy p { actor [s] x.y requires [s] }\n";
 
 #[test]
 fn examples_check_clean() {

@@ -878,19 +878,37 @@ fn time_per_step() {
     for n in sizes {
         let mut steps = Vec::with_capacity(n);
         for i in 0..n {
-            let arg = if i == 0 { s("x") } else { r(&format!("id{}", i - 1)) };
+            let arg = if i == 0 {
+                s("x")
+            } else {
+                r(&format!("id{}", i - 1))
+            };
             steps.push(step(
                 &format!("s{i}"),
-                if i % 2 == 0 { "customer.resolve" } else { "billing.issue_credit" },
+                if i % 2 == 0 {
+                    "customer.resolve"
+                } else {
+                    "billing.issue_credit"
+                },
                 if i % 2 == 0 {
                     vec![("email", arg)]
                 } else {
-                    vec![("account_id", arg), ("amount_eur", int("5")), ("reason", s("r"))]
+                    vec![
+                        ("account_id", arg),
+                        ("amount_eur", int("5")),
+                        ("reason", s("r")),
+                    ]
                 },
                 if i % 2 == 0 {
-                    vec![post_len("$.results", CmpOp::Eq, "1"), bind(&format!("id{i}"), "$.results[0].id")]
+                    vec![
+                        post_len("$.results", CmpOp::Eq, "1"),
+                        bind(&format!("id{i}"), "$.results[0].id"),
+                    ]
                 } else {
-                    vec![post_exists("$.credit_id"), bind(&format!("id{i}"), "$.credit_id")]
+                    vec![
+                        post_exists("$.credit_id"),
+                        bind(&format!("id{i}"), "$.credit_id"),
+                    ]
                 },
             ));
         }
