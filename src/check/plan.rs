@@ -608,7 +608,7 @@ impl<'a> Checker<'a, '_> {
                         format!("`{}` has no argument `{}`", t.name, arg.name.node),
                     )
                     .with_label("unknown argument")
-                    .with_secondary(t.name_span, format!("`{}` is declared here", t.signature()));
+                    .with_secondary(t.name_span, format!("`{}` is declared here", t.name));
                     d = policy::add_suggestion(d, &near, arg.name.span);
                     if near.is_empty() {
                         let all: Vec<&str> = t.params.iter().map(|p| p.name.as_str()).collect();
@@ -1358,10 +1358,7 @@ impl<'a> Checker<'a, '_> {
                     d.severity = Code::E0203.severity();
                     d.message = match e {
                         catalog::LiteralError::NotInEnum => {
-                            format!(
-                                "`{path}` is never `{}`: it is one of {ty}",
-                                value.node.display()
-                            )
+                            format!("`{path}` is never `{}`: it is `{ty}`", value.node.display())
                         }
                         _ => format!(
                             "`{path}` is `{ty}`, but the probe compares it with {} `{}`",
