@@ -6,7 +6,7 @@
 use crate::check;
 use crate::diagnostics::{self, Diagnostic};
 use crate::source::{FileId, SourceKind, SourceMap};
-use crate::syntax::{self, ast};
+use crate::syntax::{self, ast, json};
 
 /// What one run compiles: the plan files, the catalogue and policy files
 /// (text or JSON), and the actor's scopes when given from outside the policy.
@@ -27,13 +27,15 @@ pub struct Parsed {
 }
 
 /// What a run produced.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Outcome {
     /// Every diagnostic of every file, sorted by file and position.
     pub diagnostics: Vec<Diagnostic>,
-    /// What the checker decided: the catalogue, the policy and one model
-    /// per plan (its diagnostics are also in `diagnostics`).
-    pub checked: Option<check::CheckOutput>,
+    /// Every parsed file, plans first, then catalogue and policy files.
+    pub parsed: Vec<Parsed>,
+    /// What the checker decided: the catalogue, the policy, and one model
+    /// per plan declaration.
+    pub checked: check::CheckOutput,
 }
 
 impl Outcome {
@@ -42,23 +44,44 @@ impl Outcome {
     }
 }
 
-/// Parses one file of the map with the front end its kind asks for.
-pub fn parse(sources: &mut SourceMap, file: FileId) -> (ast::Module, Vec<Diagnostic>) {
+/// What a file is for in a job, which decides how a JSON file is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Plan,
+    Catalog,
+    Policy,
+}
+
+/// Parses one file of the map with the front end its kind asks for. A JSON
+/// file is read as the shape its role expects, and its RFC 6901 pointer
+/// table is recorded on the file for the renderers.
+pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module, Vec<Diagnostic>) {
     let Some(f) = sources.get(file) else {
         return (ast::Module::default(), Vec::new());
     };
     match f.kind {
         SourceKind::Text => syntax::parse_text(file, &f.text),
         SourceKind::Json => {
-            // The JSON front end arrives with its own issue; until then a
-            // JSON file is refused with a clear diagnostic, not misread.
-            let d = Diagnostic::new(
-                crate::Code::E0004,
-                crate::Span::point(file, 0),
-                "JSON input is not supported by this build of planc yet",
-            )
-            .with_help("write the plan, catalogue or policy in `.plan` text");
-            (ast::Module::default(), vec![d])
+            let (module, diags, pointers) = match role {
+                // A file given as a plan may be a catalogue or a policy
+                // checked on its own; one that is none of the three is read
+                // as a plan, whose shape errors say best what is missing.
+                Role::Plan => {
+                    json::read_with(file, &f.text, |text, root| match json::detect(root) {
+                        Some(json::Shape::Catalog) => {
+                            syntax::json_catalog::read_catalog(text, root)
+                        }
+                        Some(json::Shape::Policy) => syntax::json_policy::read_policy(text, root),
+                        _ => syntax::json_plan::read_plan(text, root),
+                    })
+                }
+                Role::Catalog => syntax::read_json_catalog(file, &f.text),
+                Role::Policy => syntax::read_json_policy(file, &f.text),
+            };
+            if let Some(f) = sources.get_mut(file) {
+                f.set_pointers(pointers);
+            }
+            (module, diags)
         }
     }
 }
@@ -66,28 +89,35 @@ pub fn parse(sources: &mut SourceMap, file: FileId) -> (ast::Module, Vec<Diagnos
 /// Runs the pipeline over a job.
 pub fn run(job: &mut Job) -> Outcome {
     let mut diagnostics = Vec::new();
-    let mut files: Vec<FileId> = Vec::new();
-    for id in job.plans.iter().chain(&job.catalog).chain(&job.policy) {
-        if !files.contains(id) {
-            files.push(*id);
+    let mut files: Vec<(FileId, Role)> = Vec::new();
+    let roles = [
+        (&job.plans, Role::Plan),
+        (&job.catalog, Role::Catalog),
+        (&job.policy, Role::Policy),
+    ];
+    for (ids, role) in roles {
+        for id in ids {
+            if !files.iter().any(|(f, _)| f == id) {
+                files.push((*id, role));
+            }
         }
     }
+    let mut parsed = Vec::with_capacity(files.len());
     let mut syntax_errors = Vec::new();
-    let mut modules: Vec<(FileId, ast::Module)> = Vec::with_capacity(files.len());
-    for file in files {
-        let (module, diags) = parse(&mut job.sources, file);
+    for (file, role) in files {
+        let (module, diags) = parse(&mut job.sources, file, role);
         syntax_errors.extend(diags.iter().filter(|d| d.is_error()).map(|d| d.span));
         diagnostics.extend(diags);
-        modules.push((file, module));
+        parsed.push((Parsed { file, module }, role));
     }
-    let pick = |ids: &[FileId]| -> Vec<&ast::Module> {
-        modules
+    let pick = |role: Role| -> Vec<&ast::Module> {
+        parsed
             .iter()
-            .filter(|(f, _)| ids.contains(f))
-            .map(|(_, m)| m)
+            .filter(|(_, r)| *r == role)
+            .map(|(p, _)| &p.module)
             .collect()
     };
-    let (plans, catalog, policy) = (pick(&job.plans), pick(&job.catalog), pick(&job.policy));
+    let (plans, catalog, policy) = (pick(Role::Plan), pick(Role::Catalog), pick(Role::Policy));
     let checked = check::check(&check::CheckInput {
         plans: &plans,
         catalog: &catalog,
@@ -99,6 +129,7 @@ pub fn run(job: &mut Job) -> Outcome {
     diagnostics::sort(&mut diagnostics);
     Outcome {
         diagnostics,
-        checked: Some(checked),
+        parsed: parsed.into_iter().map(|(p, _)| p).collect(),
+        checked,
     }
 }

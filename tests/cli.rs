@@ -62,7 +62,10 @@ fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
 }
 
-const BROKEN: &str = "plan p \"g\" {\n    step a = x.y(n 1)\n}\ntool x.y(n: int) -> {} read\npolicy p { actor [s] x.y requires [s] }\n";
+/// A self-contained plan (tool, policy, plan) with one syntax error.
+const BROKEN: &str = "tool x.y(n: int) -> { ok: bool } read\n\
+    policy p { actor [a:b] x.y requires [a:b] }\n\
+    plan p \"g\" {\n    step a = x.y(n: 1 2) { post $.ok == true }\n}\n";
 
 #[test]
 fn examples_check_clean() {
@@ -99,14 +102,15 @@ fn syntax_error_exits_1_in_every_format() {
     let short = run(&["check", "--format", "short", file]);
     assert_eq!(short.status.code(), Some(1));
     let line = stderr(&short);
-    assert!(line.contains("broken.plan:2:20: error[E0001]:"), "{line}");
+    assert!(line.contains("broken.plan:4:23: error[E0001]:"), "{line}");
 
     let j = run(&["check", "--format", "json", file]);
     assert_eq!(j.status.code(), Some(1));
     let v = json(&j);
     assert_eq!(v["errors"], 1);
     assert_eq!(v["diagnostics"][0]["code"], "E0001");
-    assert_eq!(v["diagnostics"][0]["line"], 2);
+    assert_eq!(v["diagnostics"][0]["line"], 4);
+    assert_eq!(v["diagnostics"][0]["step"], "a");
 }
 
 #[test]

@@ -1,0 +1,201 @@
+//! A policy as JSON, read into an [`ast::PolicyDecl`]: the shape of the
+//! policy table in the first seed article.
+//!
+//! ```json
+//! {"name": "support_agent",
+//!  "actor": {"scopes": ["billing:read", "billing:write"]},
+//!  "tools": {"billing.issue_credit": {"scopes": ["billing:write"],
+//!                                     "max": {"amount_eur": 500},
+//!                                     "approval": "human", "untrusted": false}},
+//!  "max_steps": 20}
+//! ```
+//!
+//! `max` holds `<=` ceilings and `min` `>=` ones, over the tool's arguments;
+//! a limit is a number or a string (a date, say), which the checker converts
+//! against the argument's type. `approval` is `"human"` (or `null` for
+//! none). The name defaults to `policy`. Unknown keys are E0004.
+
+use super::ast::{Approval, Ceiling, CmpOp, Doc, Item, Module, Name, PolicyDecl, PolicyRule};
+use super::json::{Json, Reader, Value, is_ident};
+use super::json_plan::literal;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::Spanned;
+
+const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
+const ACTOR_KEYS: &[&str] = &["scopes"];
+const RULE_KEYS: &[&str] = &["scopes", "max", "min", "approval", "untrusted"];
+
+/// Reads a parsed policy document. Never fails.
+pub fn read_policy(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
+    let mut r = Reader::new(text);
+    let item = match policy(&mut r, root) {
+        Some(p) => Item::Policy(p),
+        None => Item::Error(root.span),
+    };
+    (Module { items: vec![item] }, r.diags)
+}
+
+fn policy(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PolicyDecl> {
+    let f = r.fields(root, "a policy", POLICY_KEYS)?;
+    let first = crate::source::Span {
+        end: root.span.start.saturating_add(1).min(root.span.end),
+        ..root.span
+    };
+    let mut name = Spanned::new("policy".to_string(), first);
+    if let Some(v) = f.get("name")
+        && let Some(s) = r.string("name", v)
+    {
+        if is_ident(s) {
+            name = Spanned::new(s.to_string(), v.text_span());
+        } else {
+            r.report(
+                Diagnostic::new(
+                    Code::E0004,
+                    v.span,
+                    format!("a policy name must be an identifier, found `{s}`"),
+                )
+                .with_label("not an identifier")
+                .with_help("an identifier is a letter or `_`, then letters, digits and `_`"),
+            );
+        }
+    }
+    let actor = f.get("actor").and_then(|a| {
+        let af = r.fields(a, "`actor`", ACTOR_KEYS)?;
+        match af.get("scopes") {
+            Some(s) => Some(Spanned::new(scopes(r, s), a.span)),
+            None => {
+                r.missing_key(a.span, "scopes", "`actor`");
+                None
+            }
+        }
+    });
+    let max_steps = f
+        .get("max_steps")
+        .and_then(|v| r.count("max_steps", v).map(|n| Spanned::new(n, v.span)));
+    let mut rules = Vec::new();
+    if let Some(t) = f.get("tools") {
+        match t.as_object() {
+            None => r.ill_typed("`tools`", t, "an object of tool names and rules"),
+            Some(members) => {
+                for m in r.unique(members) {
+                    let tool: Name = Spanned::new(m.key.to_string(), m.key_text_span());
+                    if let Some(rule) = rule(r, tool, &m.value, m.span()) {
+                        rules.push(rule);
+                    }
+                }
+            }
+        }
+    }
+    Some(PolicyDecl {
+        doc: Doc::default(),
+        name,
+        actor,
+        max_steps,
+        rules,
+        span: root.span,
+    })
+}
+
+fn rule(
+    r: &mut Reader<'_>,
+    tool: Name,
+    v: &Json<'_>,
+    span: crate::source::Span,
+) -> Option<PolicyRule> {
+    let what = format!("the rule of `{}`", tool.node);
+    let f = r.fields(v, &what, RULE_KEYS)?;
+    let requires = f.get("scopes").map(|s| scopes(r, s)).unwrap_or_default();
+    let approval = f.get("approval").and_then(|a| match &a.value {
+        Value::Null => None,
+        Value::String(s) if s == "human" => Some(Spanned::new(Approval::Human, a.span)),
+        _ => {
+            r.report(
+                Diagnostic::new(
+                    Code::E0004,
+                    a.span,
+                    "`approval` must be `\"human\"` or `null`",
+                )
+                .with_label("unknown approval"),
+            );
+            None
+        }
+    });
+    let untrusted = f
+        .get("untrusted")
+        .and_then(|u| r.boolean("untrusted", u).and_then(|b| b.then_some(u.span)));
+    let mut ceilings = Vec::new();
+    for m in f.in_order() {
+        let op = match &*m.key {
+            "max" => CmpOp::Le,
+            "min" => CmpOp::Ge,
+            _ => continue,
+        };
+        let Some(members) = m.value.as_object() else {
+            r.ill_typed(
+                &format!("`{}`", m.key),
+                &m.value,
+                "an object of argument names and limits",
+            );
+            continue;
+        };
+        for c in r.unique(members) {
+            let what = format!("the limit of `{}`", c.key);
+            if let Some(limit) = literal(r, &what, &c.value) {
+                ceilings.push(Ceiling {
+                    arg: Spanned::new(c.key.to_string(), c.key_text_span()),
+                    op: Spanned::new(op, m.key_text_span()),
+                    limit,
+                    span: c.span(),
+                });
+            }
+        }
+    }
+    Some(PolicyRule {
+        tool,
+        requires,
+        approval,
+        ceilings,
+        untrusted,
+        span,
+    })
+}
+
+/// A list of scopes: `billing:write`, `crm:read`, or a plain identifier.
+fn scopes(r: &mut Reader<'_>, v: &Json<'_>) -> Vec<Name> {
+    let Some(items) = v.as_array() else {
+        r.ill_typed("`scopes`", v, "an array of scope strings");
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let Some(s) = item.as_str() else {
+            r.ill_typed("a scope", item, "a string");
+            continue;
+        };
+        if !is_scope(s) {
+            r.report(
+                Diagnostic::new(Code::E0004, item.span, format!("invalid scope `{s}`"))
+                    .with_label("not a scope")
+                    .with_help(
+                        "a scope is an identifier, then `:`-separated parts: `billing:write`",
+                    ),
+            );
+            continue;
+        }
+        out.push(Spanned::new(s.to_string(), item.text_span()));
+    }
+    out
+}
+
+/// A scope as the text form spells it: an identifier, then parts of
+/// letters, digits, `_`, `*`, `-` and `.` after each `:`.
+fn is_scope(s: &str) -> bool {
+    let mut parts = s.split(':');
+    let head_ok = parts.next().is_some_and(is_ident);
+    head_ok
+        && parts.all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '*' | '-' | '.'))
+        })
+}
