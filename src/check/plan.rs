@@ -1846,7 +1846,7 @@ impl<'a> Checker<'a, '_> {
         let unused: Vec<(usize, String, Span)> = self
             .bindings
             .iter()
-            .filter(|b| b.uses == 0)
+            .filter(|b| b.uses == 0 && !b.ty.is_error())
             .map(|b| (b.step, b.name.clone(), b.name_span))
             .collect();
         for (step, name, span) in unused {
