@@ -104,8 +104,10 @@ pub fn run(job: &mut Job) -> Outcome {
         }
     }
     let mut parsed = Vec::with_capacity(files.len());
+    let mut syntax_errors = Vec::new();
     for (file, role) in files {
         let (module, diags) = parse(&mut job.sources, file, role);
+        syntax_errors.extend(diags.iter().filter(|d| d.is_error()).map(|d| d.span));
         diagnostics.extend(diags);
         parsed.push((Parsed { file, module }, role));
     }
@@ -122,6 +124,7 @@ pub fn run(job: &mut Job) -> Outcome {
         catalog: &catalog,
         policy: &policy,
         actor: job.actor.as_deref(),
+        syntax_errors: &syntax_errors,
     });
     diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostics::sort(&mut diagnostics);

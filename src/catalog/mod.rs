@@ -326,21 +326,21 @@ pub fn literal_error(
                 ast::Literal::String(s) => crate::suggest::nearest(s, values.iter().copied()),
                 _ => Vec::new(),
             };
-            let mut d = Diagnostic::new(
+            let quoted: Vec<String> = near.iter().map(|v| format!("{v:?}")).collect();
+            let quoted: Vec<&str> = quoted.iter().map(String::as_str).collect();
+            let d = Diagnostic::new(
                 Code::E0204,
                 span,
                 format!("`{shown}` is not one of the values {what} accepts"),
             )
-            .with_label(format!("expected {expected}"));
-            d = match (crate::suggest::did_you_mean(&near), near.first()) {
-                (Some(help), Some(best)) => d.with_help(help).with_fix(
-                    format!("replace with `\"{best}\"`"),
-                    span,
-                    format!("{best:?}"),
-                ),
-                _ => d.with_help(format!("use one of {expected}")),
-            };
-            d
+            .with_label(format!("expected `{expected}`"));
+            match (crate::suggest::did_you_mean(&quoted), quoted.first()) {
+                (Some(help), Some(best)) => {
+                    d.with_help(help)
+                        .with_fix(format!("replace with `{best}`"), span, *best)
+                }
+                _ => d.with_help(format!("the values are {}", enum_values(&values))),
+            }
         }
         LiteralError::BadDate => Diagnostic::new(
             Code::E0204,
@@ -369,5 +369,15 @@ pub fn literal_error(
             format!("`{shown}` is outside the range of `int`"),
         )
         .with_label("too large for a 64-bit integer"),
+    }
+}
+
+/// `"a"`, `"b"` and `"c"`: an enum's values for a message.
+pub fn enum_values(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("`{v:?}`")).collect();
+    match quoted.split_last() {
+        None => "none".to_string(),
+        Some((last, [])) => last.clone(),
+        Some((last, init)) => format!("{} and {last}", init.join(", ")),
     }
 }

@@ -66,6 +66,7 @@ use std::collections::HashSet;
 use crate::catalog::Catalog;
 use crate::diagnostics::{self, Diagnostic};
 use crate::policy::Policy;
+use crate::source::Span;
 use crate::syntax::ast;
 
 pub use model::*;
@@ -83,6 +84,13 @@ pub struct CheckInput<'a> {
     /// The actor's scopes; `None` to take them from the policy's `actor`
     /// line.
     pub actor: Option<&'a [String]>,
+    /// Where the front ends reported errors. A step with one inside may have
+    /// lost arguments or clauses in recovery, and a plan with one may have
+    /// lost steps or binds: the checker then does not report what may be
+    /// such a loss (missing arguments, a write without a post, unknown
+    /// bindings and `after` targets, unused bindings). Errors are still
+    /// reported, so nothing passes unnoticed.
+    pub syntax_errors: &'a [Span],
 }
 
 /// What the checker found.
@@ -138,7 +146,10 @@ pub fn check(input: &CheckInput<'_>) -> CheckOutput {
         (None, None) => Vec::new(),
     };
 
+    let mut damage: Vec<Span> = input.syntax_errors.to_vec();
+    damage.sort();
     let mut env = plan::Env {
+        damage: &damage,
         catalog: &catalog,
         policy: policy.as_ref(),
         actor: &actor,

@@ -109,7 +109,9 @@ pub struct CheckedArg {
     /// The value is the parameter's default, not written in the step.
     pub from_default: bool,
     /// When the value carries untrusted data: the index of the step whose
-    /// untrusted tool it comes from (possibly through other steps).
+    /// untrusted tool produced it (it travels through bindings, member
+    /// access, records, lists and interpolation; the output of a trusted
+    /// tool is trusted whatever went into it).
     pub untrusted_from: Option<usize>,
 }
 

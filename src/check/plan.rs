@@ -16,6 +16,8 @@ use super::model::*;
 
 /// What every plan is checked against.
 pub(crate) struct Env<'a> {
+    /// Spans of syntax errors, sorted.
+    pub damage: &'a [Span],
     pub catalog: &'a Catalog,
     pub policy: Option<&'a Policy>,
     pub actor: &'a [String],
@@ -27,6 +29,16 @@ pub(crate) struct Env<'a> {
 }
 
 impl Env<'_> {
+    /// Whether a syntax error lies inside `span`.
+    fn damaged(&self, span: Span) -> bool {
+        let from = self
+            .damage
+            .partition_point(|d| (d.file, d.start) < (span.file, span.start));
+        self.damage
+            .get(from)
+            .is_some_and(|d| d.file == span.file && d.start <= span.end)
+    }
+
     fn nearest<'c>(
         &mut self,
         name: &str,
@@ -54,6 +66,8 @@ struct Checker<'a, 'e> {
     bindings: Vec<Binding>,
     binding_index: HashMap<&'a str, usize>,
     binding_names: Vec<&'a str>,
+    /// A syntax error lies inside the plan.
+    plan_damaged: bool,
     /// Per step, indices into `bindings` of its binds.
     step_binds: Vec<Vec<usize>>,
     deps: Vec<Vec<Dependency>>,
@@ -77,8 +91,10 @@ pub(crate) fn check_plan<'a>(
         binding_index: HashMap::with_capacity(n),
         binding_names: Vec::with_capacity(n),
         step_binds: Vec::new(),
+        plan_damaged: false,
         deps: vec![Vec::new(); n],
     };
+    c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
     c.resolve_tools();
     c.step_binds = c.bind_pass();
@@ -279,7 +295,9 @@ impl<'a> Checker<'a, '_> {
                     path_text: path.to_string(),
                     path_span: path.span,
                     ty,
-                    untrusted_from: None,
+                    // Trust is the catalogue's and the policy's call: the
+                    // output of a trusted tool is trusted whatever went in.
+                    untrusted_from: self.untrusted_tool(i).then_some(i),
                     uses: 0,
                 });
                 mine.push(idx);
@@ -420,18 +438,6 @@ impl<'a> Checker<'a, '_> {
     fn check_step(&mut self, i: usize, step: &'a ast::Step, binds: Vec<usize>) -> CheckedStep {
         let tool = self.tool(i);
         let args = self.check_args(i, step, tool);
-        // The step's output is untrusted when its tool is, or when untrusted
-        // data went into it.
-        let taint = if self.untrusted_tool(i) {
-            Some(i)
-        } else {
-            args.iter().find_map(|a| a.untrusted_from)
-        };
-        for &b in &binds {
-            if let Some(binding) = self.bindings.get_mut(b) {
-                binding.untrusted_from = taint;
-            }
-        }
         let mut posts = Vec::new();
         let mut on_unmet: Option<&Spanned<ast::OnUnmet>> = None;
         let mut retry: Option<&Spanned<u64>> = None;
@@ -537,6 +543,7 @@ impl<'a> Checker<'a, '_> {
                     d.push(dep);
                 }
             }
+            None if self.plan_damaged => {}
             None => {
                 let plan = self.plan;
                 let near = self.env.nearest(
@@ -601,7 +608,7 @@ impl<'a> Checker<'a, '_> {
                         format!("`{}` has no argument `{}`", t.name, arg.name.node),
                     )
                     .with_label("unknown argument")
-                    .with_secondary(t.name_span, format!("`{}` is declared here", t.signature()));
+                    .with_secondary(t.name_span, format!("`{}` is declared here", t.name));
                     d = policy::add_suggestion(d, &near, arg.name.span);
                     if near.is_empty() {
                         let all: Vec<&str> = t.params.iter().map(|p| p.name.as_str()).collect();
@@ -652,7 +659,7 @@ impl<'a> Checker<'a, '_> {
                     });
                 }
             }
-            if !missing.is_empty() {
+            if !missing.is_empty() && !self.env.damaged(step.span) {
                 let names: Vec<&str> = missing.iter().map(|p| p.name.as_str()).collect();
                 let shown: Vec<String> = missing
                     .iter()
@@ -1080,6 +1087,10 @@ impl<'a> Checker<'a, '_> {
     }
 
     fn unknown_binding(&mut self, i: usize, r: &ast::Reference) {
+        if self.plan_damaged {
+            // The bind may have been lost to a syntax error.
+            return;
+        }
         let name = r.name.node.as_str();
         let near = self.env.nearest(name, self.binding_names.iter().copied());
         let mut d = Diagnostic::new(Code::E0105, r.name.span, format!("no step binds `{name}`"))
@@ -1347,10 +1358,7 @@ impl<'a> Checker<'a, '_> {
                     d.severity = Code::E0203.severity();
                     d.message = match e {
                         catalog::LiteralError::NotInEnum => {
-                            format!(
-                                "`{path}` is never `{}`: it is one of {ty}",
-                                value.node.display()
-                            )
+                            format!("`{path}` is never `{}`: it is `{ty}`", value.node.display())
                         }
                         _ => format!(
                             "`{path}` is `{ty}`, but the probe compares it with {} `{}`",
@@ -1783,6 +1791,7 @@ impl<'a> Checker<'a, '_> {
             // W0402: a write without a postcondition.
             if tool.effect == Some(Effect::Write)
                 && step.is_some_and(|st| st.posts().next().is_none())
+                && !self.env.damaged(s.span)
             {
                 let example = match tool.result.strip_optional() {
                     Ty::Record(f) => f.first().map(|f| format!("post exists($.{})", f.name)),
@@ -1829,11 +1838,15 @@ impl<'a> Checker<'a, '_> {
                 }
             }
         }
-        // W0403: bindings never used.
+        // W0403: bindings never used (a use may have been lost to a syntax
+        // error).
+        if self.plan_damaged {
+            return;
+        }
         let unused: Vec<(usize, String, Span)> = self
             .bindings
             .iter()
-            .filter(|b| b.uses == 0)
+            .filter(|b| b.uses == 0 && !b.ty.is_error())
             .map(|b| (b.step, b.name.clone(), b.name_span))
             .collect();
         for (step, name, span) in unused {
