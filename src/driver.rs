@@ -4,8 +4,8 @@
 //! the same diagnostics.
 
 use crate::check;
-use crate::ir;
 use crate::diagnostics::{self, Diagnostic};
+use crate::ir;
 use crate::source::{FileId, SourceKind, SourceMap};
 use crate::syntax::{self, ast, json};
 

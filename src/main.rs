@@ -138,10 +138,19 @@ fn load(files: &[PathBuf], options: &Options) -> Result<Job, Failure> {
         Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
         _ => PathBuf::new(),
     };
-    let start = if start.as_os_str().is_empty() { PathBuf::from(".") } else { start };
+    let start = if start.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        start
+    };
     let Config {
-        catalog, policy, actor, ..
-    } = project::discover(&start).map_err(Failure)?.unwrap_or_default();
+        catalog,
+        policy,
+        actor,
+        ..
+    } = project::discover(&start)
+        .map_err(Failure)?
+        .unwrap_or_default();
 
     let mut stdin_used = false;
     for path in files {
@@ -186,20 +195,29 @@ fn add_file(job: &mut Job, path: &Path) -> Result<planc::FileId, Failure> {
 
 /// Paths are shown as the user gave them, with `/` separators.
 fn display_path(path: &Path) -> String {
-    project::normalize(path).to_string_lossy().replace('\\', "/")
+    project::normalize(path)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// Prints the diagnostics in the chosen format. Human and short reports go
 /// to stderr, as a compiler's do; the JSON and SARIF documents go to stdout
 /// unless stdout carries something else (`compile`'s IR).
-fn report(job: &Job, outcome: &Outcome, options: &Options, stdout_free: bool) -> Result<(), Failure> {
+fn report(
+    job: &Job,
+    outcome: &Outcome,
+    options: &Options,
+    stdout_free: bool,
+) -> Result<(), Failure> {
     let diagnostics = &outcome.diagnostics;
     let (text, machine) = match options.format {
         Format::Human => {
             let color = match options.color {
                 Color::Always => true,
                 Color::Never => false,
-                Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+                Color::Auto => {
+                    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                }
             };
             let mut s = render::human(&job.sources, diagnostics, color);
             if !diagnostics.is_empty() {
@@ -248,7 +266,12 @@ fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<Exit
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
     let ir = match irs.as_slice() {
         [one] => one,
-        [] => return Err(Failure(format!("`{}` holds no plan to compile", display_path(file)))),
+        [] => {
+            return Err(Failure(format!(
+                "`{}` holds no plan to compile",
+                display_path(file)
+            )));
+        }
         many => {
             let names: Vec<String> = many.iter().map(|p| format!("`{}`", p.name)).collect();
             return Err(Failure(format!(

@@ -3,7 +3,12 @@
 //! (checked by the plain checker in `support/invariants.rs`), and the same
 //! bytes from run to run.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 #[path = "support/invariants.rs"]
 mod invariants;
@@ -23,8 +28,15 @@ fn root() -> PathBuf {
 /// A job for a plan file, with the catalogue and policy of its planc.toml.
 fn job(plan: &Path) -> Job {
     let mut job = Job::default();
-    let rel = |p: &Path| p.strip_prefix(root()).unwrap_or(p).to_string_lossy().into_owned();
-    let id = job.sources.add(rel(plan), std::fs::read_to_string(plan).unwrap());
+    let rel = |p: &Path| {
+        p.strip_prefix(root())
+            .unwrap_or(p)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let id = job
+        .sources
+        .add(rel(plan), std::fs::read_to_string(plan).unwrap());
     job.plans.push(id);
     if let Some(config) = planc::project::discover(plan.parent().unwrap()).unwrap() {
         for c in &config.catalog {
@@ -54,7 +66,11 @@ fn world(outcome: &Outcome) -> World {
         }
         for pol in p.module.policies() {
             if let Some(actor) = &pol.actor {
-                w.actor = actor.node.iter().map(|s| s.node.clone()).collect::<BTreeSet<_>>();
+                w.actor = actor
+                    .node
+                    .iter()
+                    .map(|s| s.node.clone())
+                    .collect::<BTreeSet<_>>();
             }
             for r in &pol.rules {
                 let rule = ToolRule {
@@ -99,25 +115,37 @@ fn lit(l: &ast::Literal) -> Literal {
 fn compile(plan: &Path) -> (Vec<PlanIr>, World, String) {
     let mut j = job(plan);
     let outcome = driver::run(&mut j);
-    assert!(!outcome.has_errors(), "{}: {:?}", plan.display(), outcome.diagnostics);
+    assert!(
+        !outcome.has_errors(),
+        "{}: {:?}",
+        plan.display(),
+        outcome.diagnostics
+    );
     let irs = driver::lower(&j, &outcome).unwrap();
     let text: String = irs.iter().map(|i| ir::to_json(i).unwrap()).collect();
     (irs, world(&outcome), text)
 }
 
 fn validator() -> jsonschema::Validator {
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root().join("schema/plan-ir.schema.json")).unwrap()).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schema/plan-ir.schema.json")).unwrap(),
+    )
+    .unwrap();
     jsonschema::validator_for(&schema).unwrap()
 }
 
 fn plans_to_check() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for dir in ["examples/northwind", "examples/config_dag", "examples/pallet_credit"] {
+    for dir in [
+        "examples/northwind",
+        "examples/config_dag",
+        "examples/pallet_credit",
+    ] {
         for e in std::fs::read_dir(root().join(dir)).unwrap() {
             let p = e.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let is_plan = (p.extension().is_some_and(|x| x == "plan") && std::fs::read_to_string(&p).unwrap().contains("\nplan "))
+            let is_plan = (p.extension().is_some_and(|x| x == "plan")
+                && std::fs::read_to_string(&p).unwrap().contains("\nplan "))
                 || name.ends_with(".plan.json");
             if is_plan {
                 out.push(p);
@@ -139,7 +167,11 @@ fn examples_lower_to_valid_sound_deterministic_ir() {
         for ir in &irs {
             let v = serde_json::to_value(ir).unwrap();
             let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
-            assert!(errors.is_empty(), "{}: IR not valid against the schema: {errors:?}", plan.display());
+            assert!(
+                errors.is_empty(),
+                "{}: IR not valid against the schema: {errors:?}",
+                plan.display()
+            );
             let broken = invariants::violations(ir, &world);
             assert!(broken.is_empty(), "{}: {broken:#?}", plan.display());
             // The IR reads back into its own types.
@@ -147,7 +179,12 @@ fn examples_lower_to_valid_sound_deterministic_ir() {
             assert_eq!(&back, ir);
         }
         let (_, _, again) = compile(&plan);
-        assert_eq!(text, again, "{}: output differs between runs", plan.display());
+        assert_eq!(
+            text,
+            again,
+            "{}: output differs between runs",
+            plan.display()
+        );
     }
 }
 
@@ -162,13 +199,24 @@ fn northwind_ir_has_the_guard_the_approval_and_the_waves() {
     assert_eq!(ir.approvals, vec!["change".to_string()]);
     assert_eq!(ir.schedule[0], vec!["resolve".to_string()]);
     // The plan's reads and writes: the credit waits for the change (effect).
-    assert!(credit.depends_on.iter().any(|d| d.step == "change" && d.reason == ir::DependencyReason::Effect));
+    assert!(
+        credit
+            .depends_on
+            .iter()
+            .any(|d| d.step == "change" && d.reason == ir::DependencyReason::Effect)
+    );
 }
 
 #[test]
 fn config_dag_report_runs_beside_the_database() {
     let (irs, _, _) = compile(&root().join("examples/config_dag/provision.plan"));
-    let wave_of = |name: &str| irs[0].schedule.iter().position(|w| w.iter().any(|s| s == name)).unwrap();
+    let wave_of = |name: &str| {
+        irs[0]
+            .schedule
+            .iter()
+            .position(|w| w.iter().any(|s| s == name))
+            .unwrap()
+    };
     assert_eq!(wave_of("fetch_config"), 0);
     assert_eq!(wave_of("fetch_schema"), 0);
     assert_eq!(wave_of("provision_db"), wave_of("generate_report"));

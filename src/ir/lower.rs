@@ -21,7 +21,12 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
         .schedule
         .as_ref()
         .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
-    let step_name = |i: usize| -> String { plan.steps.get(i).map(|s| s.name.clone()).unwrap_or_default() };
+    let step_name = |i: usize| -> String {
+        plan.steps
+            .get(i)
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
+    };
 
     let mut steps = Vec::with_capacity(plan.steps.len());
     for step in &plan.steps {
@@ -46,14 +51,19 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
     })
 }
 
-fn lower_step(plan: &CheckedPlan, step: &CheckedStep, sources: &SourceMap) -> Result<ir::StepIr, String> {
+fn lower_step(
+    plan: &CheckedPlan,
+    step: &CheckedStep,
+    sources: &SourceMap,
+) -> Result<ir::StepIr, String> {
     let tool = step
         .tool
         .as_ref()
         .ok_or_else(|| format!("step `{}` calls an unknown tool", step.name))?;
     let mut args = BTreeMap::new();
     for arg in &step.args {
-        let value = value(&arg.value).ok_or_else(|| format!("step `{}`: argument `{}` has an error", step.name, arg.name))?;
+        let value = value(&arg.value)
+            .ok_or_else(|| format!("step `{}`: argument `{}` has an error", step.name, arg.name))?;
         args.insert(arg.name.clone(), value);
     }
     let mut binds = BTreeMap::new();
@@ -105,7 +115,10 @@ fn lower_step(plan: &CheckedPlan, step: &CheckedStep, sources: &SourceMap) -> Re
             .collect(),
         authz: ir::Authz {
             scopes: step.authz.scopes.clone(),
-            approval: step.authz.approval.map(|ast::Approval::Human| ir::Approval::Human),
+            approval: step
+                .authz
+                .approval
+                .map(|ast::Approval::Human| ir::Approval::Human),
             guards,
         },
         untrusted_inputs: step.untrusted_inputs.clone(),
@@ -213,9 +226,15 @@ fn probe(p: &ProbeKind) -> ir::Probe {
         } => {
             let values = values.iter().map(literal).collect();
             if *negated {
-                ir::Probe::NotIn { path: path(p), values }
+                ir::Probe::NotIn {
+                    path: path(p),
+                    values,
+                }
             } else {
-                ir::Probe::In { path: path(p), values }
+                ir::Probe::In {
+                    path: path(p),
+                    values,
+                }
             }
         }
         ProbeKind::Exists { path: p } => ir::Probe::Exists { path: path(p) },
@@ -223,7 +242,10 @@ fn probe(p: &ProbeKind) -> ir::Probe {
 }
 
 fn span(sources: &SourceMap, s: Span) -> ir::SourceSpan {
-    let lc = sources.get(s.file).map(|f| f.line_col(s.start)).unwrap_or_default();
+    let lc = sources
+        .get(s.file)
+        .map(|f| f.line_col(s.start))
+        .unwrap_or_default();
     ir::SourceSpan {
         file: sources.name(s.file).to_string(),
         start: s.start,

@@ -29,11 +29,18 @@ pub struct World {
 /// Every violated invariant, as a sentence; empty when the IR is sound.
 pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
     let mut out = Vec::new();
-    let index: BTreeMap<&str, usize> = ir.steps.iter().map(|s| (s.name.as_str(), s.index)).collect();
+    let index: BTreeMap<&str, usize> = ir
+        .steps
+        .iter()
+        .map(|s| (s.name.as_str(), s.index))
+        .collect();
 
     for (i, step) in ir.steps.iter().enumerate() {
         if step.index != i {
-            out.push(format!("step `{}` has index {} at position {i}", step.name, step.index));
+            out.push(format!(
+                "step `{}` has index {} at position {i}",
+                step.name, step.index
+            ));
         }
         let deps: BTreeSet<&str> = step.depends_on.iter().map(|d| d.step.as_str()).collect();
 
@@ -44,25 +51,44 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
         }
         for (binding, binder) in refs {
             match ir.steps.iter().find(|s| s.name == binder) {
-                None => out.push(format!("step `{}` refers to unknown step `{binder}`", step.name)),
+                None => out.push(format!(
+                    "step `{}` refers to unknown step `{binder}`",
+                    step.name
+                )),
                 Some(b) => {
                     if b.index >= step.index {
-                        out.push(format!("step `{}` refers to `{binding}` of a later step `{binder}`", step.name));
+                        out.push(format!(
+                            "step `{}` refers to `{binding}` of a later step `{binder}`",
+                            step.name
+                        ));
                     }
                     if !b.binds.contains_key(binding) {
                         out.push(format!("step `{binder}` does not bind `{binding}`"));
                     }
-                    if !step.depends_on.iter().any(|d| d.step == binder && d.reason == DependencyReason::Data) {
-                        out.push(format!("step `{}` uses `{binding}` without a data edge to `{binder}`", step.name));
+                    if !step
+                        .depends_on
+                        .iter()
+                        .any(|d| d.step == binder && d.reason == DependencyReason::Data)
+                    {
+                        out.push(format!(
+                            "step `{}` uses `{binding}` without a data edge to `{binder}`",
+                            step.name
+                        ));
                     }
                 }
             }
         }
         for d in &step.depends_on {
             match index.get(d.step.as_str()) {
-                None => out.push(format!("step `{}` depends on unknown step `{}`", step.name, d.step)),
+                None => out.push(format!(
+                    "step `{}` depends on unknown step `{}`",
+                    step.name, d.step
+                )),
                 Some(&j) if j >= step.index && d.reason != DependencyReason::After => {
-                    out.push(format!("step `{}` depends on a later step `{}` for {:?}", step.name, d.step, d.reason))
+                    out.push(format!(
+                        "step `{}` depends on a later step `{}` for {:?}",
+                        step.name, d.step, d.reason
+                    ))
                 }
                 _ => {}
             }
@@ -70,9 +96,16 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
 
         // Writes keep source order.
         if step.effect == Effect::Write {
-            if let Some(prev) = ir.steps[..i].iter().rev().find(|s| s.effect == Effect::Write) {
+            if let Some(prev) = ir.steps[..i]
+                .iter()
+                .rev()
+                .find(|s| s.effect == Effect::Write)
+            {
                 if !deps.contains(prev.name.as_str()) {
-                    out.push(format!("write step `{}` does not depend on the previous write `{}`", step.name, prev.name));
+                    out.push(format!(
+                        "write step `{}` does not depend on the previous write `{}`",
+                        step.name, prev.name
+                    ));
                 }
             }
         }
@@ -86,7 +119,10 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
             _ => {}
         }
         match world.rules.get(&step.tool) {
-            None => out.push(format!("tool `{}` is not permitted by the policy", step.tool)),
+            None => out.push(format!(
+                "tool `{}` is not permitted by the policy",
+                step.tool
+            )),
             Some(rule) => {
                 for s in &rule.scopes {
                     if !world.actor.contains(s) {
@@ -104,21 +140,27 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                 }
                 // Ceilings: literals within them, references guarded.
                 for (arg, op, limit) in &rule.ceilings {
-                    let Some(value) = step.args.get(arg) else { continue };
+                    let Some(value) = step.args.get(arg) else {
+                        continue;
+                    };
                     match value {
                         Value::Literal { literal } => {
                             if !holds(literal, *op, limit) {
-                                out.push(format!("step `{}`: literal `{arg}` breaks its ceiling", step.name));
+                                out.push(format!(
+                                    "step `{}`: literal `{arg}` breaks its ceiling",
+                                    step.name
+                                ));
                             }
                         }
                         _ => {
-                            let guarded = step
-                                .authz
-                                .guards
-                                .iter()
-                                .any(|g| &g.arg == arg && g.op == *op && holds(&g.limit, CmpOp::Eq, limit));
+                            let guarded = step.authz.guards.iter().any(|g| {
+                                &g.arg == arg && g.op == *op && holds(&g.limit, CmpOp::Eq, limit)
+                            });
                             if !guarded {
-                                out.push(format!("step `{}`: referenced `{arg}` has no guard", step.name));
+                                out.push(format!(
+                                    "step `{}`: referenced `{arg}` has no guard",
+                                    step.name
+                                ));
                             }
                         }
                     }
@@ -143,7 +185,10 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
         };
         for d in &step.depends_on {
             if wave_of.get(d.step.as_str()).is_none_or(|&dw| dw >= w) {
-                out.push(format!("step `{}` is scheduled no later than its dependency `{}`", step.name, d.step));
+                out.push(format!(
+                    "step `{}` is scheduled no later than its dependency `{}`",
+                    step.name, d.step
+                ));
             }
         }
     }
@@ -151,11 +196,18 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
         out.push("the schedule names steps the plan does not have".to_string());
     }
 
-    let mut scopes: Vec<String> = ir.steps.iter().flat_map(|s| s.authz.scopes.clone()).collect();
+    let mut scopes: Vec<String> = ir
+        .steps
+        .iter()
+        .flat_map(|s| s.authz.scopes.clone())
+        .collect();
     scopes.sort();
     scopes.dedup();
     if scopes != ir.scopes {
-        out.push(format!("scopes {:?} are not the sorted union {scopes:?}", ir.scopes));
+        out.push(format!(
+            "scopes {:?} are not the sorted union {scopes:?}",
+            ir.scopes
+        ));
     }
     out
 }
@@ -175,7 +227,9 @@ fn holds(value: &Literal, op: CmpOp, limit: &Literal) -> bool {
     let ord = match (number(value), number(limit)) {
         (Some(a), Some(b)) => compare_decimal(&a, &b),
         _ => match (value, limit) {
-            (Literal::Date(a), Literal::Date(b)) | (Literal::String(a), Literal::String(b)) => a.cmp(b),
+            (Literal::Date(a), Literal::Date(b)) | (Literal::String(a), Literal::String(b)) => {
+                a.cmp(b)
+            }
             _ => return value == limit && op == CmpOp::Eq,
         },
     };
@@ -203,8 +257,20 @@ fn compare_decimal(a: &str, b: &str) -> Ordering {
     let (nb, ib, fb) = split(b);
     let zero = |i: &str, f: &str| i.chars().all(|c| c == '0') && f.chars().all(|c| c == '0');
     let (za, zb) = (zero(&ia, &fa), zero(&ib, &fb));
-    let sa = if za { 0 } else if na { -1 } else { 1 };
-    let sb = if zb { 0 } else if nb { -1 } else { 1 };
+    let sa = if za {
+        0
+    } else if na {
+        -1
+    } else {
+        1
+    };
+    let sb = if zb {
+        0
+    } else if nb {
+        -1
+    } else {
+        1
+    };
     if sa != sb {
         return sa.cmp(&sb);
     }
@@ -228,7 +294,10 @@ fn split(s: &str) -> (bool, String, String) {
 
 #[test]
 fn decimal_comparison_is_exact() {
-    assert_eq!(compare_decimal("500.0000000000000001", "500"), Ordering::Greater);
+    assert_eq!(
+        compare_decimal("500.0000000000000001", "500"),
+        Ordering::Greater
+    );
     assert_eq!(compare_decimal("-3", "2"), Ordering::Less);
     assert_eq!(compare_decimal("-3", "-2.5"), Ordering::Less);
     assert_eq!(compare_decimal("0500.10", "500.1"), Ordering::Equal);
