@@ -1,11 +1,234 @@
 //! The text front end at library level: recovery, hostile input, and the
 //! syntax fixtures under `tests/ui/syntax`.
 
+use planc::limits;
 use planc::syntax::{ast, parse_text};
 use planc::{Code, Diagnostic, FileId};
 
 fn parse(text: &str) -> (ast::Module, Vec<Diagnostic>) {
     parse_text(FileId(0), text)
+}
+
+/// `(code, start, end)` of each diagnostic.
+fn codes(diags: &[Diagnostic]) -> Vec<(Code, u32, u32)> {
+    diags
+        .iter()
+        .map(|d| (d.code, d.span.start, d.span.end))
+        .collect()
+}
+
+fn steps(m: &ast::Module) -> Vec<&str> {
+    m.plans()
+        .flat_map(|p| p.steps.iter().map(|s| s.name.node.as_str()))
+        .collect()
+}
+
+#[test]
+fn five_mistakes_in_five_steps_give_five_diagnostics() {
+    let text = r#"plan p "recovery" {
+    step ok1 = t.one(x: 1)
+    step a = t.two(x: 1 y: 2) {
+        post $.ok == true
+    }
+    step ok2 = t.one(x: 1) { post exists($.id) }
+    step b = t.three(x: 1) {
+        post $.ok === true
+        bind v = $.v
+    }
+    step c = t.four(x: [1, 2,, 3]) {
+        post exists($.id)
+    }
+    step ok3 = t.one(x: 1)
+    step d = t.five(x: 1 {
+        post exists($.id)
+    }
+    step e = t.six(x: 1) {
+        on_unmet replna
+    }
+    step ok4 = t.one(x: 1) {
+        post exists($.id)
+        bind w = $.w
+    }
+}
+"#;
+    let (m, diags) = parse(text);
+    let at = |s: &str| text.find(s).unwrap() as u32;
+    assert_eq!(
+        codes(&diags),
+        vec![
+            (Code::E0001, at("y: 2"), at("y: 2") + 1),
+            (
+                Code::E0001,
+                at("= true\n        bind"),
+                at("= true\n        bind") + 1
+            ),
+            (Code::E0001, at(",, 3") + 1, at(",, 3") + 2),
+            (
+                Code::E0001,
+                at("{\n        post exists($.id)\n    }\n    step e"),
+                at("{\n        post exists($.id)\n    }\n    step e") + 1
+            ),
+            (Code::E0001, at("replna"), at("replna") + 6),
+        ],
+        "{diags:#?}"
+    );
+    let in_steps: Vec<_> = diags.iter().map(|d| d.step.as_deref()).collect();
+    assert_eq!(
+        in_steps,
+        vec![Some("a"), Some("b"), Some("c"), Some("d"), Some("e")]
+    );
+    // Every step is still in the tree, the broken ones with what could be read.
+    assert_eq!(
+        steps(&m),
+        vec!["ok1", "a", "ok2", "b", "c", "ok3", "d", "e", "ok4"]
+    );
+    let plan = m.plans().next().unwrap();
+    let ok4 = plan.steps.last().unwrap();
+    assert_eq!(ok4.clauses.len(), 2);
+    assert_eq!(diags[0].message, "expected `,` or `)`, found `y`");
+    assert_eq!(
+        diags[4].message,
+        "expected `replan`, `halt` or `escalate`, found `replna`"
+    );
+    assert_eq!(diags[4].help.as_deref(), Some("did you mean `replan`?"));
+}
+
+#[test]
+fn expectations_are_labelled() {
+    let (_, diags) = parse("plan p { step a = t(, x: 1) }");
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert_eq!(
+        diags[0].message,
+        "expected an argument name or `)`, found `,`"
+    );
+    assert!(diags.iter().all(|d| !d.message.contains("something else")));
+}
+
+/// `depth` brackets of one kind around a value, inside an argument.
+fn nested(open: &str, close: &str, depth: usize) -> String {
+    let pre = if open == "{" { "{a: " } else { open };
+    let mut s = String::from("plan p {\n    step s = t.x(v: ");
+    for _ in 0..depth {
+        s.push_str(pre);
+    }
+    s.push('1');
+    for _ in 0..depth {
+        s.push_str(close);
+    }
+    s.push_str(")\n    step after_it = t.y(w: 2)\n}\n");
+    s
+}
+
+fn assert_cut_at_depth(text: &str) {
+    let (m, diags) = parse(text);
+    assert_eq!(diags.len(), 1, "{:#?}", &diags[..diags.len().min(5)]);
+    assert_eq!(diags[0].code, Code::E0003);
+    // The plan's `{` and the argument list's `(` count: the bracket that
+    // crosses the limit is the (MAX_DEPTH - 1)th of the value.
+    assert_eq!(steps(&m), vec!["s", "after_it"]);
+}
+
+#[test]
+fn deeply_nested_lists() {
+    assert_cut_at_depth(&nested("[", "]", 100_000));
+}
+
+#[test]
+fn deeply_nested_records() {
+    assert_cut_at_depth(&nested("{", "}", 100_000));
+}
+
+#[test]
+fn deeply_nested_parens() {
+    // Parentheses are no value: the cut region is one error token, and the
+    // parser does not add to the E0003.
+    let text = nested("(", ")", 100_000);
+    let (_, diags) = parse(&text);
+    assert_eq!(
+        diags.iter().filter(|d| d.code == Code::E0003).count(),
+        1,
+        "{:#?}",
+        &diags[..diags.len().min(5)]
+    );
+    let e3 = diags.iter().find(|d| d.code == Code::E0003).unwrap();
+    // `(v: ` then 62 parens reach the limit with the plan's `{` and the call's `(`.
+    let first = text.find("(v: ").unwrap() + 4;
+    assert_eq!(e3.span.start as usize, first + limits::MAX_DEPTH - 2);
+}
+
+#[test]
+fn deeply_nested_and_unclosed() {
+    let text = format!("plan p {{ step s = t.x(v: {}", "[".repeat(100_000));
+    let (_, diags) = parse(&text);
+    assert_eq!(
+        codes(&diags).iter().map(|c| c.0).collect::<Vec<_>>(),
+        vec![Code::E0003],
+        "{diags:#?}"
+    );
+}
+
+#[test]
+fn huge_string_literal() {
+    let text = format!(
+        "plan p {{ step s = t.x(v: \"{}\") }}",
+        "x".repeat(30 * 1024 * 1024)
+    );
+    let (m, diags) = parse(&text);
+    let quote = text.find('"').unwrap() as u32;
+    assert_eq!(codes(&diags), vec![(Code::E0003, quote, quote + 1)]);
+    assert_eq!(steps(&m), vec!["s"]);
+}
+
+#[test]
+fn input_over_the_size_limit() {
+    let text = " ".repeat(limits::MAX_INPUT_BYTES + 1);
+    let (m, diags) = parse(&text);
+    assert_eq!(codes(&diags), vec![(Code::E0003, 0, 0)]);
+    assert!(m.items.is_empty());
+}
+
+#[test]
+fn random_bytes() {
+    // A fixed xorshift generator: the same bytes on every run.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut bytes = Vec::with_capacity(1 << 20);
+    for _ in 0..(1 << 20) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        bytes.push((x >> 24) as u8);
+    }
+    // The caller decodes lossily (the CLI reports invalid UTF-8 itself).
+    let text = String::from_utf8_lossy(&bytes);
+    let (_, diags) = parse(&text);
+    assert!(!diags.is_empty());
+    assert!(
+        diags
+            .iter()
+            .all(|d| matches!(d.code, Code::E0001 | Code::E0002 | Code::E0003))
+    );
+    assert!(diags.iter().all(|d| (d.span.end as usize) <= text.len()));
+}
+
+#[test]
+fn nul_bytes() {
+    let (m, diags) = parse("plan p {\0 step s = t.x(v: 1)\0\0 }");
+    assert_eq!(
+        codes(&diags),
+        vec![(Code::E0001, 8, 9), (Code::E0001, 28, 30)]
+    );
+    assert_eq!(diags[0].message, "unexpected character U+0000");
+    assert_eq!(steps(&m), vec!["s"]);
+}
+
+#[test]
+fn empty_file() {
+    let (m, diags) = parse("");
+    assert!(diags.is_empty());
+    assert!(m.items.is_empty());
+    let (m, diags) = parse("  // only a comment\n");
+    assert!(diags.is_empty());
+    assert!(m.items.is_empty());
 }
 
 #[test]
@@ -19,9 +242,8 @@ fn dump() {
     println!("{m:#?}");
     for d in &d {
         println!(
-            "{} {:?} {} | {} | step={:?}",
-            d.code, d.span, d.message, d.label, d.step
+            "{} {:?} {} | {} | step={:?} help={:?}",
+            d.code, d.span, d.message, d.label, d.step, d.help
         );
     }
-    let _ = Code::E0001;
 }

@@ -38,7 +38,9 @@ pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
     (parsed.module, diags)
 }
 
-/// Sets the step of each diagnostic that lies inside a step.
+/// Sets the step of each diagnostic that lies inside a step. An error at a
+/// step's first token is not the step's own: the step was read from there,
+/// so the error is about what came before.
 fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
     let mut steps: Vec<(Span, &str)> = module
         .plans()
@@ -49,7 +51,7 @@ fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
     }
     steps.sort_by_key(|(s, _)| s.start);
     for d in diags.iter_mut() {
-        let upto = steps.partition_point(|(s, _)| s.start <= d.span.start);
+        let upto = steps.partition_point(|(s, _)| s.start < d.span.start);
         if let Some((span, name)) = upto.checked_sub(1).and_then(|i| steps.get(i))
             && span.contains(d.span)
         {
