@@ -1,6 +1,8 @@
 //! The text front end at library level: recovery, hostile input, and the
 //! syntax fixtures under `tests/ui/syntax`.
 
+#![allow(clippy::indexing_slicing)]
+
 use planc::limits;
 use planc::syntax::{ast, parse_text};
 use planc::{Code, Diagnostic, FileId};
@@ -246,4 +248,132 @@ fn dump() {
             d.code, d.span, d.message, d.label, d.step, d.help
         );
     }
+}
+
+/// The codes an err fixture says it must produce: its `// expect:` lines.
+fn expected_codes(text: &str) -> Vec<Code> {
+    text.lines()
+        .map_while(|l| l.strip_prefix("// expect:"))
+        .flat_map(|l| l.split_whitespace())
+        .map(|c| Code::parse(c).unwrap_or_else(|| panic!("unknown code `{c}` in an expect line")))
+        .collect()
+}
+
+fn fixtures(kind: &str) -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/ui/syntax")
+        .join(kind);
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "plan"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn ok_fixtures_parse_clean() {
+    let files = fixtures("ok");
+    assert!(files.len() >= 5);
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (_, diags) = parse(&text);
+        assert!(diags.is_empty(), "{}: {diags:#?}", path.display());
+    }
+}
+
+#[test]
+fn err_fixtures_give_their_codes() {
+    let files = fixtures("err");
+    let mut covered = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut expected = expected_codes(&text);
+        assert!(
+            !expected.is_empty(),
+            "{}: no `// expect:` line",
+            path.display()
+        );
+        let (_, diags) = parse(&text);
+        let mut got: Vec<Code> = diags.iter().map(|d| d.code).collect();
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected, "{}: {diags:#?}", path.display());
+        covered.extend(
+            expected
+                .into_iter()
+                .collect::<std::collections::BTreeSet<_>>(),
+        );
+    }
+    for code in [Code::E0001, Code::E0002, Code::E0003] {
+        let n = covered.iter().filter(|c| **c == code).count();
+        assert!(n >= 2, "{code} has {n} failing fixtures, want at least 2");
+    }
+}
+
+#[test]
+fn design_example_parses_exactly() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/ui/syntax/ok/design_example.plan"),
+    )
+    .unwrap();
+    let (m, diags) = parse(&text);
+    assert!(diags.is_empty(), "{diags:#?}");
+    let tools: Vec<_> = m.tools().map(|t| t.name.node.as_str()).collect();
+    assert_eq!(
+        tools,
+        vec![
+            "customer.resolve",
+            "billing.get_subscription",
+            "billing.change_plan",
+            "billing.issue_credit",
+            "policies.search",
+            "email.send"
+        ]
+    );
+    let resolve = m.tools().next().unwrap();
+    assert_eq!(
+        resolve.doc.text(),
+        "Finds customer accounts by a contact's email address."
+    );
+    assert_eq!(resolve.effect.map(|e| e.node), Some(ast::Effect::Read));
+    assert!(resolve.idempotent.is_some());
+    assert!(m.tools().nth(4).unwrap().untrusted.is_some());
+    let policy = m.policies().next().unwrap();
+    assert_eq!(policy.actor.as_ref().unwrap().node.len(), 4);
+    assert_eq!(policy.rules.len(), 5);
+    assert_eq!(
+        policy.rules[3].ceilings[0].limit.node,
+        ast::Literal::Int("500".into())
+    );
+    assert!(policy.rules[2].approval.is_some());
+    let plan = m.plans().next().unwrap();
+    assert_eq!(
+        plan.goal.as_ref().unwrap().node,
+        "downgrade Northwind Traders to Starter at end of period"
+    );
+    assert_eq!(plan.replans.map(|r| r.node), Some(2));
+    assert_eq!(
+        steps(&m),
+        vec!["resolve", "subscription", "change", "confirm"]
+    );
+    let resolve = &plan.steps[0];
+    let bind = resolve.binds().next().unwrap();
+    assert_eq!(bind.0.node, "account_id");
+    assert_eq!(bind.1.to_string(), "$.results[0].id");
+    let confirm = &plan.steps[3];
+    assert_eq!(
+        confirm
+            .afters()
+            .map(|n| n.node.as_str())
+            .collect::<Vec<_>>(),
+        vec!["change"]
+    );
+    let ast::ExprKind::Record(entries) = &confirm.args[2].value.node else {
+        panic!("facts is not a record")
+    };
+    assert_eq!(entries[1].name.node, "effective");
+    assert!(matches!(&entries[1].value.node, ast::ExprKind::Ref(r) if r.name.node == "period_end"));
 }

@@ -16,6 +16,15 @@ use crate::source::{FileId, Span};
 /// [`limits::MAX_INPUT_BYTES`] is not read at all: one E0003 and an empty
 /// module.
 pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
+    parse_text_with(file, text, parser::Strategy::FastThenRich)
+}
+
+/// [`parse_text`] with a chosen parsing strategy (for benchmarks and tests).
+pub fn parse_text_with(
+    file: FileId,
+    text: &str,
+    strategy: parser::Strategy,
+) -> (ast::Module, Vec<Diagnostic>) {
     if text.len() > limits::MAX_INPUT_BYTES {
         let d = Diagnostic::new(
             Code::E0003,
@@ -30,7 +39,7 @@ pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
         return (ast::Module::default(), vec![d]);
     }
     let lexed = lexer::lex(file, text);
-    let parsed = parser::parse(file, &lexed.tokens, &lexed.quiet, text.len());
+    let parsed = parser::parse(file, &lexed.tokens, &lexed.quiet, text.len(), strategy);
     let mut diags = lexed.diagnostics;
     diags.extend(parsed.diagnostics);
     name_steps(&parsed.module, &mut diags);

@@ -98,22 +98,39 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// How [`parse`] runs the grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// With `EmptyErr` first, and again with `Rich` only when that finds a
+    /// syntax error. The default.
+    FastThenRich,
+    /// With `Rich` at once (for benchmarks).
+    RichOnly,
+}
+
 /// Parses the lexer's tokens. `quiet` (sorted) holds offsets at which the
 /// lexer already reported a problem; `len` is the length of the text.
-pub fn parse(file: FileId, tokens: &[SpannedToken<'_>], quiet: &[usize], len: usize) -> Parsed {
+pub fn parse(
+    file: FileId,
+    tokens: &[SpannedToken<'_>],
+    quiet: &[usize],
+    len: usize,
+    strategy: Strategy,
+) -> Parsed {
     let eoi = SimpleSpan::from(len..len);
-    // Fast path: a cheap error type, which suffices when there is no error.
-    let mut state = State::new(file);
-    let fast =
-        module::<_, EmptyErr>(file).parse_with_state(tokens.split_token_span(eoi), &mut state);
-    if !fast.has_errors() {
-        let module = fast.into_output().unwrap_or_default();
-        return Parsed {
-            module,
-            diagnostics: finish(state.diags),
-        };
+    if strategy == Strategy::FastThenRich {
+        // A cheap error type suffices when there is no error.
+        let mut state = State::new(file);
+        let fast =
+            module::<_, EmptyErr>(file).parse_with_state(tokens.split_token_span(eoi), &mut state);
+        if !fast.has_errors() {
+            let module = fast.into_output().unwrap_or_default();
+            return Parsed {
+                module,
+                diagnostics: finish(state.diags),
+            };
+        }
     }
-    drop(fast);
     let mut state = State::new(file);
     let (module, errors) = module::<_, Rich<'_, Token<'_>>>(file)
         .parse_with_state(tokens.split_token_span(eoi), &mut state)
