@@ -1516,6 +1516,21 @@ fn plan<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                     PlanItem::Step(s) => decl.steps.push(s),
                 }
             }
+            if let Some(extra) = decl.steps.get(crate::limits::MAX_STEPS) {
+                state.report(
+                    Diagnostic::new(
+                        Code::E0003,
+                        extra.name.span,
+                        format!(
+                            "plan `{}` has {} steps, the limit is {}",
+                            decl.name.node,
+                            decl.steps.len(),
+                            crate::limits::MAX_STEPS
+                        ),
+                    )
+                    .with_label("one step too many"),
+                );
+            }
             decl
         })
 }
