@@ -136,10 +136,16 @@ pub fn parse(
         .parse_with_state(tokens.split_token_span(eoi), &mut state)
         .into_output_errors();
     let mut diagnostics = Vec::new();
-    let mut seen: Vec<usize> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     // Each recovery explains one error: the first in its range. A later
-    // error where it stopped only repeats it.
-    let mut used = vec![false; state.sync.len()];
+    // error where it stopped only repeats it. Recoveries do not overlap
+    // much, so looking at the few that start last before an error is
+    // enough, and keeps this linear.
+    let mut sync = state.sync;
+    sync.sort_unstable();
+    sync.dedup();
+    let mut used = vec![false; sync.len()];
+    let mut used_stops = std::collections::HashSet::new();
     for e in errors {
         let at = e.span().start;
         let found = e.found().copied();
@@ -149,21 +155,23 @@ pub fn parse(
         {
             continue;
         }
-        let mut repeat = false;
-        let mut explained = false;
-        for (i, &(from, stop)) in state.sync.iter().enumerate() {
-            let Some(u) = used.get_mut(i) else { continue };
-            if !*u && from <= at && at <= stop && !explained {
-                *u = true;
-                explained = true;
-            } else if *u && at == stop {
-                repeat = true;
+        let upto = sync.partition_point(|&(from, _)| from <= at);
+        let explains = (upto.saturating_sub(8)..upto).rev().find(|&i| {
+            sync.get(i).is_some_and(|&(_, stop)| at <= stop) && used.get(i) == Some(&false)
+        });
+        match explains {
+            Some(i) => {
+                if let Some(u) = used.get_mut(i) {
+                    *u = true;
+                }
+                if let Some(&(_, stop)) = sync.get(i) {
+                    used_stops.insert(stop);
+                }
             }
+            None if used_stops.contains(&at) => continue,
+            None => {}
         }
-        if repeat && !explained {
-            continue;
-        }
-        seen.push(at);
+        seen.insert(at);
         diagnostics.push(describe(file, &e));
     }
     diagnostics.extend(finish(state.diags));
