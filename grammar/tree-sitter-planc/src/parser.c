@@ -6,7 +6,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #endif
 
-#define LANGUAGE_VERSION 15
+#define LANGUAGE_VERSION 14
 #define STATE_COUNT 331
 #define LARGE_STATE_COUNT 2
 #define SYMBOL_COUNT 150
@@ -17,7 +17,7 @@
 #define MAX_ALIAS_SEQUENCE_LENGTH 8
 #define MAX_RESERVED_WORD_SET_SIZE 0
 #define PRODUCTION_ID_COUNT 53
-#define SUPERTYPE_COUNT 6
+#define SUPERTYPE_COUNT 0
 
 enum ts_symbol_identifiers {
   sym_identifier = 1,
@@ -1714,65 +1714,6 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [330] = 330,
 };
 
-static const TSSymbol ts_supertype_symbols[SUPERTYPE_COUNT] = {
-  sym__clause,
-  sym__expression,
-  sym__item,
-  sym__probe,
-  sym__rule_clause,
-  sym__type,
-};
-
-static const TSMapSlice ts_supertype_map_slices[] = {
-  [sym__clause] = {.index = 0, .length = 5},
-  [sym__expression] = {.index = 5, .length = 11},
-  [sym__item] = {.index = 16, .length = 3},
-  [sym__probe] = {.index = 19, .length = 4},
-  [sym__rule_clause] = {.index = 23, .length = 4},
-  [sym__type] = {.index = 27, .length = 5},
-};
-
-static const TSSymbol ts_supertype_map_entries[] = {
-  [0] =
-    sym_after_clause,
-    sym_bind_clause,
-    sym_on_unmet_clause,
-    sym_post_clause,
-    sym_retry_clause,
-  [5] =
-    sym_boolean,
-    sym_date,
-    sym_datetime,
-    sym_decimal,
-    sym_dotted_name,
-    sym_identifier,
-    sym_integer,
-    sym_list,
-    sym_null,
-    sym_record,
-    sym_string,
-  [16] =
-    sym_plan_declaration,
-    sym_policy_declaration,
-    sym_tool_declaration,
-  [19] =
-    sym_comparison_probe,
-    sym_exists_probe,
-    sym_len_probe,
-    sym_membership_probe,
-  [23] =
-    sym_approval_clause,
-    sym_requires_clause,
-    sym_untrusted_clause,
-    sym_where_clause,
-  [27] =
-    sym_enum_type,
-    sym_list_type,
-    sym_optional_type,
-    sym_primitive_type,
-    sym_record_type,
-};
-
 static bool ts_lex(TSLexer *lexer, TSStateId state) {
   START_LEXER();
   eof = lexer->eof(lexer);
@@ -2947,7 +2888,7 @@ static bool ts_lex_keywords(TSLexer *lexer, TSStateId state) {
   }
 }
 
-static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
+static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
   [1] = {.lex_state = 0},
   [2] = {.lex_state = 52},
@@ -8099,7 +8040,6 @@ TS_PUBLIC const TSLanguage *tree_sitter_planc(void) {
     .state_count = STATE_COUNT,
     .large_state_count = LARGE_STATE_COUNT,
     .production_id_count = PRODUCTION_ID_COUNT,
-    .supertype_count = SUPERTYPE_COUNT,
     .field_count = FIELD_COUNT,
     .max_alias_sequence_length = MAX_ALIAS_SEQUENCE_LENGTH,
     .parse_table = &ts_parse_table[0][0],
@@ -8110,9 +8050,6 @@ TS_PUBLIC const TSLanguage *tree_sitter_planc(void) {
     .field_names = ts_field_names,
     .field_map_slices = ts_field_map_slices,
     .field_map_entries = ts_field_map_entries,
-    .supertype_map_slices = ts_supertype_map_slices,
-    .supertype_map_entries = ts_supertype_map_entries,
-    .supertype_symbols = ts_supertype_symbols,
     .symbol_metadata = ts_symbol_metadata,
     .public_symbol_map = ts_symbol_map,
     .alias_map = ts_non_terminal_alias_map,
@@ -8122,13 +8059,6 @@ TS_PUBLIC const TSLanguage *tree_sitter_planc(void) {
     .keyword_lex_fn = ts_lex_keywords,
     .keyword_capture_token = sym_identifier,
     .primary_state_ids = ts_primary_state_ids,
-    .name = "planc",
-    .max_reserved_word_set_size = 0,
-    .metadata = {
-      .major_version = 0,
-      .minor_version = 1,
-      .patch_version = 0,
-    },
   };
   return &language;
 }
