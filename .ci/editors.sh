@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Editor support: the tree-sitter grammar (generate, corpus and highlight
 # tests, query checks) and the VS Code extension (TypeScript build, TextMate
-# grammar tests, packaging). Runs on a fresh Debian machine with cargo,
+# grammar tests, client tests, packaging). Runs on a fresh Debian machine with cargo,
 # node 20 and npm; installs the tree-sitter CLI when it is missing.
 #
 # Usage, from anywhere in the repository:  bash .ci/editors.sh
@@ -93,6 +93,7 @@ step "VS Code extension (editors/vscode)"
   run npm run compile
   # vscode-tmgrammar-test can loop forever on a malformed assertion line.
   run timeout 600 npm run test:grammar
+  run npm run test:client
   vsix_dir="$(mktemp -d)"
   trap 'rm -rf "$vsix_dir"' EXIT
   run npx --no-install vsce package --skip-license --allow-missing-repository -o "$vsix_dir/planc.vsix"
