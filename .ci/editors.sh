@@ -77,7 +77,7 @@ if [ "$ts_version" = "$TREE_SITTER_VERSION" ]; then
   if command -v git >/dev/null && git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     printf '+ git diff --exit-code -- grammar/tree-sitter-planc/src\n'
     git -C "$root" diff --exit-code --stat -- grammar/tree-sitter-planc/src ||
-      fail "grammar/tree-sitter-planc/src is stale: run tree-sitter generate there and commit"
+      fail "grammar/tree-sitter-planc/src is stale: run \`tree-sitter generate --abi 14\` there and commit"
     untracked="$(git -C "$root" ls-files --others --exclude-standard -- grammar/tree-sitter-planc/src)"
     [ -z "$untracked" ] || fail "tree-sitter generate wrote files that are not committed: $untracked"
   fi
