@@ -68,6 +68,14 @@ step "tree-sitter grammar (grammar/tree-sitter-planc)"
   for query in queries/*.scm queries/helix/*.scm; do
     run tree-sitter query --quiet --config-path "$scratch/config.json" "$query" test/highlight/plan.plan
   done
+  # The project's own plans must parse without errors here too: the examples
+  # and the fixtures that the Rust parser accepts (not the err/ ones).
+  mapfile -t plans < <(find "$root/examples" "$root/tests/ui" -path '*/err' -prune -o -name '*.plan' -print 2>/dev/null | sort)
+  if [ "${#plans[@]}" -gt 0 ]; then
+    printf '+ tree-sitter parse --quiet (%s .plan files from examples/ and tests/ui/, err/ left out)\n' "${#plans[@]}"
+    tree-sitter parse --quiet --config-path "$scratch/config.json" "${plans[@]}" ||
+      fail "the tree-sitter grammar rejects a plan that the planc parser accepts (listed above)"
+  fi
   helix_now="$scratch/helix-highlights.scm"
   run script/helix-queries.sh "$helix_now"
   cmp -s "$helix_now" queries/helix/highlights.scm ||
