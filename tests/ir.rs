@@ -221,3 +221,44 @@ fn config_dag_report_runs_beside_the_database() {
     assert_eq!(wave_of("fetch_schema"), 0);
     assert_eq!(wave_of("provision_db"), wave_of("generate_report"));
 }
+
+/// The IR as JSON without the fields that name where it was read from.
+fn without_source(ir: &PlanIr) -> serde_json::Value {
+    let mut v = serde_json::to_value(ir).unwrap();
+    v.as_object_mut().unwrap().remove("source");
+    for step in v["steps"].as_array_mut().unwrap() {
+        step.as_object_mut().unwrap().remove("span");
+    }
+    v
+}
+
+#[test]
+fn text_and_json_forms_compile_to_the_same_ir() {
+    for (text, json) in [
+        (
+            "examples/northwind/downgrade.plan",
+            "examples/northwind/downgrade.plan.json",
+        ),
+        (
+            "examples/config_dag/provision.plan",
+            "examples/config_dag/provision.plan.json",
+        ),
+        (
+            "examples/pallet_credit/credit.plan",
+            "examples/pallet_credit/credit.plan.json",
+        ),
+    ] {
+        let (a, _, _) = compile(&root().join(text));
+        let (b, _, _) = compile(&root().join(json));
+        assert_eq!(a.len(), 1);
+        assert_eq!(b.len(), 1);
+        let (a, b) = (without_source(&a[0]), without_source(&b[0]));
+        if a != b {
+            panic!(
+                "{text} and {json} differ:\n--- text\n{}\n--- json\n{}",
+                serde_json::to_string_pretty(&a).unwrap(),
+                serde_json::to_string_pretty(&b).unwrap()
+            );
+        }
+    }
+}
