@@ -174,11 +174,21 @@ pub fn parse(file: FileId, text: &str) -> Result<Json<'_>, Box<Diagnostic>> {
 /// object member the span runs from the key to the end of the value, so a
 /// diagnostic on a key (an unknown argument, say) gets the member's pointer.
 pub fn pointers(root: &Json<'_>) -> Vec<(Span, String)> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(count_values(root));
     let mut buf = String::new();
     out.push((root.span, String::new()));
     walk_pointers(root, &mut buf, &mut out);
     out
+}
+
+/// The number of values in a document (bounded recursion: the depth is
+/// capped by the parser).
+fn count_values(v: &Json<'_>) -> usize {
+    1 + match &v.value {
+        Value::Array(items) => items.iter().map(count_values).sum(),
+        Value::Object(members) => members.iter().map(|m| count_values(&m.value)).sum(),
+        _ => 0,
+    }
 }
 
 fn walk_pointers(v: &Json<'_>, buf: &mut String, out: &mut Vec<(Span, String)>) {
@@ -1106,8 +1116,11 @@ pub fn read_any(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
 pub(crate) struct Reader<'t> {
     pub text: &'t str,
     pub diags: Vec<Diagnostic>,
-    /// The step being read, attached to every diagnostic reported meanwhile.
-    pub step: Option<String>,
+    /// The name of every step of the plan being read, and the index of the
+    /// step being read, whose name is attached to every diagnostic reported
+    /// meanwhile.
+    pub step_names: Vec<String>,
+    pub step: Option<usize>,
 }
 
 impl<'t> Reader<'t> {
@@ -1115,15 +1128,16 @@ impl<'t> Reader<'t> {
         Reader {
             text,
             diags: Vec::new(),
+            step_names: Vec::new(),
             step: None,
         }
     }
 
     pub fn report(&mut self, mut d: Diagnostic) {
-        if let Some(s) = &self.step
+        if let Some(name) = self.step.and_then(|i| self.step_names.get(i))
             && d.step.is_none()
         {
-            d = d.in_step(s.clone());
+            d = d.in_step(name.clone());
         }
         self.diags.push(d);
     }

@@ -119,11 +119,12 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
                     ));
                 }
                 let items = items.get(..limits::MAX_STEPS).unwrap_or(items);
-                let names = step_names(items);
+                let StepNames { names, by_number } = step_names(items);
+                r.step_names = names;
                 steps.reserve_exact(items.len());
                 for (i, item) in items.iter().enumerate() {
-                    r.step = names.names.get(i).cloned();
-                    if let Some(s) = step(r, item, &names) {
+                    r.step = Some(i);
+                    if let Some(s) = step(r, item, &by_number) {
                         steps.push(s);
                     }
                     r.step = None;
@@ -196,7 +197,7 @@ fn ident(r: &mut Reader<'_>, key: &str, v: &Json<'_>, what: &str) -> Option<Name
     Some(Spanned::new(s.to_string(), v.text_span()))
 }
 
-fn step(r: &mut Reader<'_>, item: &Json<'_>, names: &StepNames) -> Option<Step> {
+fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &HashMap<u64, usize>) -> Option<Step> {
     let f = r.fields(item, "a step", STEP_KEYS)?;
     let name = step_name(r, item, &f);
     let tool = match f.get("tool") {
@@ -258,10 +259,9 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, names: &StepNames) -> Option<Step> 
                     match &a.value {
                         Value::Number(n) => match n.parse::<u64>() {
                             Ok(k) => {
-                                let target = names
-                                    .by_number
+                                let target = by_number
                                     .get(&k)
-                                    .and_then(|&i| names.names.get(i))
+                                    .and_then(|&i| r.step_names.get(i))
                                     .cloned()
                                     .unwrap_or_else(|| format!("step_{k}"));
                                 steps.push(Spanned::new(target, a.span));
@@ -295,7 +295,11 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, names: &StepNames) -> Option<Step> 
 /// Checks the keys that name a step, and returns the name with the span of
 /// the key that gave it.
 fn step_name(r: &mut Reader<'_>, item: &Json<'_>, f: &Fields<'_, '_>) -> Name {
-    let name = r.step.clone().unwrap_or_default();
+    let name = r
+        .step
+        .and_then(|i| r.step_names.get(i))
+        .cloned()
+        .unwrap_or_default();
     let mut span = None;
     if let Some(v) = f.get("name")
         && ident(r, "name", v, "a step name").is_some()
