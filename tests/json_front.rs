@@ -1280,3 +1280,69 @@ fn fixtures() {
     }
     assert!(seen >= 8, "only {seen} fixtures");
 }
+
+// ------------------------------------------------------------------ robustness
+
+#[test]
+fn hostile_documents_end_in_e0003() {
+    let deep = format!(r#"{{"steps": {}}}"#, "[".repeat(100_000));
+    let (m, d, p) = read_json_document(F, &deep);
+    assert_eq!(codes(&d), vec![Code::E0003]);
+    assert!(matches!(m.items[..], [Item::Error(_)]) && p.is_empty());
+    let long = format!(
+        r#"{{"steps": [{{"tool": "{}"}}]}}"#,
+        "x".repeat(planc::limits::MAX_STRING_BYTES + 1)
+    );
+    let (_, d, _) = read_json_plan(F, &long);
+    assert_eq!(codes(&d), vec![Code::E0003]);
+}
+
+/// Mutations of the plan of DESIGN.md §3 and of an MCP catalogue: reading
+/// never panics, and every diagnostic's span lies inside the text, on
+/// character boundaries.
+#[test]
+fn mutated_documents_never_panic_and_spans_stay_in_the_text() {
+    let seeds = [
+        DESIGN_PLAN.to_string(),
+        format!(r#"{{"tools": [{MCP_TOOL}]}}"#),
+    ];
+    let alphabet: &[u8] = b"{}[],:\"\\$.0123456789-ea_ {}$";
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..4_000 {
+        let seed = &seeds[round % seeds.len()];
+        let mut bytes = seed.as_bytes().to_vec();
+        for _ in 0..(1 + next() % 4) {
+            let at = (next() as usize) % (bytes.len() + 1);
+            let c = alphabet[(next() as usize) % alphabet.len()];
+            match next() % 3 {
+                0 if at < bytes.len() => bytes[at] = c,
+                1 if at < bytes.len() => {
+                    bytes.remove(at);
+                }
+                _ => bytes.insert(at, c),
+            }
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let (_, d, _) = read_json_document(F, &text);
+        for diag in &d {
+            let r = diag.span.range();
+            assert!(r.end <= text.len(), "{text}: {diag:?}");
+            assert!(
+                text.is_char_boundary(r.start) && text.is_char_boundary(r.end),
+                "{text}: {diag:?}"
+            );
+            assert!(!diag.message.is_empty());
+            for fix in &diag.fixes {
+                assert!(fix.span.range().end <= text.len());
+            }
+        }
+    }
+}
