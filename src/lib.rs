@@ -5,8 +5,13 @@
 //! when there are no errors, the IR an executor runs. The command line
 //! (`src/main.rs`) and the language server are thin shells over it.
 
+pub mod catalog;
+pub mod check;
 pub mod diagnostics;
+pub mod driver;
+pub mod ir;
 pub mod limits;
+pub mod policy;
 pub mod project;
 pub mod source;
 pub mod suggest;

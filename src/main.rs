@@ -1,5 +1,310 @@
-//! The `planc` command line: a thin shell over the library.
+//! The `planc` command line: a thin shell over the library. It reads files,
+//! finds `planc.toml`, runs the pipeline and prints diagnostics or IR; all
+//! the compiling happens in the library.
 
-fn main() {
-    std::process::exit(2);
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use planc::diagnostics::{counts, render};
+use planc::driver::{self, Job, Outcome};
+use planc::project::{self, Config};
+use planc::{Code, SourceKind};
+
+/// planc: checks plans written by agent planners against a tool catalogue
+/// and an authorization policy, and compiles them to an IR executors run.
+#[derive(Parser)]
+#[command(name = "planc", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check plans and report diagnostics.
+    Check {
+        /// Plan files (`.plan` text or `.json`); `-` reads standard input,
+        /// whose format is told from its content.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        options: Options,
+    },
+    /// Check a plan and write its IR (JSON) to standard output or a file.
+    Compile {
+        /// The plan file (`.plan` text or `.json`); `-` reads standard input.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Write the IR here instead of standard output.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        options: Options,
+    },
+    /// Explain a diagnostic code, with a failing and a fixed example.
+    Explain {
+        /// A code such as E0106.
+        code: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct Options {
+    /// A catalogue file: `tool` declarations, an MCP `tools/list` result or
+    /// OpenAI function tools; repeatable. Replaces the `catalog` of
+    /// `planc.toml`.
+    #[arg(long = "catalog", value_name = "FILE")]
+    catalog: Vec<PathBuf>,
+    /// The policy file (`.plan` or `.json`). Replaces the `policy` of
+    /// `planc.toml`.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+    /// The actor's scopes, comma-separated. Replace those of `planc.toml`
+    /// and of the policy's `actor` line.
+    #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
+    actor: Option<Vec<String>>,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// When to colour human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// Treat warnings as errors for the exit status.
+    #[arg(long)]
+    deny_warnings: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Reports with the source shown and labelled (on stderr).
+    Human,
+    /// One line per diagnostic: `file:line:col: severity[CODE]: message` (on stderr).
+    Short,
+    /// One JSON document: `{"diagnostics": [...], "errors": N, "warnings": N}`
+    /// (on stdout for `check`, on stderr for `compile`).
+    Json,
+    /// SARIF 2.1.0, for code-scanning dashboards (like `json`).
+    Sarif,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Exit status 2: the command itself failed (bad flags, unreadable file,
+/// bad `planc.toml`, catalogue or policy file missing), as opposed to the
+/// input having errors (1).
+struct Failure(String);
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Check { files, options } => check(&files, &options),
+        Command::Compile {
+            file,
+            output,
+            options,
+        } => compile(&file, output.as_deref(), &options),
+        Command::Explain { code } => explain(&code),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure(msg)) => {
+            eprintln!("planc: error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Builds the job: the plan files, then the catalogue, policy and actor of
+/// the flags or, failing those, of the `planc.toml` found from the first
+/// plan's folder (the current folder for stdin).
+fn load(files: &[PathBuf], options: &Options) -> Result<Job, Failure> {
+    let mut job = Job::default();
+    let start = match files.first() {
+        Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+        _ => PathBuf::new(),
+    };
+    let start = if start.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        start
+    };
+    let Config {
+        catalog,
+        policy,
+        actor,
+        ..
+    } = project::discover(&start)
+        .map_err(Failure)?
+        .unwrap_or_default();
+
+    let mut stdin_used = false;
+    for path in files {
+        let id = if path == Path::new("-") {
+            if stdin_used {
+                return Err(Failure("standard input (`-`) given twice".into()));
+            }
+            stdin_used = true;
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Failure(format!("cannot read standard input: {e}")))?;
+            let text = project::decode("<stdin>", bytes).map_err(Failure)?;
+            let kind = SourceKind::sniff(&text);
+            job.sources.add_with_kind("<stdin>", text, kind)
+        } else {
+            add_file(&mut job, path)?
+        };
+        job.plans.push(id);
+    }
+    let catalog = if options.catalog.is_empty() {
+        catalog
+    } else {
+        options.catalog.clone()
+    };
+    for path in &catalog {
+        let id = add_file(&mut job, path)?;
+        job.catalog.push(id);
+    }
+    if let Some(path) = options.policy.clone().or(policy) {
+        let id = add_file(&mut job, &path)?;
+        job.policy.push(id);
+    }
+    job.actor = options.actor.clone().or(actor);
+    Ok(job)
+}
+
+/// Adds a file once: a file named twice (as a plan and in `planc.toml`'s
+/// catalogue, say) is read once and keeps its first role.
+fn add_file(job: &mut Job, path: &Path) -> Result<planc::FileId, Failure> {
+    let name = display_path(path);
+    if let Some(existing) = job.sources.files().find(|f| f.name == name) {
+        return Ok(existing.id);
+    }
+    let text = project::read_source(path).map_err(Failure)?;
+    Ok(job.sources.add(name, text))
+}
+
+/// Paths are shown as the user gave them, with `/` separators.
+fn display_path(path: &Path) -> String {
+    project::normalize(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Prints the diagnostics in the chosen format. Human and short reports go
+/// to stderr, as a compiler's do; the JSON and SARIF documents go to stdout
+/// unless stdout carries something else (`compile`'s IR).
+fn report(
+    job: &Job,
+    outcome: &Outcome,
+    options: &Options,
+    stdout_free: bool,
+) -> Result<(), Failure> {
+    let diagnostics = &outcome.diagnostics;
+    let (text, machine) = match options.format {
+        Format::Human => {
+            let color = match options.color {
+                Color::Always => true,
+                Color::Never => false,
+                Color::Auto => {
+                    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                }
+            };
+            let mut s = render::human(&job.sources, diagnostics, color);
+            if !diagnostics.is_empty() {
+                s.push_str(&render::summary(diagnostics));
+                s.push('\n');
+            }
+            (s, false)
+        }
+        Format::Short => (render::short(&job.sources, diagnostics), false),
+        Format::Json => (render::json(&job.sources, diagnostics), true),
+        Format::Sarif => (render::sarif(&job.sources, diagnostics), true),
+    };
+    let written = if machine && stdout_free {
+        std::io::stdout().write_all(text.as_bytes())
+    } else {
+        std::io::stderr().write_all(text.as_bytes())
+    };
+    written.map_err(|e| Failure(format!("cannot write the report: {e}")))
+}
+
+/// 1 when there are errors (or warnings under `--deny-warnings`), else 0.
+fn status(outcome: &Outcome, options: &Options) -> ExitCode {
+    let (errors, warnings) = counts(&outcome.diagnostics);
+    if errors > 0 || (options.deny_warnings && warnings > 0) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
+    let mut job = load(files, options)?;
+    let outcome = driver::run(&mut job);
+    report(&job, &outcome, options, true)?;
+    Ok(status(&outcome, options))
+}
+
+fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<ExitCode, Failure> {
+    let mut job = load(&[file.to_path_buf()], options)?;
+    let outcome = driver::run(&mut job);
+    report(&job, &outcome, options, false)?;
+    let code = status(&outcome, options);
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
+    }
+    let irs = driver::lower(&job, &outcome).map_err(Failure)?;
+    let ir = match irs.as_slice() {
+        [one] => one,
+        [] => {
+            return Err(Failure(format!(
+                "`{}` holds no plan to compile",
+                display_path(file)
+            )));
+        }
+        many => {
+            let names: Vec<String> = many.iter().map(|p| format!("`{}`", p.name)).collect();
+            return Err(Failure(format!(
+                "`{}` holds {} plans ({}); compile one plan per file",
+                display_path(file),
+                many.len(),
+                names.join(", ")
+            )));
+        }
+    };
+    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    match output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| Failure(format!("cannot write `{}`: {e}", path.display())))?,
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| Failure(format!("cannot write the IR: {e}")))?,
+    }
+    Ok(code)
+}
+
+fn explain(code: &str) -> Result<ExitCode, Failure> {
+    let Some(code) = Code::parse(code) else {
+        return Err(Failure(format!(
+            "`{code}` is not a planc diagnostic code (they look like E0106, W0401 or N0302)"
+        )));
+    };
+    print!("{}", planc::diagnostics::explain::page(code));
+    Ok(ExitCode::SUCCESS)
 }

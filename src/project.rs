@@ -61,12 +61,36 @@ impl Config {
                 .catalog
                 .into_vec()
                 .into_iter()
-                .map(|p| base.join(p))
+                .map(|p| normalize(&base.join(p)))
                 .collect(),
-            policy: raw.policy.map(|p| base.join(p)),
+            policy: raw.policy.map(|p| normalize(&base.join(p))),
             actor: raw.actor.map(OneOrMany::into_vec),
         })
     }
+}
+
+/// Removes `.` components and folds `a/..` away, without touching the file
+/// system, so that paths read as a person would write them.
+pub fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            _ => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
 }
 
 /// Looks for `planc.toml` in `start` (a folder) and its ancestors; the first
@@ -133,6 +157,16 @@ mod tests {
         );
         assert_eq!(c.policy, Some(PathBuf::from("proj/policy.plan")));
         assert_eq!(c.actor, Some(vec!["crm:read".to_string()]));
+    }
+
+    #[test]
+    fn normalizes_lexically() {
+        assert_eq!(
+            normalize(Path::new("a/b/../../../c/./d")),
+            PathBuf::from("../c/d")
+        );
+        assert_eq!(normalize(Path::new("./x")), PathBuf::from("x"));
+        assert_eq!(normalize(Path::new("/../x")), PathBuf::from("/x"));
     }
 
     #[test]

@@ -1232,53 +1232,64 @@ fn documents_are_told_apart() {
 
 // ------------------------------------------------------------------ fixtures
 
-/// Every fixture under tests/ui/json: `ok/` reads with no errors, `err/`
-/// with exactly the codes its `.expect` file lists (in any order).
+/// The `.json` files of every `ok/` and `err/` folder under `dir`.
+fn fixture_files(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, bool)>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            fixture_files(&path, out);
+            continue;
+        }
+        let folder = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str());
+        if path.extension().is_some_and(|e| e == "json") && matches!(folder, Some("ok" | "err")) {
+            out.push((path.clone(), folder == Some("err")));
+        }
+    }
+}
+
+/// Every fixture under tests/ui/json read by the front end alone: `ok/`
+/// ones with no errors, `err/` ones with exactly the codes their `.expect`
+/// file lists (in any order). (tests/ui.rs runs them through the whole
+/// pipeline, with snapshots; the plan fixtures there have a catalogue.)
 #[test]
 fn fixtures() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/json");
-    let mut seen = 0;
-    for kind in ["ok", "err"] {
-        let dir = root.join(kind);
-        let mut entries: Vec<_> = match std::fs::read_dir(&dir) {
-            Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).collect(),
-            Err(e) => panic!("{}: {e}", dir.display()),
-        };
-        entries.sort();
-        for path in entries
+    let mut files = Vec::new();
+    fixture_files(&root, &mut files);
+    for (path, is_err) in &files {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let (_, d, _) = read_json_document(F, &text);
+        let mut got: Vec<String> = d
             .iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        {
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            let (_, d, _) = read_json_document(F, &text);
-            let mut got: Vec<String> = d
-                .iter()
-                .filter(|d| d.is_error())
-                .map(|d| d.code.to_string())
-                .collect();
-            got.sort();
-            let mut want: Vec<String> = if kind == "ok" {
-                Vec::new()
-            } else {
-                let expect = path.with_extension("expect");
-                match std::fs::read_to_string(&expect) {
-                    Ok(s) => s.split_whitespace().map(str::to_string).collect(),
-                    Err(e) => panic!("{}: {e}", expect.display()),
-                }
-            };
-            want.sort();
-            assert_eq!(got, want, "{}: {d:#?}", path.display());
-            if kind == "err" {
-                assert!(
-                    !want.is_empty(),
-                    "{}: an err fixture expects codes",
-                    path.display()
-                );
+            .filter(|d| d.is_error())
+            .map(|d| d.code.to_string())
+            .collect();
+        got.sort();
+        let mut want: Vec<String> = if *is_err {
+            let expect = path.with_extension("expect");
+            match std::fs::read_to_string(&expect) {
+                Ok(s) => s.split_whitespace().map(str::to_string).collect(),
+                Err(e) => panic!("{}: {e}", expect.display()),
             }
-            seen += 1;
-        }
+        } else {
+            Vec::new()
+        };
+        want.sort();
+        assert_eq!(got, want, "{}: {d:#?}", path.display());
+        assert!(
+            !*is_err || !want.is_empty(),
+            "{}: an err fixture expects codes",
+            path.display()
+        );
     }
-    assert!(seen >= 8, "only {seen} fixtures");
+    assert!(files.len() >= 15, "only {} fixtures", files.len());
 }
 
 // ------------------------------------------------------------------ robustness

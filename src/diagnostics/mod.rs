@@ -6,6 +6,7 @@
 //! there is no diagnostic without a location.
 
 mod codes;
+pub mod explain;
 pub mod render;
 
 pub use codes::Code;

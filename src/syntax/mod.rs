@@ -6,6 +6,61 @@ pub mod json;
 pub mod json_catalog;
 pub mod json_plan;
 pub mod json_policy;
+pub mod lexer;
+pub mod literal;
+pub mod parser;
+
+use crate::diagnostics::{self, Code, Diagnostic};
+use crate::limits;
+use crate::source::{FileId, Span};
+
+/// Parses a `.plan` text. Never fails: what cannot be read becomes an error
+/// node of the tree and a diagnostic (E0001 syntax, E0002 literal, E0003
+/// limit). The diagnostics are sorted by position. Input longer than
+/// [`limits::MAX_INPUT_BYTES`] is not read at all: one E0003 and an empty
+/// module.
+pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
+    if text.len() > limits::MAX_INPUT_BYTES {
+        let d = Diagnostic::new(
+            Code::E0003,
+            Span::new(file, 0, 0),
+            format!(
+                "input is too large: {} bytes, the limit is {} bytes",
+                text.len(),
+                limits::MAX_INPUT_BYTES
+            ),
+        )
+        .with_label("the file starts here");
+        return (ast::Module::default(), vec![d]);
+    }
+    let lexed = lexer::lex(file, text);
+    let parsed = parser::parse(file, &lexed.tokens, &lexed.quiet, text.len());
+    let mut diags = lexed.diagnostics;
+    diags.extend(parsed.diagnostics);
+    name_steps(&parsed.module, &mut diags);
+    diagnostics::sort(&mut diags);
+    (parsed.module, diags)
+}
+
+/// Sets the step of each diagnostic that lies inside a step.
+fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
+    let mut steps: Vec<(Span, &str)> = module
+        .plans()
+        .flat_map(|p| p.steps.iter().map(|s| (s.span, s.name.node.as_str())))
+        .collect();
+    if steps.is_empty() {
+        return;
+    }
+    steps.sort_by_key(|(s, _)| s.start);
+    for d in diags.iter_mut() {
+        let upto = steps.partition_point(|(s, _)| s.start <= d.span.start);
+        if let Some((span, name)) = upto.checked_sub(1).and_then(|i| steps.get(i))
+            && span.contains(d.span)
+        {
+            d.step = Some((*name).to_string());
+        }
+    }
+}
 
 // ---------------------------------------------------------------- JSON front end
 // Each entry point parses a JSON document, reads one shape into the syntax

@@ -1,0 +1,383 @@
+//! The tool catalogue: the closed set of tools a plan may call, with typed
+//! parameters, result types and effects.
+//!
+//! Built from [`ast::ToolDecl`]s, whichever front end produced them: `tool`
+//! declarations in `.plan` text, or MCP / OpenAI tool lists read by the JSON
+//! front end. The model knows nothing of surface syntax; it keeps spans only
+//! so that diagnostics can point at declarations ("declared here").
+
+pub mod types;
+pub mod value;
+
+use std::collections::HashMap;
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::Span;
+use crate::syntax::ast;
+
+pub use types::{FieldTy, Ty};
+pub use value::{Date, Datetime, LiteralError, Value};
+
+/// One tool of the catalogue.
+#[derive(Clone, Debug)]
+pub struct Tool {
+    pub name: String,
+    /// The name in its declaration.
+    pub name_span: Span,
+    /// The whole declaration.
+    pub span: Span,
+    pub doc: String,
+    pub params: Vec<Param>,
+    pub result: Ty,
+    /// `None` when the declaration omits it (the front end reported that);
+    /// the checker then treats the tool as a write for ordering and skips
+    /// the lints that depend on the effect.
+    pub effect: Option<ast::Effect>,
+    pub idempotent: bool,
+    /// `untrusted` in the catalogue: the tool's output is outside data.
+    pub untrusted: bool,
+}
+
+impl Tool {
+    /// The effect ordering uses: a tool without a declared effect counts as
+    /// a write, the conservative choice.
+    pub fn effect_or_write(&self) -> ast::Effect {
+        self.effect.unwrap_or(ast::Effect::Write)
+    }
+
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// `name(a: T, b: U = 1) -> R read idempotent`, as hover shows it.
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| match &p.default {
+                Some(d) => format!("{}: {} = {}", p.name, p.ty, d.display()),
+                None => format!("{}: {}", p.name, p.ty),
+            })
+            .collect();
+        let mut s = format!("{}({}) -> {}", self.name, params.join(", "), self.result);
+        if let Some(e) = self.effect {
+            s.push(' ');
+            s.push_str(e.as_str());
+        }
+        if self.idempotent {
+            s.push_str(" idempotent");
+        }
+        if self.untrusted {
+            s.push_str(" untrusted");
+        }
+        s
+    }
+}
+
+/// One parameter of a tool.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub name_span: Span,
+    pub ty: Ty,
+    /// The default value, checked against the type. `None` when there is
+    /// none, or when the default was ill-typed (reported).
+    pub default: Option<Value>,
+    /// The default's span, for labels.
+    pub default_span: Option<Span>,
+    pub doc: String,
+}
+
+impl Param {
+    /// A parameter is required unless it has a default or its type admits
+    /// `null` (an optional parameter, `T?`, which MCP catalogues produce for
+    /// properties not in `required`).
+    pub fn required(&self) -> bool {
+        self.default.is_none() && self.default_span.is_none() && !self.ty.accepts_null()
+    }
+}
+
+/// The catalogue: tools by name.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    tools: Vec<Tool>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Catalog {
+    /// Builds the catalogue from tool declarations, reporting into `diags`:
+    /// a tool declared twice (E0104, the first declaration wins), a parameter
+    /// or record field declared twice (E0104), an enum value listed twice
+    /// (E0104), and a default value that is not of its parameter's type
+    /// (E0201, or E0204 for a literal of the right kind that is invalid).
+    pub fn build<'a>(
+        decls: impl IntoIterator<Item = &'a ast::ToolDecl>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Catalog {
+        let mut catalog = Catalog::default();
+        for decl in decls {
+            if let Some(&first) = catalog.by_name.get(&decl.name.node) {
+                let first_span = catalog
+                    .tools
+                    .get(first)
+                    .map(|t| t.name_span)
+                    .unwrap_or(decl.name.span);
+                diags.push(
+                    Diagnostic::new(
+                        Code::E0104,
+                        decl.name.span,
+                        format!("tool `{}` is declared more than once", decl.name.node),
+                    )
+                    .with_label("declared again here")
+                    .with_secondary(first_span, "first declared here")
+                    .with_help("remove one of the declarations, or rename one of the tools"),
+                );
+                continue;
+            }
+            let tool = build_tool(decl, diags);
+            catalog
+                .by_name
+                .insert(tool.name.clone(), catalog.tools.len());
+            catalog.tools.push(tool);
+        }
+        catalog
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.by_name.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(|t| t.name.as_str())
+    }
+}
+
+fn build_tool(decl: &ast::ToolDecl, diags: &mut Vec<Diagnostic>) -> Tool {
+    let mut params: Vec<Param> = Vec::with_capacity(decl.params.len());
+    for p in &decl.params {
+        check_type_decl(&p.ty, diags);
+        if let Some(first) = params.iter().find(|q| q.name == p.name.node) {
+            diags.push(
+                Diagnostic::new(
+                    Code::E0104,
+                    p.name.span,
+                    format!("parameter `{}` is declared more than once", p.name.node),
+                )
+                .with_label("declared again here")
+                .with_secondary(first.name_span, "first declared here"),
+            );
+            continue;
+        }
+        let ty = Ty::from_ast(&p.ty);
+        let default = p
+            .default
+            .as_ref()
+            .and_then(|d| check_default(d, &p.name.node, &ty, diags));
+        params.push(Param {
+            name: p.name.node.clone(),
+            name_span: p.name.span,
+            ty,
+            default,
+            default_span: p.default.as_ref().map(|d| d.span),
+            doc: p.doc.text(),
+        });
+    }
+    check_type_decl(&decl.result, diags);
+    Tool {
+        name: decl.name.node.clone(),
+        name_span: decl.name.span,
+        span: decl.span,
+        doc: decl.doc.text(),
+        params,
+        result: Ty::from_ast(&decl.result),
+        effect: decl.effect.map(|e| e.node),
+        idempotent: decl.idempotent.is_some(),
+        untrusted: decl.untrusted.is_some(),
+    }
+}
+
+/// Reports duplicate record fields and enum values inside a declared type.
+/// Walks with an explicit stack: the depth is the input's.
+fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
+    let mut stack: Vec<&ast::Type> = vec![ty];
+    while let Some(t) = stack.pop() {
+        match &t.node {
+            ast::TypeKind::List(inner) | ast::TypeKind::Optional(inner) => stack.push(inner),
+            ast::TypeKind::Record(fields) => {
+                let mut seen: HashMap<&str, Span> = HashMap::new();
+                for f in fields {
+                    if let Some(first) = seen.get(f.name.node.as_str()) {
+                        diags.push(
+                            Diagnostic::new(
+                                Code::E0104,
+                                f.name.span,
+                                format!("field `{}` is declared more than once", f.name.node),
+                            )
+                            .with_label("declared again here")
+                            .with_secondary(*first, "first declared here"),
+                        );
+                    } else {
+                        seen.insert(&f.name.node, f.name.span);
+                    }
+                    stack.push(&f.ty);
+                }
+            }
+            ast::TypeKind::Enum(values) => {
+                let mut seen: HashMap<&str, Span> = HashMap::new();
+                for v in values {
+                    if let Some(first) = seen.get(v.node.as_str()) {
+                        diags.push(
+                            Diagnostic::new(
+                                Code::E0104,
+                                v.span,
+                                format!("enum value {:?} is listed more than once", v.node),
+                            )
+                            .with_label("listed again here")
+                            .with_secondary(*first, "first listed here"),
+                        );
+                    } else {
+                        seen.insert(&v.node, v.span);
+                    }
+                }
+            }
+            ast::TypeKind::Prim(_) | ast::TypeKind::Error => {}
+        }
+    }
+}
+
+/// A default must be a literal of the parameter's type.
+fn check_default(
+    expr: &ast::Expr,
+    param: &str,
+    ty: &Ty,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Value> {
+    let lit = match &expr.node {
+        ast::ExprKind::Literal(lit) => lit,
+        ast::ExprKind::Error => return None,
+        _ => {
+            diags.push(
+                Diagnostic::new(
+                    Code::E0201,
+                    expr.span,
+                    format!("the default of `{param}` must be a literal of type `{ty}`"),
+                )
+                .with_label("not a literal")
+                .with_help("a default is fixed in the catalogue: write a single value such as a string, number or date"),
+            );
+            return None;
+        }
+    };
+    match value::literal_value(lit, ty) {
+        Ok((v, _)) => Some(v),
+        Err(e) => {
+            diags.push(literal_error(
+                &e,
+                lit,
+                ty,
+                expr.span,
+                &format!("the default of `{param}`"),
+            ));
+            None
+        }
+    }
+}
+
+/// The diagnostic for a literal that is not a value of `expected`: E0201
+/// for a literal of another kind, E0204 for one of the right kind that is
+/// invalid (outside the enum, not a calendar date, not exact). `what` names
+/// the place ("argument `amount_eur`", "the default of `limit`").
+pub fn literal_error(
+    err: &LiteralError,
+    lit: &ast::Literal,
+    expected: &Ty,
+    span: Span,
+    what: &str,
+) -> Diagnostic {
+    let shown = lit.display();
+    match err {
+        LiteralError::Mismatch => Diagnostic::new(
+            Code::E0201,
+            span,
+            format!(
+                "{what} expects `{expected}`, found {} `{shown}`",
+                lit.kind_name()
+            ),
+        )
+        .with_label(format!("expected `{expected}`")),
+        LiteralError::NotInEnum => {
+            let values: Vec<&str> = match expected.strip_optional() {
+                Ty::Enum(vs) => vs.iter().map(String::as_str).collect(),
+                _ => Vec::new(),
+            };
+            let near = match lit {
+                ast::Literal::String(s) => crate::suggest::nearest(s, values.iter().copied()),
+                _ => Vec::new(),
+            };
+            let quoted: Vec<String> = near.iter().map(|v| format!("{v:?}")).collect();
+            let quoted: Vec<&str> = quoted.iter().map(String::as_str).collect();
+            let d = Diagnostic::new(
+                Code::E0204,
+                span,
+                format!("`{shown}` is not one of the values {what} accepts"),
+            )
+            .with_label(format!("expected `{expected}`"));
+            match (crate::suggest::did_you_mean(&quoted), quoted.first()) {
+                (Some(help), Some(best)) => {
+                    d.with_help(help)
+                        .with_fix(format!("replace with `{best}`"), span, *best)
+                }
+                _ => d.with_help(format!("the values are {}", enum_values(&values))),
+            }
+        }
+        LiteralError::BadDate => Diagnostic::new(
+            Code::E0204,
+            span,
+            format!("`{shown}` is not a calendar date, as {what} requires"),
+        )
+        .with_label("not a date")
+        .with_help("write a real date as `YYYY-MM-DD`, such as `2026-03-04`"),
+        LiteralError::BadDatetime => Diagnostic::new(
+            Code::E0204,
+            span,
+            format!("`{shown}` is not a datetime, as {what} requires"),
+        )
+        .with_label("not a datetime")
+        .with_help("write an RFC 3339 datetime with an offset, such as `2026-03-04T10:00:00Z`"),
+        LiteralError::InexactDecimal => Diagnostic::new(
+            Code::E0204,
+            span,
+            format!("`{shown}` has more digits than an exact decimal holds"),
+        )
+        .with_label("would have to be rounded")
+        .with_help("a decimal holds at most 28 significant digits; planc never rounds a literal"),
+        LiteralError::IntOverflow => Diagnostic::new(
+            Code::E0204,
+            span,
+            format!("`{shown}` is outside the range of `int`"),
+        )
+        .with_label("too large for a 64-bit integer"),
+    }
+}
+
+/// `"a"`, `"b"` and `"c"`: an enum's values for a message.
+pub fn enum_values(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("`{v:?}`")).collect();
+    match quoted.split_last() {
+        None => "none".to_string(),
+        Some((last, [])) => last.clone(),
+        Some((last, init)) => format!("{} and {last}", init.join(", ")),
+    }
+}

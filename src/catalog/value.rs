@@ -1,0 +1,448 @@
+//! Exact values of literals: decimals with `rust_decimal` (never binary
+//! floating point), real calendar dates, datetimes with their offset.
+//!
+//! A literal becomes a [`Value`] only against the type it must have
+//! ([`literal_value`]); the same text is a `date` where a date is expected
+//! and a `string` elsewhere, because the JSON form has no date literal.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+
+use super::types::Ty;
+use crate::syntax::ast::{CmpOp, Literal};
+
+/// A literal's exact value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    String(String),
+    Int(i64),
+    /// Keeps the scale it was written with (`500.00` stays `500.00`).
+    Decimal(Decimal),
+    Bool(bool),
+    Null,
+    Date(Date),
+    Datetime(Datetime),
+}
+
+impl Value {
+    /// The value as a message shows it: strings quoted, the rest as written.
+    pub fn display(&self) -> String {
+        match self {
+            Value::String(s) => format!("{s:?}"),
+            other => other.to_string(),
+        }
+    }
+
+    /// Compares two values of comparable kinds: numbers (an `int` and a
+    /// `decimal` compare exactly), dates, datetimes (as instants), strings,
+    /// booleans and `null`. `None` when the kinds do not compare.
+    pub fn compare(&self, other: &Value) -> Option<Ordering> {
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => Some(a.cmp(b)),
+            (Value::Int(a), Value::Decimal(b)) => Some(Decimal::from(*a).cmp(b)),
+            (Value::Decimal(a), Value::Int(b)) => Some(a.cmp(&Decimal::from(*b))),
+            (Value::Decimal(a), Value::Decimal(b)) => Some(a.cmp(b)),
+            (Value::Date(a), Value::Date(b)) => Some(a.cmp(b)),
+            (Value::Datetime(a), Value::Datetime(b)) => Some(a.instant().cmp(&b.instant())),
+            (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
+            (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
+            (Value::Null, Value::Null) => Some(Ordering::Equal),
+            _ => None,
+        }
+    }
+
+    /// Whether `self OP limit` holds; `None` when the kinds do not compare.
+    /// Equality on strings and booleans is supported; ordering only where
+    /// [`Ty::is_ordered`] allows it is meaningful, and the checker refuses
+    /// the rest before it asks.
+    pub fn satisfies(&self, op: CmpOp, limit: &Value) -> Option<bool> {
+        let ord = self.compare(limit)?;
+        Some(match op {
+            CmpOp::Eq => ord == Ordering::Equal,
+            CmpOp::Ne => ord != Ordering::Equal,
+            CmpOp::Lt => ord == Ordering::Less,
+            CmpOp::Le => ord != Ordering::Greater,
+            CmpOp::Gt => ord == Ordering::Greater,
+            CmpOp::Ge => ord != Ordering::Less,
+        })
+    }
+
+    /// The type a value has on its own, without an expected type.
+    pub fn natural_type(&self) -> Ty {
+        match self {
+            Value::String(_) => Ty::String,
+            Value::Int(_) => Ty::Int,
+            Value::Decimal(_) => Ty::Decimal,
+            Value::Bool(_) => Ty::Bool,
+            Value::Null => Ty::Null,
+            Value::Date(_) => Ty::Date,
+            Value::Datetime(_) => Ty::Datetime,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::String(s) => f.write_str(s),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Decimal(d) => write!(f, "{d}"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Null => f.write_str("null"),
+            Value::Date(d) => write!(f, "{d}"),
+            Value::Datetime(d) => write!(f, "{d}"),
+        }
+    }
+}
+
+/// A calendar date of the proleptic Gregorian calendar, years 0000 to 9999.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date {
+    pub year: u16,
+    pub month: u8,
+    pub day: u8,
+}
+
+impl Date {
+    /// Reads `YYYY-MM-DD`, refusing dates that do not exist (`2026-02-30`).
+    pub fn parse(s: &str) -> Option<Date> {
+        let b = s.as_bytes();
+        if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+            return None;
+        }
+        let year = digits(s.get(0..4)?)?;
+        let month = digits(s.get(5..7)?)?;
+        let day = digits(s.get(8..10)?)?;
+        let date = Date {
+            year: u16::try_from(year).ok()?,
+            month: u8::try_from(month).ok()?,
+            day: u8::try_from(day).ok()?,
+        };
+        (date.month >= 1
+            && date.month <= 12
+            && date.day >= 1
+            && date.day <= days_in_month(date.year, date.month))
+        .then_some(date)
+    }
+
+    /// Days since 1970-01-01 (negative before).
+    pub fn days_since_epoch(self) -> i64 {
+        // Howard Hinnant's days_from_civil.
+        let y = i64::from(self.year) - i64::from(self.month <= 2);
+        let m = i64::from(self.month);
+        let d = i64::from(self.day);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146_097 + doe - 719_468
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+fn is_leap(year: u16) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: u16, month: u8) -> u8 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap(year) => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+/// Unsigned decimal digits only (no sign, no spaces).
+fn digits(s: &str) -> Option<u32> {
+    if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// An RFC 3339 datetime: `2026-03-04T10:00:00Z`, `2026-03-04T10:00:00.5+01:00`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Datetime {
+    /// The text as written, which the IR carries unchanged.
+    pub text: String,
+    pub date: Date,
+    /// Seconds into the day, local time.
+    pub seconds: u32,
+    /// The fraction of a second, in nanoseconds.
+    pub nanos: u32,
+    /// The offset from UTC in minutes (`Z` is 0).
+    pub offset_minutes: i32,
+}
+
+impl Datetime {
+    pub fn parse(s: &str) -> Option<Datetime> {
+        let date = Date::parse(s.get(0..10)?)?;
+        let rest = s.get(10..)?;
+        let rest = rest.strip_prefix('T').or_else(|| rest.strip_prefix('t'))?;
+        let b = rest.as_bytes();
+        if b.get(2) != Some(&b':') || b.get(5) != Some(&b':') {
+            return None;
+        }
+        let hour = digits(rest.get(0..2)?)?;
+        let minute = digits(rest.get(3..5)?)?;
+        let second = digits(rest.get(6..8)?)?;
+        if hour > 23 || minute > 59 || second > 60 {
+            return None;
+        }
+        let mut rest = rest.get(8..)?;
+        let mut nanos = 0u32;
+        if let Some(frac) = rest.strip_prefix('.') {
+            let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+            if n == 0 {
+                return None;
+            }
+            let text = frac.get(..n)?;
+            // Nanosecond precision; further digits must be zeros to be exact.
+            let (kept, dropped) = text.split_at(n.min(9));
+            if !dropped.bytes().all(|c| c == b'0') {
+                return None;
+            }
+            let mut v = digits(kept)?;
+            for _ in kept.len()..9 {
+                v *= 10;
+            }
+            nanos = v;
+            rest = frac.get(n..)?;
+        }
+        let offset_minutes = match rest {
+            "Z" | "z" => 0,
+            _ => {
+                let sign = match rest.as_bytes().first() {
+                    Some(b'+') => 1,
+                    Some(b'-') => -1,
+                    _ => return None,
+                };
+                if rest.len() != 6 || rest.as_bytes().get(3) != Some(&b':') {
+                    return None;
+                }
+                let h = digits(rest.get(1..3)?)?;
+                let m = digits(rest.get(4..6)?)?;
+                if h > 23 || m > 59 {
+                    return None;
+                }
+                sign * i32::try_from(h * 60 + m).ok()?
+            }
+        };
+        Some(Datetime {
+            text: s.to_string(),
+            date,
+            seconds: hour * 3600 + minute * 60 + second,
+            nanos,
+            offset_minutes,
+        })
+    }
+
+    /// Seconds since the epoch in UTC, and nanoseconds: the instant.
+    pub fn instant(&self) -> (i64, u32) {
+        let secs = self.date.days_since_epoch() * 86_400 + i64::from(self.seconds)
+            - i64::from(self.offset_minutes) * 60;
+        (secs, self.nanos)
+    }
+}
+
+impl fmt::Display for Datetime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Why a literal is not a value of the expected type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiteralError {
+    /// The literal is of another kind altogether (a string where an `int`
+    /// is expected): a type mismatch.
+    Mismatch,
+    /// A string not among the enum's values.
+    NotInEnum,
+    /// Text that should be a date but is not a calendar date.
+    BadDate,
+    /// Text that should be a datetime but is not an RFC 3339 datetime.
+    BadDatetime,
+    /// A number with more digits than an exact decimal holds (28 to 29
+    /// significant digits): it would have to be rounded, and is refused.
+    InexactDecimal,
+    /// An integer outside the 64-bit range.
+    IntOverflow,
+}
+
+impl LiteralError {
+    /// Whether this is a mismatch of kinds (E0201 for arguments) rather than
+    /// a literal of the right kind that is invalid (E0204).
+    pub fn is_mismatch(&self) -> bool {
+        matches!(self, LiteralError::Mismatch)
+    }
+}
+
+/// Reads a number literal's text as an exact decimal; never rounds.
+pub fn parse_decimal(text: &str) -> Result<Decimal, LiteralError> {
+    Decimal::from_str_exact(text).map_err(|_| LiteralError::InexactDecimal)
+}
+
+fn parse_int(text: &str) -> Result<i64, LiteralError> {
+    i64::from_str(text).map_err(|_| LiteralError::IntOverflow)
+}
+
+/// The value and the type of a literal on its own (where `any` is expected).
+pub fn natural_value(lit: &Literal) -> Result<Value, LiteralError> {
+    Ok(match lit {
+        Literal::String(s) => Value::String(s.clone()),
+        Literal::Int(t) => Value::Int(parse_int(t)?),
+        Literal::Decimal(t) => Value::Decimal(parse_decimal(t)?),
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Null => Value::Null,
+        Literal::Date(t) => Value::Date(Date::parse(t).ok_or(LiteralError::BadDate)?),
+        Literal::Datetime(t) => {
+            Value::Datetime(Datetime::parse(t).ok_or(LiteralError::BadDatetime)?)
+        }
+    })
+}
+
+/// The value of `lit` where a value of type `expected` is required.
+///
+/// A string is accepted where a `date` or `datetime` is expected when its
+/// text is one (the JSON form writes dates as strings); an `int` literal is
+/// accepted where a `decimal` is. Returns the value and its own type (an
+/// enum value keeps the enum type).
+pub fn literal_value(lit: &Literal, expected: &Ty) -> Result<(Value, Ty), LiteralError> {
+    match (expected, lit) {
+        (Ty::Error | Ty::Any, _) => {
+            let v = natural_value(lit)?;
+            let t = v.natural_type();
+            Ok((v, t))
+        }
+        (Ty::Optional(_) | Ty::Null, Literal::Null) => Ok((Value::Null, Ty::Null)),
+        (Ty::Optional(inner), _) => literal_value(lit, inner),
+        (Ty::String, Literal::String(s)) => Ok((Value::String(s.clone()), Ty::String)),
+        (Ty::Enum(values), Literal::String(s)) => {
+            if values.iter().any(|v| v == s) {
+                Ok((Value::String(s.clone()), expected.clone()))
+            } else {
+                Err(LiteralError::NotInEnum)
+            }
+        }
+        (Ty::Int, Literal::Int(t)) => Ok((Value::Int(parse_int(t)?), Ty::Int)),
+        (Ty::Decimal, Literal::Int(t) | Literal::Decimal(t)) => {
+            Ok((Value::Decimal(parse_decimal(t)?), Ty::Decimal))
+        }
+        (Ty::Bool, Literal::Bool(b)) => Ok((Value::Bool(*b), Ty::Bool)),
+        (Ty::Date, Literal::Date(t) | Literal::String(t)) => Ok((
+            Value::Date(Date::parse(t).ok_or(LiteralError::BadDate)?),
+            Ty::Date,
+        )),
+        (Ty::Datetime, Literal::Datetime(t) | Literal::String(t)) => Ok((
+            Value::Datetime(Datetime::parse(t).ok_or(LiteralError::BadDatetime)?),
+            Ty::Datetime,
+        )),
+        _ => Err(LiteralError::Mismatch),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_exact() {
+        let limit = parse_decimal("500").ok();
+        let above = parse_decimal("500.0000000000000001").ok();
+        assert!(above > limit);
+        assert_eq!(
+            parse_decimal("4180.00").map(|d| d.to_string()),
+            Ok("4180.00".to_string())
+        );
+        // More significant digits than 96 bits hold: refused, not rounded.
+        assert_eq!(
+            parse_decimal("500.00000000000000000000000000001"),
+            Err(LiteralError::InexactDecimal)
+        );
+        assert_eq!(
+            parse_decimal("123456789012345678901234567890123"),
+            Err(LiteralError::InexactDecimal)
+        );
+        let v = Value::Decimal(parse_decimal("500.0000000000000001").unwrap_or_default());
+        assert_eq!(v.satisfies(CmpOp::Le, &Value::Int(500)), Some(false));
+        assert_eq!(
+            Value::Int(500).satisfies(CmpOp::Le, &Value::Int(500)),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn dates_are_real() {
+        assert!(Date::parse("2026-03-04").is_some());
+        assert!(Date::parse("2024-02-29").is_some());
+        assert!(Date::parse("2026-02-29").is_none());
+        assert!(Date::parse("1900-02-29").is_none());
+        assert!(Date::parse("2000-02-29").is_some());
+        assert!(Date::parse("2026-13-01").is_none());
+        assert!(Date::parse("2026-1-01").is_none());
+        assert!(Date::parse("+026-01-01").is_none());
+        assert_eq!(
+            Date::parse("1970-01-01").map(Date::days_since_epoch),
+            Some(0)
+        );
+        assert_eq!(
+            Date::parse("2000-03-01").map(Date::days_since_epoch),
+            Some(11_017)
+        );
+    }
+
+    #[test]
+    fn datetimes() {
+        let a = Datetime::parse("2026-03-04T10:00:00Z");
+        let b = Datetime::parse("2026-03-04T11:00:00+01:00");
+        assert!(a.is_some());
+        assert_eq!(a.map(|d| d.instant()), b.map(|d| d.instant()));
+        assert!(Datetime::parse("2026-03-04T24:00:00Z").is_none());
+        assert!(Datetime::parse("2026-03-04T10:00:00").is_none());
+        assert_eq!(
+            Datetime::parse("2026-03-04T10:00:00.25Z").map(|d| d.nanos),
+            Some(250_000_000)
+        );
+    }
+
+    #[test]
+    fn literals_against_types() {
+        let en = Ty::Enum(vec!["starter".to_string(), "pro".to_string()].into());
+        assert!(literal_value(&Literal::String("starter".into()), &en).is_ok());
+        assert_eq!(
+            literal_value(&Literal::String("gold".into()), &en),
+            Err(LiteralError::NotInEnum)
+        );
+        assert_eq!(
+            literal_value(&Literal::String("2026-02-30".into()), &Ty::Date),
+            Err(LiteralError::BadDate)
+        );
+        assert!(literal_value(&Literal::String("2026-02-28".into()), &Ty::Date).is_ok());
+        assert!(literal_value(&Literal::Int("5".into()), &Ty::Decimal).is_ok());
+        assert_eq!(
+            literal_value(&Literal::Decimal("5.5".into()), &Ty::Int),
+            Err(LiteralError::Mismatch)
+        );
+        assert!(literal_value(&Literal::Null, &Ty::optional(Ty::Int)).is_ok());
+        assert_eq!(
+            literal_value(&Literal::Null, &Ty::Int),
+            Err(LiteralError::Mismatch)
+        );
+        assert_eq!(
+            literal_value(&Literal::Int("99999999999999999999".into()), &Ty::Int),
+            Err(LiteralError::IntOverflow)
+        );
+    }
+}

@@ -1,0 +1,316 @@
+//! The semantic model: what the checker decided about a plan, in a form the
+//! IR lowering (and the language server) read without re-deriving anything.
+//!
+//! Plain data: indices point into the plan's own vectors (`steps`,
+//! `bindings`), spans point into the source. The model is built even when
+//! the plan has errors (the editor needs it); the parts an error made
+//! unknown are marked (`tool: None`, [`ValueKind::Error`], [`Ty::Error`]),
+//! and the lowering runs only when there are no errors.
+
+use crate::catalog::{Ty, Value};
+use crate::source::Span;
+use crate::syntax::ast::{Approval, CmpOp, Effect, OnUnmet, PathSeg};
+
+/// One checked plan.
+#[derive(Clone, Debug)]
+pub struct CheckedPlan {
+    pub name: String,
+    pub name_span: Span,
+    pub span: Span,
+    pub doc: String,
+    pub goal: Option<String>,
+    pub budget: Budget,
+    /// In source order; `steps[i].index == i`.
+    pub steps: Vec<CheckedStep>,
+    /// Every `bind` of the plan, in source order. A name bound twice (an
+    /// error) is listed twice; references resolve to the first.
+    pub bindings: Vec<Binding>,
+    /// Waves of step indices whose dependencies are all in earlier waves;
+    /// `None` when the ordering graph has a cycle (an error).
+    pub schedule: Option<Vec<Vec<usize>>>,
+    /// The steps that need a human's approval before the run starts.
+    pub approvals: Vec<usize>,
+    /// The sorted union of the scopes the run needs.
+    pub scopes: Vec<String>,
+    /// The name of the policy the plan was checked under.
+    pub policy: Option<String>,
+    /// The actor's scopes the plan was checked with.
+    pub actor: Vec<String>,
+    /// How many errors the checker reported inside this plan. The IR is
+    /// lowered only from plans with none (and no errors elsewhere).
+    pub errors: usize,
+}
+
+/// The plan's budget lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    pub replans: Option<u64>,
+    pub max_steps: Option<u64>,
+}
+
+/// One checked step.
+#[derive(Clone, Debug)]
+pub struct CheckedStep {
+    pub index: usize,
+    pub name: String,
+    pub name_span: Span,
+    pub span: Span,
+    pub doc: String,
+    /// The tool as written.
+    pub tool_name: String,
+    pub tool_span: Span,
+    /// The catalogue's tool; `None` when the name is not in the catalogue.
+    pub tool: Option<ResolvedTool>,
+    /// The arguments as written, in source order, then the parameters left
+    /// out that have a default, in declaration order.
+    pub args: Vec<CheckedArg>,
+    /// Indices into [`CheckedPlan::bindings`] of this step's binds.
+    pub binds: Vec<usize>,
+    /// The postconditions, normalised (ill-typed ones are left out).
+    pub posts: Vec<CheckedProbe>,
+    /// `replan` unless the step says otherwise.
+    pub on_unmet: OnUnmet,
+    pub retry: Option<u64>,
+    /// Sorted by step index, then reason; one entry per (step, reason).
+    pub depends_on: Vec<Dependency>,
+    pub authz: Authz,
+    /// The names of the arguments fed by untrusted data, in argument order.
+    pub untrusted_inputs: Vec<String>,
+}
+
+impl CheckedStep {
+    pub fn arg(&self, name: &str) -> Option<&CheckedArg> {
+        self.args.iter().find(|a| a.name == name)
+    }
+}
+
+/// What the step's tool is, as the executor needs it.
+#[derive(Clone, Debug)]
+pub struct ResolvedTool {
+    pub name: String,
+    /// The declared effect; a tool declared without one counts as `write`.
+    pub effect: Effect,
+    pub idempotent: bool,
+    /// Untrusted in the catalogue or in the policy.
+    pub untrusted: bool,
+    /// The tool's declaration (in the catalogue's file).
+    pub decl_span: Span,
+}
+
+/// One argument with its checked value.
+#[derive(Clone, Debug)]
+pub struct CheckedArg {
+    pub name: String,
+    /// The name as written; for a default, the parameter's declaration.
+    pub name_span: Span,
+    /// The parameter's type (`any` when the argument is unknown).
+    pub param_ty: Ty,
+    pub value: TypedValue,
+    /// The value is the parameter's default, not written in the step.
+    pub from_default: bool,
+    /// When the value carries untrusted data: the index of the step whose
+    /// untrusted tool produced it (it travels through bindings, member
+    /// access, records, lists and interpolation; the output of a trusted
+    /// tool is trusted whatever went into it).
+    pub untrusted_from: Option<usize>,
+}
+
+/// A value with its type and where it was written.
+#[derive(Clone, Debug)]
+pub struct TypedValue {
+    pub kind: ValueKind,
+    /// The value's own type (a literal `5` passed as a decimal is a
+    /// `decimal`; a reference has its binding's type after member access).
+    pub ty: Ty,
+    pub span: Span,
+}
+
+impl TypedValue {
+    /// Whether the value is fixed at compile time (no reference inside).
+    pub fn is_constant(&self) -> bool {
+        let mut stack = vec![self];
+        while let Some(v) = stack.pop() {
+            match &v.kind {
+                ValueKind::Literal(_) => {}
+                ValueKind::Ref(_) | ValueKind::Error => return false,
+                ValueKind::Interp(parts) => {
+                    if parts.iter().any(|p| matches!(p, InterpPiece::Ref { .. })) {
+                        return false;
+                    }
+                }
+                ValueKind::List(items) => stack.extend(items.iter()),
+                ValueKind::Record(entries) => stack.extend(entries.iter().map(|(_, v)| v)),
+            }
+        }
+        true
+    }
+
+    /// Every reference inside the value, in source order.
+    pub fn references(&self) -> Vec<&RefValue> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(v) = stack.pop() {
+            match &v.kind {
+                ValueKind::Literal(_) | ValueKind::Error => {}
+                ValueKind::Ref(r) => out.push(r),
+                ValueKind::Interp(parts) => out.extend(parts.iter().filter_map(|p| match p {
+                    InterpPiece::Ref { reference, .. } => Some(reference),
+                    InterpPiece::Text(_) => None,
+                })),
+                ValueKind::List(items) => stack.extend(items.iter().rev()),
+                ValueKind::Record(entries) => stack.extend(entries.iter().rev().map(|(_, v)| v)),
+            }
+        }
+        out.sort_by_key(|r| r.span.start);
+        out
+    }
+}
+
+/// How an argument's value is built.
+#[derive(Clone, Debug)]
+pub enum ValueKind {
+    /// A literal, typed against the parameter (a string passed as a date is
+    /// a [`Value::Date`]).
+    Literal(Value),
+    /// A binding of an earlier step, with member access.
+    Ref(RefValue),
+    List(Vec<TypedValue>),
+    /// Entries in source order.
+    Record(Vec<(String, TypedValue)>),
+    /// A string built from text and references.
+    Interp(Vec<InterpPiece>),
+    /// A value an error made unknown.
+    Error,
+}
+
+/// A reference to a binding: `period_end`, `facts.plan`.
+#[derive(Clone, Debug)]
+pub struct RefValue {
+    pub binding: String,
+    /// Index into [`CheckedPlan::bindings`].
+    pub binding_index: usize,
+    /// The step that binds it, and its name.
+    pub step: usize,
+    pub step_name: String,
+    /// Member names after the binding (`plan` in `facts.plan`).
+    pub members: Vec<String>,
+    pub span: Span,
+}
+
+/// A piece of an interpolated string.
+#[derive(Clone, Debug)]
+pub enum InterpPiece {
+    Text(String),
+    /// A reference, with the type of its value (rendered as text).
+    Ref {
+        reference: RefValue,
+        ty: Ty,
+    },
+}
+
+/// `bind NAME = PATH`
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub name: String,
+    pub name_span: Span,
+    /// The step that binds it.
+    pub step: usize,
+    pub path: Vec<PathSeg>,
+    /// `$.results[0].id`
+    pub path_text: String,
+    pub path_span: Span,
+    /// The type at the path in the tool's result (`any` after an error).
+    pub ty: Ty,
+    /// When the value is untrusted data: the step whose untrusted tool it
+    /// comes from.
+    pub untrusted_from: Option<usize>,
+    /// How many references to it the plan makes.
+    pub uses: usize,
+}
+
+/// A postcondition, normalised.
+#[derive(Clone, Debug)]
+pub struct CheckedProbe {
+    pub kind: ProbeKind,
+    pub span: Span,
+}
+
+/// The closed set of probes, with paths resolved (a JSON `result_count`
+/// without a path counts the list the checker chose) and values typed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProbeKind {
+    /// `len(PATH) OP N`
+    Len {
+        path: Vec<PathSeg>,
+        op: CmpOp,
+        value: u64,
+    },
+    /// `PATH OP VALUE`
+    Compare {
+        path: Vec<PathSeg>,
+        op: CmpOp,
+        value: Value,
+    },
+    /// `PATH in [...]`, or `not in` when `negated`.
+    In {
+        path: Vec<PathSeg>,
+        negated: bool,
+        values: Vec<Value>,
+    },
+    /// `exists(PATH)`
+    Exists { path: Vec<PathSeg> },
+}
+
+/// Why a step waits for another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DepReason {
+    /// It refers to a binding of that step.
+    Data,
+    /// It says `after` that step.
+    After,
+    /// Both are writes, and that one comes first in source order.
+    Effect,
+}
+
+impl DepReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DepReason::Data => "data",
+            DepReason::After => "after",
+            DepReason::Effect => "effect",
+        }
+    }
+}
+
+/// An edge of the ordering graph: this step runs after `step`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dependency {
+    pub step: usize,
+    pub step_name: String,
+    pub reason: DepReason,
+    /// What made the edge: the first reference (data), the name in `after`,
+    /// or this step's name (effect).
+    pub span: Span,
+}
+
+/// What the policy asks of a step.
+#[derive(Clone, Debug, Default)]
+pub struct Authz {
+    /// The policy names the tool and the actor holds every required scope.
+    pub permitted: bool,
+    /// The scopes the step requires, as the policy lists them.
+    pub scopes: Vec<String>,
+    pub approval: Option<Approval>,
+    /// Ceilings over arguments whose value is known only at dispatch.
+    pub guards: Vec<Guard>,
+}
+
+/// A check the executor makes after binding: `arg OP limit` must hold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Guard {
+    pub arg: String,
+    pub op: CmpOp,
+    pub limit: Value,
+    /// The ceiling in the policy.
+    pub ceiling_span: Span,
+}

@@ -1,0 +1,73 @@
+//! The explain pages: one Markdown page per code, kept in `docs/explain/`
+//! and compiled into the binary, so `planc explain CODE` works anywhere. A
+//! test compiles each page's failing and fixed examples.
+
+use super::Code;
+
+/// The page for `code`. The match is exhaustive: a new code does not
+/// compile until its page is written.
+pub fn page(code: Code) -> &'static str {
+    match code {
+        Code::E0001 => include_str!("../../docs/explain/E0001.md"),
+        Code::E0002 => include_str!("../../docs/explain/E0002.md"),
+        Code::E0003 => include_str!("../../docs/explain/E0003.md"),
+        Code::E0004 => include_str!("../../docs/explain/E0004.md"),
+        Code::E0101 => include_str!("../../docs/explain/E0101.md"),
+        Code::E0102 => include_str!("../../docs/explain/E0102.md"),
+        Code::E0103 => include_str!("../../docs/explain/E0103.md"),
+        Code::E0104 => include_str!("../../docs/explain/E0104.md"),
+        Code::E0105 => include_str!("../../docs/explain/E0105.md"),
+        Code::E0106 => include_str!("../../docs/explain/E0106.md"),
+        Code::E0107 => include_str!("../../docs/explain/E0107.md"),
+        Code::E0108 => include_str!("../../docs/explain/E0108.md"),
+        Code::E0201 => include_str!("../../docs/explain/E0201.md"),
+        Code::E0202 => include_str!("../../docs/explain/E0202.md"),
+        Code::E0203 => include_str!("../../docs/explain/E0203.md"),
+        Code::E0204 => include_str!("../../docs/explain/E0204.md"),
+        Code::E0301 => include_str!("../../docs/explain/E0301.md"),
+        Code::E0302 => include_str!("../../docs/explain/E0302.md"),
+        Code::E0303 => include_str!("../../docs/explain/E0303.md"),
+        Code::E0304 => include_str!("../../docs/explain/E0304.md"),
+        Code::E0305 => include_str!("../../docs/explain/E0305.md"),
+        Code::N0301 => include_str!("../../docs/explain/N0301.md"),
+        Code::N0302 => include_str!("../../docs/explain/N0302.md"),
+        Code::W0401 => include_str!("../../docs/explain/W0401.md"),
+        Code::W0402 => include_str!("../../docs/explain/W0402.md"),
+        Code::W0403 => include_str!("../../docs/explain/W0403.md"),
+        Code::W0404 => include_str!("../../docs/explain/W0404.md"),
+    }
+}
+
+/// The fenced example blocks of a page: `(failing, fixed)`, the first code
+/// block under `## Failing` and under `## Fixed`.
+pub fn examples(page: &str) -> (Option<String>, Option<String>) {
+    (
+        section_block(page, "## Failing"),
+        section_block(page, "## Fixed"),
+    )
+}
+
+fn section_block(page: &str, heading: &str) -> Option<String> {
+    let after = page.split_once(heading)?.1;
+    let section = after.split("\n## ").next().unwrap_or(after);
+    let start = section.find("```")?;
+    let rest = section.get(start + 3..)?;
+    let body_start = rest.find('\n')? + 1;
+    let body = rest.get(body_start..)?;
+    let end = body.find("\n```")?;
+    Some(body.get(..end + 1)?.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extracts_blocks() {
+        let page = "# X\n\ntext\n\n## Failing\n\n```plan\nbad\n```\n\n## Fixed\n\n```plan\ngood\nline\n```\n";
+        assert_eq!(
+            examples(page),
+            (Some("bad\n".into()), Some("good\nline\n".into()))
+        );
+    }
+}

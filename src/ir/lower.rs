@@ -1,0 +1,256 @@
+//! Lowering: the checker's semantic model to the IR. Nothing is decided
+//! here: every fact comes from [`crate::check::CheckedPlan`]; this only
+//! changes its shape (indices to names, values to tagged IR values, spans to
+//! file/line/column).
+
+use std::collections::BTreeMap;
+
+use super::types as ir;
+use crate::catalog::Value as CValue;
+use crate::check::{self, CheckedPlan, CheckedStep, DepReason, ProbeKind, TypedValue, ValueKind};
+use crate::source::{SourceMap, Span};
+use crate::syntax::ast;
+
+/// Lowers one checked plan. The plan must have no errors (the checker's
+/// `errors` count is 0 and no front end reported one): the caller decides
+/// that, since it alone knows every diagnostic. A plan whose model still
+/// holds a value an error made unknown is refused with the name of the step.
+pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
+    let source = sources.name(plan.span.file).to_string();
+    let schedule = plan
+        .schedule
+        .as_ref()
+        .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
+    let step_name = |i: usize| -> String {
+        plan.steps
+            .get(i)
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
+    };
+
+    let mut steps = Vec::with_capacity(plan.steps.len());
+    for step in &plan.steps {
+        steps.push(lower_step(plan, step, sources)?);
+    }
+    Ok(ir::PlanIr {
+        ir_version: ir::IR_VERSION.to_string(),
+        name: plan.name.clone(),
+        goal: plan.goal.clone(),
+        budget: ir::Budget {
+            replans: plan.budget.replans,
+            max_steps: plan.budget.max_steps,
+        },
+        source,
+        steps,
+        schedule: schedule
+            .iter()
+            .map(|wave| wave.iter().map(|&i| step_name(i)).collect())
+            .collect(),
+        approvals: plan.approvals.iter().map(|&i| step_name(i)).collect(),
+        scopes: plan.scopes.clone(),
+    })
+}
+
+fn lower_step(
+    plan: &CheckedPlan,
+    step: &CheckedStep,
+    sources: &SourceMap,
+) -> Result<ir::StepIr, String> {
+    let tool = step
+        .tool
+        .as_ref()
+        .ok_or_else(|| format!("step `{}` calls an unknown tool", step.name))?;
+    let mut args = BTreeMap::new();
+    for arg in &step.args {
+        let value = value(&arg.value)
+            .ok_or_else(|| format!("step `{}`: argument `{}` has an error", step.name, arg.name))?;
+        args.insert(arg.name.clone(), value);
+    }
+    let mut binds = BTreeMap::new();
+    for &b in &step.binds {
+        if let Some(binding) = plan.bindings.get(b) {
+            binds.insert(binding.name.clone(), binding.path_text.clone());
+        }
+    }
+    let post = step.posts.iter().map(|p| probe(&p.kind)).collect();
+    let guards = step
+        .authz
+        .guards
+        .iter()
+        .map(|g| ir::Guard {
+            arg: g.arg.clone(),
+            op: cmp(g.op),
+            limit: literal(&g.limit),
+        })
+        .collect();
+    Ok(ir::StepIr {
+        name: step.name.clone(),
+        index: step.index,
+        tool: tool.name.clone(),
+        args,
+        post,
+        binds,
+        on_unmet: match step.on_unmet {
+            ast::OnUnmet::Replan => ir::OnUnmet::Replan,
+            ast::OnUnmet::Halt => ir::OnUnmet::Halt,
+            ast::OnUnmet::Escalate => ir::OnUnmet::Escalate,
+        },
+        retry: step.retry.unwrap_or(0),
+        effect: match tool.effect {
+            ast::Effect::Read => ir::Effect::Read,
+            ast::Effect::Write => ir::Effect::Write,
+        },
+        idempotent: tool.idempotent,
+        depends_on: step
+            .depends_on
+            .iter()
+            .map(|d| ir::Dependency {
+                step: d.step_name.clone(),
+                reason: match d.reason {
+                    DepReason::Data => ir::DependencyReason::Data,
+                    DepReason::After => ir::DependencyReason::After,
+                    DepReason::Effect => ir::DependencyReason::Effect,
+                },
+            })
+            .collect(),
+        authz: ir::Authz {
+            scopes: step.authz.scopes.clone(),
+            approval: step
+                .authz
+                .approval
+                .map(|ast::Approval::Human| ir::Approval::Human),
+            guards,
+        },
+        untrusted_inputs: step.untrusted_inputs.clone(),
+        span: span(sources, step.span),
+    })
+}
+
+/// The IR value of an argument; `None` when an error made it unknown.
+/// Recursion is bounded by the nesting cap of the front ends.
+fn value(v: &TypedValue) -> Option<ir::Value> {
+    Some(match &v.kind {
+        ValueKind::Literal(l) => ir::Value::Literal {
+            literal: literal(l),
+        },
+        ValueKind::Ref(r) => reference(r),
+        ValueKind::List(items) => ir::Value::List {
+            items: items.iter().map(value).collect::<Option<_>>()?,
+        },
+        ValueKind::Record(entries) => ir::Value::Record {
+            fields: entries
+                .iter()
+                .map(|(k, v)| Some((k.clone(), value(v)?)))
+                .collect::<Option<_>>()?,
+        },
+        ValueKind::Interp(parts) => ir::Value::Interpolate {
+            parts: parts
+                .iter()
+                .map(|p| match p {
+                    check::InterpPiece::Text(t) => ir::Value::Literal {
+                        literal: ir::Literal::String(t.clone()),
+                    },
+                    check::InterpPiece::Ref { reference: r, .. } => reference(r),
+                })
+                .collect(),
+        },
+        ValueKind::Error => return None,
+    })
+}
+
+fn reference(r: &check::RefValue) -> ir::Value {
+    ir::Value::Ref {
+        binding: r.binding.clone(),
+        step: r.step_name.clone(),
+        path: r.members.clone(),
+    }
+}
+
+fn literal(v: &CValue) -> ir::Literal {
+    match v {
+        CValue::String(s) => ir::Literal::String(s.clone()),
+        CValue::Int(i) => ir::Literal::Int(*i),
+        CValue::Decimal(d) => ir::Literal::Decimal(d.to_string()),
+        CValue::Bool(b) => ir::Literal::Bool(*b),
+        CValue::Null => ir::Literal::Null,
+        CValue::Date(d) => ir::Literal::Date(d.to_string()),
+        CValue::Datetime(d) => ir::Literal::Datetime(d.to_string()),
+    }
+}
+
+fn cmp(op: ast::CmpOp) -> ir::CmpOp {
+    match op {
+        ast::CmpOp::Eq => ir::CmpOp::Eq,
+        ast::CmpOp::Ne => ir::CmpOp::Ne,
+        ast::CmpOp::Lt => ir::CmpOp::Lt,
+        ast::CmpOp::Le => ir::CmpOp::Le,
+        ast::CmpOp::Gt => ir::CmpOp::Gt,
+        ast::CmpOp::Ge => ir::CmpOp::Ge,
+    }
+}
+
+fn path(segments: &[ast::PathSeg]) -> String {
+    let mut s = String::from("$");
+    for seg in segments {
+        match seg {
+            ast::PathSeg::Field(f) => {
+                s.push('.');
+                s.push_str(f);
+            }
+            ast::PathSeg::Index(i) => {
+                s.push('[');
+                s.push_str(&i.to_string());
+                s.push(']');
+            }
+        }
+    }
+    s
+}
+
+fn probe(p: &ProbeKind) -> ir::Probe {
+    match p {
+        ProbeKind::Len { path: p, op, value } => ir::Probe::Len {
+            path: path(p),
+            op: cmp(*op),
+            value: *value,
+        },
+        ProbeKind::Compare { path: p, op, value } => ir::Probe::Compare {
+            path: path(p),
+            op: cmp(*op),
+            value: literal(value),
+        },
+        ProbeKind::In {
+            path: p,
+            negated,
+            values,
+        } => {
+            let values = values.iter().map(literal).collect();
+            if *negated {
+                ir::Probe::NotIn {
+                    path: path(p),
+                    values,
+                }
+            } else {
+                ir::Probe::In {
+                    path: path(p),
+                    values,
+                }
+            }
+        }
+        ProbeKind::Exists { path: p } => ir::Probe::Exists { path: path(p) },
+    }
+}
+
+fn span(sources: &SourceMap, s: Span) -> ir::SourceSpan {
+    let lc = sources
+        .get(s.file)
+        .map(|f| f.line_col(s.start))
+        .unwrap_or_default();
+    ir::SourceSpan {
+        file: sources.name(s.file).to_string(),
+        start: s.start,
+        end: s.end,
+        line: lc.line,
+        column: lc.column,
+    }
+}

@@ -1,0 +1,20 @@
+//! The IR executors run: its types (with a generated JSON Schema) and the
+//! lowering from the checker's semantic model.
+
+mod lower;
+mod types;
+
+pub use lower::lower;
+pub use types::*;
+
+/// Serialises IR the way `planc compile` writes it: pretty-printed, keys in
+/// a fixed order, ending in a newline. The same plan always gives the same
+/// bytes.
+pub fn to_json(ir: &impl serde::Serialize) -> Result<String, String> {
+    serde_json::to_string_pretty(ir)
+        .map(|mut s| {
+            s.push('\n');
+            s
+        })
+        .map_err(|e| format!("cannot serialise the IR: {e}"))
+}

@@ -1,0 +1,244 @@
+//! The IR: what `planc compile` writes and an executor runs. These types are
+//! the contract with executors (DESIGN.md section 5), so their field names
+//! are fixed; `schema/plan-ir.schema.json` is generated from them and a test
+//! fails when the two drift apart.
+//!
+//! Every map is a `BTreeMap`, so output is byte-identical from run to run.
+//! Input is read with unknown fields denied.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The version of the IR's shape, independent of planc's own version. It
+/// changes when a field is added, removed or changes meaning.
+pub const IR_VERSION: &str = "1.0";
+
+/// One compiled plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanIr {
+    /// Always [`IR_VERSION`] for IR written by this planc.
+    pub ir_version: String,
+    /// The plan's name (`plan NAME`, or `name` in JSON).
+    pub name: String,
+    /// What the plan is for, as the planner wrote it.
+    pub goal: Option<String>,
+    pub budget: Budget,
+    /// The file the plan was read from, as given on the command line.
+    pub source: String,
+    /// The steps in source order.
+    pub steps: Vec<StepIr>,
+    /// Waves of step names: every step's dependencies are in earlier waves,
+    /// so the steps of one wave may run in parallel.
+    pub schedule: Vec<Vec<String>>,
+    /// Every step that needs a human's approval before the run starts.
+    pub approvals: Vec<String>,
+    /// The sorted union of the scopes the run needs.
+    pub scopes: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    /// How many times the executor may ask for a new plan.
+    pub replans: Option<u64>,
+    /// The most steps a plan (or a replacement plan) may have.
+    pub max_steps: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepIr {
+    /// The step's name: stable across replans.
+    pub name: String,
+    /// Its position in the plan, from 0.
+    pub index: usize,
+    /// The catalogue name of the tool to call.
+    pub tool: String,
+    /// Every argument the call passes, defaults filled in.
+    pub args: BTreeMap<String, Value>,
+    /// Postconditions, all of which must hold of the tool's result.
+    pub post: Vec<Probe>,
+    /// Names this step binds, each to a path into its result.
+    pub binds: BTreeMap<String, String>,
+    /// What to do when a postcondition does not hold.
+    pub on_unmet: OnUnmet,
+    /// How many times to retry on a tool error (idempotent tools only).
+    pub retry: u64,
+    pub effect: Effect,
+    pub idempotent: bool,
+    /// The steps that must finish before this one starts, and why.
+    pub depends_on: Vec<Dependency>,
+    pub authz: Authz,
+    /// The arguments fed by data from an untrusted tool.
+    pub untrusted_inputs: Vec<String>,
+    pub span: SourceSpan,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnUnmet {
+    Replan,
+    Halt,
+    Escalate,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    Read,
+    Write,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Dependency {
+    pub step: String,
+    pub reason: DependencyReason,
+}
+
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum DependencyReason {
+    /// The step uses a name the other step binds.
+    Data,
+    /// The step names the other in `after`.
+    After,
+    /// Both write, and the other comes first in the source: writes keep the
+    /// order the author wrote.
+    Effect,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Authz {
+    /// The scopes the policy requires for this tool.
+    pub scopes: Vec<String>,
+    /// `human` when a person must approve the step before the run starts.
+    pub approval: Option<Approval>,
+    /// Ceilings the executor checks after binding, before dispatch.
+    pub guards: Vec<Guard>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    Human,
+}
+
+/// `arg op limit` must hold of the argument's value once its references are
+/// resolved; the executor refuses to dispatch the step otherwise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Guard {
+    pub arg: String,
+    pub op: CmpOp,
+    pub limit: Literal,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum CmpOp {
+    #[serde(rename = "==")]
+    Eq,
+    #[serde(rename = "!=")]
+    Ne,
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = ">=")]
+    Ge,
+}
+
+/// An argument's value. Every value is tagged with its `kind`, so no string
+/// is ever ambiguous between text and a reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Value {
+    /// A value written in the plan.
+    Literal {
+        #[serde(flatten)]
+        literal: Literal,
+    },
+    /// The value of a binding, optionally a member of it.
+    Ref {
+        /// The binding's name.
+        binding: String,
+        /// The step that binds it.
+        step: String,
+        /// Member names to follow into the bound value, outermost first.
+        path: Vec<String>,
+    },
+    List {
+        items: Vec<Value>,
+    },
+    Record {
+        fields: BTreeMap<String, Value>,
+    },
+    /// A string made of text and the values of references, in order.
+    Interpolate {
+        parts: Vec<Value>,
+    },
+}
+
+/// A literal with its type. Numbers that must stay exact (`decimal`) and
+/// dates are strings in their canonical form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum Literal {
+    String(String),
+    Int(i64),
+    /// Exact decimal text, e.g. `"500.00"`.
+    Decimal(String),
+    Bool(bool),
+    Null,
+    /// `YYYY-MM-DD`.
+    Date(String),
+    /// RFC 3339.
+    Datetime(String),
+}
+
+/// A normalised postcondition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "probe", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Probe {
+    /// The length of the list at `path` compared with `value`.
+    Len { path: String, op: CmpOp, value: u64 },
+    /// The value at `path` compared with `value`.
+    Compare {
+        path: String,
+        op: CmpOp,
+        value: Literal,
+    },
+    /// The value at `path` is one of `values`.
+    In { path: String, values: Vec<Literal> },
+    /// The value at `path` is none of `values`.
+    NotIn { path: String, values: Vec<Literal> },
+    /// `path` is present in the result and not null.
+    Exists { path: String },
+}
+
+/// Where a step is written, for reporting runtime failures against the source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpan {
+    pub file: String,
+    /// Byte offsets, half-open.
+    pub start: u32,
+    pub end: u32,
+    /// 1-based.
+    pub line: u32,
+    /// 1-based, in characters.
+    pub column: u32,
+}
+
+/// The JSON Schema of the IR, as committed in `schema/plan-ir.schema.json`.
+pub fn schema() -> schemars::Schema {
+    schemars::schema_for!(PlanIr)
+}

@@ -1,0 +1,287 @@
+//! The authorization policy: which tools an actor may call, with which
+//! scopes, under which ceilings, with or without a human's approval.
+//!
+//! Built from [`ast::PolicyDecl`]s, from `policy` declarations in `.plan`
+//! text or the JSON policy form alike. Deny by default: a tool the policy
+//! does not name may not be called ([`Policy::rule`] returns `None`).
+
+use std::collections::HashMap;
+
+use crate::catalog::{self, Catalog, Value};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{Span, Spanned};
+use crate::syntax::ast::{self, CmpOp};
+
+/// One policy.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    pub name: String,
+    pub name_span: Span,
+    pub span: Span,
+    /// The scopes of the `actor` line, when there is one.
+    pub actor: Option<Vec<String>>,
+    pub actor_span: Option<Span>,
+    /// `max_steps N`: no plan checked under this policy may be longer.
+    pub max_steps: Option<Spanned<u64>>,
+    rules: Vec<Rule>,
+    by_tool: HashMap<String, usize>,
+}
+
+/// What the policy says about one tool.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub tool: String,
+    pub tool_span: Span,
+    pub span: Span,
+    /// The scopes the actor must hold, in the order written, without
+    /// repeats.
+    pub requires: Vec<Spanned<String>>,
+    /// `approval human`: a person approves the step before the run starts.
+    pub approval: Option<Span>,
+    pub ceilings: Vec<CeilingRule>,
+    /// `untrusted`: the policy marks the tool's output as outside data.
+    pub untrusted: Option<Span>,
+}
+
+/// `ARG OP LIMIT`: the argument must satisfy the comparison.
+#[derive(Clone, Debug)]
+pub struct CeilingRule {
+    pub arg: String,
+    pub arg_span: Span,
+    pub op: CmpOp,
+    /// The limit, typed against the argument's parameter when the tool is
+    /// in the catalogue. `None` when the limit is ill-typed (reported).
+    pub limit: Option<Value>,
+    pub limit_span: Span,
+    pub span: Span,
+}
+
+impl CeilingRule {
+    /// `amount_eur <= 500`, as messages show it.
+    pub fn text(&self) -> String {
+        match &self.limit {
+            Some(v) => format!("{} {} {}", self.arg, self.op.as_str(), v.display()),
+            None => format!("{} {} …", self.arg, self.op.as_str()),
+        }
+    }
+}
+
+impl Policy {
+    /// Builds the policy in force from the policy declarations given. One
+    /// policy applies to a check: a second declaration is E0104 and is
+    /// ignored. A second rule for the same tool is E0104 too (the first
+    /// applies). Ceilings are typed against the catalogue: a ceiling over an
+    /// argument the tool lacks is E0102, a limit not of the argument's type
+    /// E0201 (E0204 when of the right kind but invalid), an ordering over an
+    /// argument that is not a number or a date E0201. Rules for tools the
+    /// catalogue does not hold are kept unchecked (a policy may be shared by
+    /// several catalogues).
+    pub fn build<'a>(
+        decls: impl IntoIterator<Item = &'a ast::PolicyDecl>,
+        catalog: &Catalog,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Policy> {
+        let mut policy: Option<Policy> = None;
+        for decl in decls {
+            if let Some(first) = &policy {
+                diags.push(
+                    Diagnostic::new(
+                        Code::E0104,
+                        decl.name.span,
+                        format!(
+                            "more than one policy: `{}` is declared after `{}`",
+                            decl.name.node, first.name
+                        ),
+                    )
+                    .with_label("a second policy")
+                    .with_secondary(first.name_span, "the policy in force is declared here")
+                    .with_help("one policy applies to a check: merge the rules into one policy"),
+                );
+                continue;
+            }
+            policy = Some(build_policy(decl, catalog, diags));
+        }
+        policy
+    }
+
+    /// The rule for `tool`, or `None` when the policy does not name it
+    /// (which denies it).
+    pub fn rule(&self, tool: &str) -> Option<&Rule> {
+        self.by_tool.get(tool).and_then(|&i| self.rules.get(i))
+    }
+
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The tool names the policy has rules for.
+    pub fn tool_names(&self) -> impl Iterator<Item = &str> {
+        self.rules.iter().map(|r| r.tool.as_str())
+    }
+}
+
+/// Whether an actor holding `held` has `required`. A held scope ending in
+/// `*` holds every scope that starts with what comes before the star:
+/// `billing:*` holds `billing:write`, and `*` holds everything.
+pub fn holds(held: &[String], required: &str) -> bool {
+    held.iter().any(|h| match h.strip_suffix('*') {
+        Some(prefix) => required.starts_with(prefix),
+        None => h == required,
+    })
+}
+
+fn build_policy(decl: &ast::PolicyDecl, catalog: &Catalog, diags: &mut Vec<Diagnostic>) -> Policy {
+    let mut rules: Vec<Rule> = Vec::with_capacity(decl.rules.len());
+    let mut by_tool: HashMap<String, usize> = HashMap::new();
+    for r in &decl.rules {
+        if let Some(first) = by_tool.get(&r.tool.node).and_then(|&i| rules.get(i)) {
+            diags.push(
+                Diagnostic::new(
+                    Code::E0104,
+                    r.tool.span,
+                    format!("the policy has more than one rule for `{}`", r.tool.node),
+                )
+                .with_label("a second rule")
+                .with_secondary(first.tool_span, "the rule in force is here")
+                .with_help("merge the two rules into one line"),
+            );
+            continue;
+        }
+        let rule = build_rule(r, catalog, diags);
+        by_tool.insert(rule.tool.clone(), rules.len());
+        rules.push(rule);
+    }
+    Policy {
+        name: decl.name.node.clone(),
+        name_span: decl.name.span,
+        span: decl.span,
+        actor: decl
+            .actor
+            .as_ref()
+            .map(|a| a.node.iter().map(|s| s.node.clone()).collect()),
+        actor_span: decl.actor.as_ref().map(|a| a.span),
+        max_steps: decl.max_steps,
+        rules,
+        by_tool,
+    }
+}
+
+fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic>) -> Rule {
+    let tool = catalog.get(&r.tool.node);
+    let mut requires: Vec<Spanned<String>> = Vec::with_capacity(r.requires.len());
+    for s in &r.requires {
+        if !requires.iter().any(|q| q.node == s.node) {
+            requires.push(s.clone());
+        }
+    }
+    let mut ceilings = Vec::with_capacity(r.ceilings.len());
+    for c in &r.ceilings {
+        ceilings.push(build_ceiling(c, &r.tool.node, tool, diags));
+    }
+    Rule {
+        tool: r.tool.node.clone(),
+        tool_span: r.tool.span,
+        span: r.span,
+        requires,
+        approval: r.approval.map(|a| a.span),
+        ceilings,
+        untrusted: r.untrusted,
+    }
+}
+
+fn build_ceiling(
+    c: &ast::Ceiling,
+    tool_name: &str,
+    tool: Option<&catalog::Tool>,
+    diags: &mut Vec<Diagnostic>,
+) -> CeilingRule {
+    let mut rule = CeilingRule {
+        arg: c.arg.node.clone(),
+        arg_span: c.arg.span,
+        op: c.op.node,
+        limit: None,
+        limit_span: c.limit.span,
+        span: c.span,
+    };
+    let Some(tool) = tool else {
+        // Unchecked: the tool is not in this catalogue.
+        rule.limit = catalog::value::natural_value(&c.limit.node).ok();
+        return rule;
+    };
+    let Some(param) = tool.param(&c.arg.node) else {
+        let near =
+            crate::suggest::nearest(&c.arg.node, tool.params.iter().map(|p| p.name.as_str()));
+        let mut d = Diagnostic::new(
+            Code::E0102,
+            c.arg.span,
+            format!(
+                "the ceiling names `{}`, which is not an argument of `{tool_name}`",
+                c.arg.node
+            ),
+        )
+        .with_label("no such argument")
+        .with_secondary(tool.name_span, format!("`{tool_name}` is declared here"));
+        d = add_suggestion(d, &near, c.arg.span);
+        diags.push(d);
+        return rule;
+    };
+    let ordering = matches!(c.op.node, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge);
+    if ordering && !param.ty.is_ordered() {
+        diags.push(
+            Diagnostic::new(
+                Code::E0201,
+                c.op.span,
+                format!(
+                    "`{}` orders values, but `{}` is `{}`, not a number or a date",
+                    c.op.node.as_str(),
+                    c.arg.node,
+                    param.ty
+                ),
+            )
+            .with_label("an ordering")
+            .with_secondary(
+                param.name_span,
+                format!("`{}` is declared here", c.arg.node),
+            )
+            .with_help(
+                "use `==` or `!=` for this argument, or put the ceiling on a number or a date",
+            ),
+        );
+        return rule;
+    }
+    match catalog::value::literal_value(&c.limit.node, &param.ty) {
+        Ok((v, _)) if v == Value::Null && ordering => {
+            diags.push(
+                Diagnostic::new(
+                    Code::E0201,
+                    c.limit.span,
+                    "a ceiling cannot order against `null`",
+                )
+                .with_label("not a number or a date"),
+            );
+        }
+        Ok((v, _)) => rule.limit = Some(v),
+        Err(e) => {
+            let what = format!("the ceiling over `{}`", c.arg.node);
+            diags.push(
+                catalog::literal_error(&e, &c.limit.node, &param.ty, c.limit.span, &what)
+                    .with_secondary(
+                        param.name_span,
+                        format!("`{}` is declared here", c.arg.node),
+                    ),
+            );
+        }
+    }
+    rule
+}
+
+/// Adds "did you mean" help and a replacing fix for the best candidate.
+pub(crate) fn add_suggestion(mut d: Diagnostic, near: &[&str], span: Span) -> Diagnostic {
+    if let Some(help) = crate::suggest::did_you_mean(near) {
+        d = d.with_help(help);
+    }
+    if let Some(best) = near.first() {
+        d = d.with_fix(format!("replace with `{best}`"), span, *best);
+    }
+    d
+}

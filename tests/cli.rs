@@ -1,0 +1,251 @@
+//! The command line, run as a user runs it: exit codes, formats, stdin,
+//! `planc.toml` discovery, unreadable and hostile input.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn planc() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_planc"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c.env_remove("NO_COLOR");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    planc().args(args).output().unwrap()
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = planc()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The process may exit before reading everything; ignore a broken pipe.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch folder under the target directory, fresh for each test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+}
+
+/// A self-contained plan (tool, policy, plan) with one syntax error.
+const BROKEN: &str = "tool x.y(n: int) -> { ok: bool } read\n\
+    policy p { actor [a:b] x.y requires [a:b] }\n\
+    plan p \"g\" {\n    step a = x.y(n: 1 2) { post $.ok == true }\n}\n";
+
+#[test]
+fn examples_check_clean() {
+    for plan in [
+        "examples/northwind/downgrade.plan",
+        "examples/config_dag/provision.plan",
+        "examples/pallet_credit/credit.plan",
+    ] {
+        let o = run(&["check", plan]);
+        assert_eq!(o.status.code(), Some(0), "{plan}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn syntax_error_exits_1_in_every_format() {
+    let dir = scratch("syntax_error");
+    let file = dir.join("broken.plan");
+    std::fs::write(&file, BROKEN).unwrap();
+    let file = file.to_str().unwrap();
+
+    let human = run(&["check", "--color", "never", file]);
+    assert_eq!(human.status.code(), Some(1));
+    assert!(
+        stderr(&human).contains("[E0001] Error"),
+        "{}",
+        stderr(&human)
+    );
+    assert!(
+        stderr(&human).contains("1 error, 0 warnings"),
+        "{}",
+        stderr(&human)
+    );
+
+    let short = run(&["check", "--format", "short", file]);
+    assert_eq!(short.status.code(), Some(1));
+    let line = stderr(&short);
+    assert!(line.contains("broken.plan:4:23: error[E0001]:"), "{line}");
+
+    let j = run(&["check", "--format", "json", file]);
+    assert_eq!(j.status.code(), Some(1));
+    let v = json(&j);
+    assert_eq!(v["errors"], 1);
+    assert_eq!(v["diagnostics"][0]["code"], "E0001");
+    assert_eq!(v["diagnostics"][0]["line"], 4);
+    assert_eq!(v["diagnostics"][0]["step"], "a");
+}
+
+#[test]
+fn stdin_is_read_with_dash() {
+    let o = run_stdin(&["check", "--format", "json", "-"], BROKEN.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["diagnostics"][0]["file"], "<stdin>");
+    let ok = run_stdin(&["check", "-"], b"// nothing here\n");
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+}
+
+#[test]
+fn command_failures_exit_2() {
+    let missing = run(&["check", "no/such/file.plan"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("cannot read `no/such/file.plan`: no such file"),
+        "{}",
+        stderr(&missing)
+    );
+
+    let bad_flag = run(&["check", "--frobnicate", "x.plan"]);
+    assert_eq!(bad_flag.status.code(), Some(2));
+
+    let no_files = run(&["check"]);
+    assert_eq!(no_files.status.code(), Some(2));
+
+    let bad_code = run(&["explain", "E9999"]);
+    assert_eq!(bad_code.status.code(), Some(2));
+}
+
+#[test]
+fn invalid_utf8_is_a_clear_failure() {
+    let dir = scratch("utf8");
+    let file = dir.join("bad.plan");
+    std::fs::write(&file, b"plan p \"g\" {\xff\xfe}").unwrap();
+    let o = run(&["check", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is not valid UTF-8: invalid byte at offset 12"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn broken_planc_toml_exits_2() {
+    let dir = scratch("bad_toml");
+    std::fs::write(dir.join("planc.toml"), "catalog = [\n").unwrap();
+    std::fs::write(dir.join("p.plan"), "").unwrap();
+    let o = run(&["check", dir.join("p.plan").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("planc.toml"), "{}", stderr(&o));
+}
+
+#[test]
+fn planc_toml_is_found_above_the_plan_and_flags_override_it() {
+    let dir = scratch("discovery");
+    std::fs::create_dir_all(dir.join("plans")).unwrap();
+    std::fs::write(
+        dir.join("planc.toml"),
+        "catalog = [\"missing-tools.plan\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("plans/p.plan"), "").unwrap();
+    std::fs::write(dir.join("tools.plan"), "").unwrap();
+    let plan = dir.join("plans/p.plan");
+    // The catalogue named by planc.toml (one folder up) does not exist.
+    let o = run(&["check", plan.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing-tools.plan"), "{}", stderr(&o));
+    // --catalog replaces it.
+    let o = run(&[
+        "check",
+        "--catalog",
+        dir.join("tools.plan").to_str().unwrap(),
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn hostile_inputs_get_a_diagnostic_not_a_crash() {
+    let deep = format!(
+        "plan p \"g\" {{ step a = t.x(v: {}) }}",
+        "[".repeat(100_000)
+    );
+    let nul = "plan p \"g\" {\0\0\0}".to_string();
+    let huge = format!("plan p \"{}\" {{}}", "x".repeat(30 * 1024 * 1024));
+    for (name, input, code) in [
+        ("deep", deep, "E0003"),
+        ("nul", nul, "E0001"),
+        ("huge", huge, "E0003"),
+    ] {
+        let o = run_stdin(&["check", "--format", "json", "-"], input.as_bytes());
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        let v = json(&o);
+        let codes: Vec<&str> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect();
+        assert!(codes.contains(&code), "{name}: {codes:?}");
+    }
+}
+
+#[test]
+fn random_bytes_never_crash() {
+    // A fixed pseudo-random sequence (xorshift), so a failure reproduces.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut bytes = Vec::with_capacity(64 * 1024);
+    for _ in 0..64 * 1024 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        bytes.push((x >> 24) as u8);
+    }
+    // As raw bytes: not UTF-8, a clear failure.
+    let o = run_stdin(&["check", "-"], &bytes);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Made valid UTF-8: diagnostics, exit 1.
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let o = run_stdin(&["check", "--format", "short", "-"], text.as_bytes());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn explain_prints_a_page() {
+    let o = run(&["explain", "e0002"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stdout(&o).starts_with("# E0002: invalid literal"),
+        "{}",
+        stdout(&o)
+    );
+}

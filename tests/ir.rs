@@ -1,0 +1,223 @@
+//! The IR of every example and every ok fixture: valid against the
+//! committed JSON Schema, true to the invariants of DESIGN.md section 5
+//! (checked by the plain checker in `support/invariants.rs`), and the same
+//! bytes from run to run.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+#[path = "support/invariants.rs"]
+mod invariants;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use invariants::{ToolRule, World};
+use planc::driver::{self, Job, Outcome};
+use planc::ir::{self, CmpOp, Effect, Literal, PlanIr};
+use planc::syntax::ast;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A job for a plan file, with the catalogue and policy of its planc.toml.
+fn job(plan: &Path) -> Job {
+    let mut job = Job::default();
+    let rel = |p: &Path| {
+        p.strip_prefix(root())
+            .unwrap_or(p)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let id = job
+        .sources
+        .add(rel(plan), std::fs::read_to_string(plan).unwrap());
+    job.plans.push(id);
+    if let Some(config) = planc::project::discover(plan.parent().unwrap()).unwrap() {
+        for c in &config.catalog {
+            let id = job.sources.add(rel(c), std::fs::read_to_string(c).unwrap());
+            job.catalog.push(id);
+        }
+        if let Some(p) = &config.policy {
+            let id = job.sources.add(rel(p), std::fs::read_to_string(p).unwrap());
+            job.policy.push(id);
+        }
+        job.actor = config.actor;
+    }
+    job
+}
+
+/// The world the plain checker compares against, read from the syntax
+/// trees of the catalogue and policy (not from the checker's models).
+fn world(outcome: &Outcome) -> World {
+    let mut w = World::default();
+    for p in &outcome.parsed {
+        for t in p.module.tools() {
+            let effect = match t.effect.as_ref().map(|e| e.node) {
+                Some(ast::Effect::Read) => Effect::Read,
+                _ => Effect::Write,
+            };
+            w.tools.insert(t.name.node.clone(), effect);
+        }
+        for pol in p.module.policies() {
+            if let Some(actor) = &pol.actor {
+                w.actor = actor
+                    .node
+                    .iter()
+                    .map(|s| s.node.clone())
+                    .collect::<BTreeSet<_>>();
+            }
+            for r in &pol.rules {
+                let rule = ToolRule {
+                    scopes: r.requires.iter().map(|s| s.node.clone()).collect(),
+                    approval: r.approval.is_some(),
+                    ceilings: r
+                        .ceilings
+                        .iter()
+                        .map(|c| (c.arg.node.clone(), op(c.op.node), lit(&c.limit.node)))
+                        .collect(),
+                };
+                w.rules.insert(r.tool.node.clone(), rule);
+            }
+        }
+    }
+    w
+}
+
+fn op(o: ast::CmpOp) -> CmpOp {
+    match o {
+        ast::CmpOp::Eq => CmpOp::Eq,
+        ast::CmpOp::Ne => CmpOp::Ne,
+        ast::CmpOp::Lt => CmpOp::Lt,
+        ast::CmpOp::Le => CmpOp::Le,
+        ast::CmpOp::Gt => CmpOp::Gt,
+        ast::CmpOp::Ge => CmpOp::Ge,
+    }
+}
+
+fn lit(l: &ast::Literal) -> Literal {
+    match l {
+        ast::Literal::Int(t) => Literal::Int(t.parse().unwrap()),
+        ast::Literal::Decimal(t) => Literal::Decimal(t.clone()),
+        ast::Literal::String(s) => Literal::String(s.clone()),
+        ast::Literal::Bool(b) => Literal::Bool(*b),
+        ast::Literal::Null => Literal::Null,
+        ast::Literal::Date(d) => Literal::Date(d.clone()),
+        ast::Literal::Datetime(d) => Literal::Datetime(d.clone()),
+    }
+}
+
+fn compile(plan: &Path) -> (Vec<PlanIr>, World, String) {
+    let mut j = job(plan);
+    let outcome = driver::run(&mut j);
+    assert!(
+        !outcome.has_errors(),
+        "{}: {:?}",
+        plan.display(),
+        outcome.diagnostics
+    );
+    let irs = driver::lower(&j, &outcome).unwrap();
+    let text: String = irs.iter().map(|i| ir::to_json(i).unwrap()).collect();
+    (irs, world(&outcome), text)
+}
+
+fn validator() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schema/plan-ir.schema.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+fn plans_to_check() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [
+        "examples/northwind",
+        "examples/config_dag",
+        "examples/pallet_credit",
+    ] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let is_plan = (p.extension().is_some_and(|x| x == "plan")
+                && std::fs::read_to_string(&p).unwrap().contains("\nplan "))
+                || name.ends_with(".plan.json");
+            if is_plan {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn examples_lower_to_valid_sound_deterministic_ir() {
+    let validator = validator();
+    let plans = plans_to_check();
+    assert!(plans.len() >= 3, "{plans:?}");
+    for plan in plans {
+        let (irs, world, text) = compile(&plan);
+        assert!(!irs.is_empty(), "{}: no plan", plan.display());
+        for ir in &irs {
+            let v = serde_json::to_value(ir).unwrap();
+            let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+            assert!(
+                errors.is_empty(),
+                "{}: IR not valid against the schema: {errors:?}",
+                plan.display()
+            );
+            let broken = invariants::violations(ir, &world);
+            assert!(broken.is_empty(), "{}: {broken:#?}", plan.display());
+            // The IR reads back into its own types.
+            let back: PlanIr = serde_json::from_value(v).unwrap();
+            assert_eq!(&back, ir);
+        }
+        let (_, _, again) = compile(&plan);
+        assert_eq!(
+            text,
+            again,
+            "{}: output differs between runs",
+            plan.display()
+        );
+    }
+}
+
+#[test]
+fn northwind_ir_has_the_guard_the_approval_and_the_waves() {
+    let (irs, _, _) = compile(&root().join("examples/northwind/downgrade.plan"));
+    let ir = &irs[0];
+    let credit = ir.steps.iter().find(|s| s.name == "credit_note").unwrap();
+    assert_eq!(credit.authz.guards.len(), 1);
+    assert_eq!(credit.authz.guards[0].arg, "amount_eur");
+    assert_eq!(credit.authz.guards[0].op, CmpOp::Le);
+    assert_eq!(ir.approvals, vec!["change".to_string()]);
+    assert_eq!(ir.schedule[0], vec!["resolve".to_string()]);
+    // The plan's reads and writes: the credit waits for the change (effect).
+    assert!(
+        credit
+            .depends_on
+            .iter()
+            .any(|d| d.step == "change" && d.reason == ir::DependencyReason::Effect)
+    );
+}
+
+#[test]
+fn config_dag_report_runs_beside_the_database() {
+    let (irs, _, _) = compile(&root().join("examples/config_dag/provision.plan"));
+    let wave_of = |name: &str| {
+        irs[0]
+            .schedule
+            .iter()
+            .position(|w| w.iter().any(|s| s == name))
+            .unwrap()
+    };
+    assert_eq!(wave_of("fetch_config"), 0);
+    assert_eq!(wave_of("fetch_schema"), 0);
+    assert_eq!(wave_of("provision_db"), wave_of("generate_report"));
+}

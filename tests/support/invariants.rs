@@ -1,0 +1,305 @@
+//! An independent, deliberately plain checker of the IR invariants of
+//! DESIGN.md section 5. It shares no code with the compiler's checker: it
+//! reads only the IR and a plain description of the catalogue and policy, so
+//! a bug in the checker cannot hide itself here.
+
+#![allow(dead_code)]
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use planc::ir::{CmpOp, DependencyReason, Effect, Literal, PlanIr, Value};
+
+/// What the policy says of one tool, as plain data.
+#[derive(Clone, Debug, Default)]
+pub struct ToolRule {
+    pub scopes: Vec<String>,
+    pub ceilings: Vec<(String, CmpOp, Literal)>,
+    pub approval: bool,
+}
+
+/// The catalogue (tool names and effects) and the policy, as plain data.
+#[derive(Clone, Debug, Default)]
+pub struct World {
+    pub tools: BTreeMap<String, Effect>,
+    pub rules: BTreeMap<String, ToolRule>,
+    pub actor: BTreeSet<String>,
+}
+
+/// Every violated invariant, as a sentence; empty when the IR is sound.
+pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
+    let mut out = Vec::new();
+    let index: BTreeMap<&str, usize> = ir
+        .steps
+        .iter()
+        .map(|s| (s.name.as_str(), s.index))
+        .collect();
+
+    for (i, step) in ir.steps.iter().enumerate() {
+        if step.index != i {
+            out.push(format!(
+                "step `{}` has index {} at position {i}",
+                step.name, step.index
+            ));
+        }
+        let deps: BTreeSet<&str> = step.depends_on.iter().map(|d| d.step.as_str()).collect();
+
+        // References point to earlier steps that bind the name, and are edges.
+        let mut refs = Vec::new();
+        for v in step.args.values() {
+            collect_refs(v, &mut refs);
+        }
+        for (binding, binder) in refs {
+            match ir.steps.iter().find(|s| s.name == binder) {
+                None => out.push(format!(
+                    "step `{}` refers to unknown step `{binder}`",
+                    step.name
+                )),
+                Some(b) => {
+                    if b.index >= step.index {
+                        out.push(format!(
+                            "step `{}` refers to `{binding}` of a later step `{binder}`",
+                            step.name
+                        ));
+                    }
+                    if !b.binds.contains_key(binding) {
+                        out.push(format!("step `{binder}` does not bind `{binding}`"));
+                    }
+                    if !step
+                        .depends_on
+                        .iter()
+                        .any(|d| d.step == binder && d.reason == DependencyReason::Data)
+                    {
+                        out.push(format!(
+                            "step `{}` uses `{binding}` without a data edge to `{binder}`",
+                            step.name
+                        ));
+                    }
+                }
+            }
+        }
+        for d in &step.depends_on {
+            match index.get(d.step.as_str()) {
+                None => out.push(format!(
+                    "step `{}` depends on unknown step `{}`",
+                    step.name, d.step
+                )),
+                Some(&j) if j >= step.index && d.reason != DependencyReason::After => {
+                    out.push(format!(
+                        "step `{}` depends on a later step `{}` for {:?}",
+                        step.name, d.step, d.reason
+                    ))
+                }
+                _ => {}
+            }
+        }
+
+        // Writes keep source order.
+        if step.effect == Effect::Write {
+            if let Some(prev) = ir.steps[..i]
+                .iter()
+                .rev()
+                .find(|s| s.effect == Effect::Write)
+            {
+                if !deps.contains(prev.name.as_str()) {
+                    out.push(format!(
+                        "write step `{}` does not depend on the previous write `{}`",
+                        step.name, prev.name
+                    ));
+                }
+            }
+        }
+
+        // The tool is in the catalogue, permitted, and the actor holds its scopes.
+        match world.tools.get(&step.tool) {
+            None => out.push(format!("tool `{}` is not in the catalogue", step.tool)),
+            Some(effect) if *effect != step.effect => {
+                out.push(format!("step `{}` has the wrong effect", step.name))
+            }
+            _ => {}
+        }
+        match world.rules.get(&step.tool) {
+            None => out.push(format!(
+                "tool `{}` is not permitted by the policy",
+                step.tool
+            )),
+            Some(rule) => {
+                for s in &rule.scopes {
+                    if !world.actor.contains(s) {
+                        out.push(format!("the actor lacks scope `{s}` for `{}`", step.tool));
+                    }
+                    if !step.authz.scopes.contains(s) {
+                        out.push(format!("step `{}` does not list scope `{s}`", step.name));
+                    }
+                }
+                if rule.approval != step.authz.approval.is_some() {
+                    out.push(format!("step `{}` has the wrong approval", step.name));
+                }
+                if rule.approval != ir.approvals.contains(&step.name) {
+                    out.push(format!("approvals and step `{}` disagree", step.name));
+                }
+                // Ceilings: literals within them, references guarded.
+                for (arg, op, limit) in &rule.ceilings {
+                    let Some(value) = step.args.get(arg) else {
+                        continue;
+                    };
+                    match value {
+                        Value::Literal { literal } => {
+                            if !holds(literal, *op, limit) {
+                                out.push(format!(
+                                    "step `{}`: literal `{arg}` breaks its ceiling",
+                                    step.name
+                                ));
+                            }
+                        }
+                        _ => {
+                            let guarded = step.authz.guards.iter().any(|g| {
+                                &g.arg == arg && g.op == *op && holds(&g.limit, CmpOp::Eq, limit)
+                            });
+                            if !guarded {
+                                out.push(format!(
+                                    "step `{}`: referenced `{arg}` has no guard",
+                                    step.name
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // The schedule is a topological layering holding every step once.
+    let mut wave_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for (w, wave) in ir.schedule.iter().enumerate() {
+        for name in wave {
+            if wave_of.insert(name.as_str(), w).is_some() {
+                out.push(format!("step `{name}` is scheduled twice"));
+            }
+        }
+    }
+    for step in &ir.steps {
+        let Some(&w) = wave_of.get(step.name.as_str()) else {
+            out.push(format!("step `{}` is not scheduled", step.name));
+            continue;
+        };
+        for d in &step.depends_on {
+            if wave_of.get(d.step.as_str()).is_none_or(|&dw| dw >= w) {
+                out.push(format!(
+                    "step `{}` is scheduled no later than its dependency `{}`",
+                    step.name, d.step
+                ));
+            }
+        }
+    }
+    if wave_of.len() != ir.steps.len() {
+        out.push("the schedule names steps the plan does not have".to_string());
+    }
+
+    let mut scopes: Vec<String> = ir
+        .steps
+        .iter()
+        .flat_map(|s| s.authz.scopes.clone())
+        .collect();
+    scopes.sort();
+    scopes.dedup();
+    if scopes != ir.scopes {
+        out.push(format!(
+            "scopes {:?} are not the sorted union {scopes:?}",
+            ir.scopes
+        ));
+    }
+    out
+}
+
+fn collect_refs<'a>(v: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
+    match v {
+        Value::Literal { .. } => {}
+        Value::Ref { binding, step, .. } => out.push((binding, step)),
+        Value::List { items } => items.iter().for_each(|i| collect_refs(i, out)),
+        Value::Record { fields } => fields.values().for_each(|i| collect_refs(i, out)),
+        Value::Interpolate { parts } => parts.iter().for_each(|i| collect_refs(i, out)),
+    }
+}
+
+/// Whether `value op limit` holds, comparing numbers exactly.
+fn holds(value: &Literal, op: CmpOp, limit: &Literal) -> bool {
+    let ord = match (number(value), number(limit)) {
+        (Some(a), Some(b)) => compare_decimal(&a, &b),
+        _ => match (value, limit) {
+            (Literal::Date(a), Literal::Date(b)) | (Literal::String(a), Literal::String(b)) => {
+                a.cmp(b)
+            }
+            _ => return value == limit && op == CmpOp::Eq,
+        },
+    };
+    match op {
+        CmpOp::Eq => ord == Ordering::Equal,
+        CmpOp::Ne => ord != Ordering::Equal,
+        CmpOp::Lt => ord == Ordering::Less,
+        CmpOp::Le => ord != Ordering::Greater,
+        CmpOp::Gt => ord == Ordering::Greater,
+        CmpOp::Ge => ord != Ordering::Less,
+    }
+}
+
+fn number(l: &Literal) -> Option<String> {
+    match l {
+        Literal::Int(i) => Some(i.to_string()),
+        Literal::Decimal(d) => Some(d.clone()),
+        _ => None,
+    }
+}
+
+/// Compares two decimal numerals exactly, digit by digit.
+fn compare_decimal(a: &str, b: &str) -> Ordering {
+    let (na, ia, fa) = split(a);
+    let (nb, ib, fb) = split(b);
+    let zero = |i: &str, f: &str| i.chars().all(|c| c == '0') && f.chars().all(|c| c == '0');
+    let (za, zb) = (zero(&ia, &fa), zero(&ib, &fb));
+    let sa = if za {
+        0
+    } else if na {
+        -1
+    } else {
+        1
+    };
+    let sb = if zb {
+        0
+    } else if nb {
+        -1
+    } else {
+        1
+    };
+    if sa != sb {
+        return sa.cmp(&sb);
+    }
+    let width = fa.len().max(fb.len());
+    let pad = |f: &str| format!("{f:0<width$}");
+    let mag = ia
+        .len()
+        .cmp(&ib.len())
+        .then_with(|| ia.cmp(&ib))
+        .then_with(|| pad(&fa).cmp(&pad(&fb)));
+    if sa < 0 { mag.reverse() } else { mag }
+}
+
+fn split(s: &str) -> (bool, String, String) {
+    let neg = s.starts_with('-');
+    let s = s.trim_start_matches(['-', '+']);
+    let (i, f) = s.split_once('.').unwrap_or((s, ""));
+    let i = i.trim_start_matches('0').to_string();
+    (neg, i, f.to_string())
+}
+
+#[test]
+fn decimal_comparison_is_exact() {
+    assert_eq!(
+        compare_decimal("500.0000000000000001", "500"),
+        Ordering::Greater
+    );
+    assert_eq!(compare_decimal("-3", "2"), Ordering::Less);
+    assert_eq!(compare_decimal("-3", "-2.5"), Ordering::Less);
+    assert_eq!(compare_decimal("0500.10", "500.1"), Ordering::Equal);
+    assert_eq!(compare_decimal("-0.0", "0"), Ordering::Equal);
+}

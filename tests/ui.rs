@@ -1,0 +1,195 @@
+//! The fixture harness: every file under `tests/ui/**/{ok,err}/` is compiled
+//! and its rendered diagnostics (human and JSON) compared with the insta
+//! snapshot beside it. See `tests/README.md` for how to add a case.
+//!
+//! - An `ok/` fixture must compile without errors.
+//! - An `err/` fixture must produce at least one error.
+//! - In both, the codes the fixture expects are pinned: for a `.plan` file,
+//!   comment lines `// expect: E0105 W0403` at the top; for a `.json` file, a
+//!   sibling `NAME.expect` file with the codes. The errors and warnings
+//!   produced, and the notes whose codes are listed, must be exactly those
+//!   (as a multiset, in any order).
+//! - Catalogue and policy come from the nearest `planc.toml` up to
+//!   `tests/ui/`, else from the fixture itself (a `.plan` file may declare
+//!   tools, a policy and a plan together).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use planc::diagnostics::render;
+use planc::driver::{self, Job};
+use planc::{Code, Severity};
+
+fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            fixtures(&path, out);
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("plan" | "json")
+        ) && path
+            .parent()
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == "ok" || n == "err")
+        {
+            out.push(path);
+        }
+    }
+}
+
+/// The codes a fixture expects, from its header or its `.expect` file.
+fn expected_codes(path: &Path, text: &str) -> Vec<Code> {
+    let spec = if path.extension().is_some_and(|e| e == "json") {
+        std::fs::read_to_string(path.with_extension("expect")).unwrap_or_default()
+    } else {
+        text.lines()
+            .map(str::trim)
+            .take_while(|l| l.starts_with("//") || l.is_empty())
+            .filter_map(|l| l.trim_start_matches('/').trim().strip_prefix("expect:"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut codes: Vec<Code> = spec
+        .split_whitespace()
+        .map(|c| {
+            Code::parse(c).unwrap_or_else(|| panic!("{}: `{c}` is not a code", path.display()))
+        })
+        .collect();
+    codes.sort();
+    codes
+}
+
+fn relative(path: &Path) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Builds the job for a fixture: the fixture, plus the catalogue and policy
+/// of the nearest `planc.toml` below `tests/ui/`.
+fn job_for(path: &Path) -> Job {
+    let mut job = Job::default();
+    let text = std::fs::read_to_string(path).unwrap();
+    let id = job.sources.add(relative(path), text);
+    job.plans.push(id);
+    let ui_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if !d.starts_with(&ui_root) {
+            break;
+        }
+        if d.join("planc.toml").is_file() {
+            let text = std::fs::read_to_string(d.join("planc.toml")).unwrap();
+            let config = planc::project::Config::parse(&d.join("planc.toml"), &text).unwrap();
+            for c in &config.catalog {
+                let id = job
+                    .sources
+                    .add(relative(c), std::fs::read_to_string(c).unwrap());
+                job.catalog.push(id);
+            }
+            if let Some(p) = &config.policy {
+                let id = job
+                    .sources
+                    .add(relative(p), std::fs::read_to_string(p).unwrap());
+                job.policy.push(id);
+            }
+            job.actor = config.actor;
+            break;
+        }
+        dir = d.parent();
+    }
+    job
+}
+
+fn run_fixture(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let expected = expected_codes(path, &text);
+    let mut job = job_for(path);
+    let outcome = driver::run(&mut job);
+    let diags = &outcome.diagnostics;
+
+    let mut produced: Vec<Code> = diags
+        .iter()
+        .filter(|d| d.severity != Severity::Note || expected.contains(&d.code))
+        .map(|d| d.code)
+        .collect();
+    produced.sort();
+    let is_err_fixture = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n == "err");
+    let mut problems = Vec::new();
+    if produced != expected {
+        problems.push(format!(
+            "expected codes {expected:?}, produced {produced:?}"
+        ));
+    }
+    if is_err_fixture && !outcome.has_errors() {
+        problems.push("an err/ fixture must produce an error".to_string());
+    }
+    if !is_err_fixture && outcome.has_errors() {
+        problems.push("an ok/ fixture must produce no error".to_string());
+    }
+
+    let snapshot = format!(
+        "{}\n----- json -----\n{}",
+        render::human(&job.sources, diags, false),
+        render::json(&job.sources, diags)
+    );
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let snap_dir = path.parent().unwrap().to_path_buf();
+    let snap_result = std::panic::catch_unwind(|| {
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(snap_dir);
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_input_file(path);
+        settings.set_omit_expression(true);
+        settings.bind(|| insta::assert_snapshot!(name, snapshot));
+    });
+    if snap_result.is_err() {
+        problems.push("snapshot differs (run `cargo insta review`)".to_string());
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+#[test]
+fn ui_fixtures() {
+    let mut paths = Vec::new();
+    fixtures(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui"),
+        &mut paths,
+    );
+    assert!(!paths.is_empty(), "no fixtures found under tests/ui");
+    let mut failures = BTreeMap::new();
+    for path in &paths {
+        if let Err(e) = run_fixture(path) {
+            failures.insert(relative(path), e);
+        }
+    }
+    let report: Vec<String> = failures.iter().map(|(p, e)| format!("{p}: {e}")).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures failed:\n{}",
+        failures.len(),
+        paths.len(),
+        report.join("\n")
+    );
+}
