@@ -24,7 +24,13 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    run_stdin_in(Path::new(env!("CARGO_MANIFEST_DIR")), args, input)
+}
+
+/// Runs planc in `dir` with `input` on its standard input.
+fn run_stdin_in(dir: &Path, args: &[&str], input: &[u8]) -> Output {
     let mut child = planc()
+        .current_dir(dir)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -294,18 +300,12 @@ fn json_plan_on_stdin_is_detected_and_gets_pointers() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/json/plan/ok/ambiguous_pick.json"),
     )
     .unwrap();
-    let o = planc()
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind"))
-        .args(["check", "--format", "json", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            c.stdin.take().unwrap().write_all(plan.as_bytes())?;
-            c.wait_with_output()
-        })
-        .unwrap();
+    let northwind = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
+    let o = run_stdin_in(
+        &northwind,
+        &["check", "--format", "json", "-"],
+        plan.as_bytes(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = json(&o);
     let pick = v["diagnostics"]
@@ -325,17 +325,11 @@ fn json_plan_on_stdin_is_detected_and_gets_pointers() {
     assert_eq!(v["warnings"], 3);
 
     // The same, with warnings denied: exit 1.
-    let o = planc()
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind"))
-        .args(["check", "--deny-warnings", "--format", "short", "-"])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            c.stdin.take().unwrap().write_all(plan.as_bytes())?;
-            c.wait_with_output()
-        })
-        .unwrap();
+    let o = run_stdin_in(
+        &northwind,
+        &["check", "--deny-warnings", "--format", "short", "-"],
+        plan.as_bytes(),
+    );
     assert_eq!(o.status.code(), Some(1));
 }
 

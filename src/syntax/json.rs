@@ -854,26 +854,36 @@ impl<'a> Parser<'a> {
         loop {
             let item = self.value(depth)?;
             self.items.push(item);
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => {
-                    let comma = self.pos;
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() == Some(b']') {
-                        return Err(self.trailing_comma(comma));
-                    }
-                }
-                Some(b']') => {
-                    self.pos += 1;
-                    let items: Vec<Json<'a>> = self.items.drain(base..).collect();
-                    return Ok(Json {
-                        value: Value::Array(items),
-                        span: self.span(open, self.pos),
-                    });
-                }
-                _ => return Err(self.expected_after_item(open, b']')),
+            if self.after_item(open, b']')? {
+                let items: Vec<Json<'a>> = self.items.drain(base..).collect();
+                return Ok(Json {
+                    value: Value::Array(items),
+                    span: self.span(open, self.pos),
+                });
             }
+        }
+    }
+
+    /// After an element or a member: consumes a `,` (refusing a trailing
+    /// one) and returns `false`, or consumes the closing `close` and
+    /// returns `true`.
+    fn after_item(&mut self, open: usize, close: u8) -> PResult<bool> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                let comma = self.pos;
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(close) {
+                    return Err(self.trailing_comma(comma));
+                }
+                Ok(false)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(self.expected_after_item(open, close)),
         }
     }
 
@@ -924,25 +934,12 @@ impl<'a> Parser<'a> {
                 key_span,
                 value,
             });
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => {
-                    let comma = self.pos;
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() == Some(b'}') {
-                        return Err(self.trailing_comma(comma));
-                    }
-                }
-                Some(b'}') => {
-                    self.pos += 1;
-                    let members: Vec<Member<'a>> = self.members.drain(base..).collect();
-                    return Ok(Json {
-                        value: Value::Object(members),
-                        span: self.span(open, self.pos),
-                    });
-                }
-                _ => return Err(self.expected_after_item(open, b'}')),
+            if self.after_item(open, b'}')? {
+                let members: Vec<Member<'a>> = self.members.drain(base..).collect();
+                return Ok(Json {
+                    value: Value::Object(members),
+                    span: self.span(open, self.pos),
+                });
             }
         }
     }
