@@ -416,6 +416,7 @@ impl<'a> Checker<'a, '_> {
                         format!("`{prefix}` is `{other}`, not a list: it has no element `[{n}]`"),
                     )
                     .with_label("not a list")
+                    .with_help(format!("remove `[{n}]`: `{prefix}` is a single value"))
                     .with_secondary(
                         tool.name_span,
                         format!("`{}` returns `{}`", tool.name, tool.result),
@@ -734,7 +735,10 @@ impl<'a> Checker<'a, '_> {
                         expr.span,
                         format!("{what} expects `{expected}`, found `{shown}` of type `{ty}`"),
                     )
-                    .with_label(format!("`{ty}`, expected `{expected}`"));
+                    .with_label(format!("`{ty}`, expected `{expected}`"))
+                    .with_help(format!(
+                        "pass a value of type `{expected}`: another binding, a member of this one, or a literal"
+                    ));
                     if let Some(b) = binding {
                         d = d.with_secondary(
                             b.path_span,
@@ -1368,6 +1372,9 @@ impl<'a> Checker<'a, '_> {
                             value.node.display()
                         ),
                     };
+                    if d.help.is_none() {
+                        d.help = Some(format!("compare `{path}` with a value of type `{ty}`"));
+                    }
                 }
                 self.report(i, d);
                 None

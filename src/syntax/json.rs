@@ -833,6 +833,8 @@ impl<'a> Parser<'a> {
             ),
         );
         e.label = "too deep";
+        e.help =
+            Some("flatten the document: no plan, catalogue or policy needs this depth".to_string());
         e
     }
 
@@ -1148,7 +1150,8 @@ impl<'t> Reader<'t> {
                 value.span,
                 format!("{what} must be {expected}, found {}", value.kind_name()),
             )
-            .with_label(format!("expected {expected}")),
+            .with_label(format!("expected {expected}"))
+            .with_help(format!("write {expected} here, not {}", value.kind_name())),
         );
     }
 
@@ -1272,7 +1275,8 @@ impl<'t> Reader<'t> {
         };
         self.report(
             Diagnostic::new(Code::E0004, at, format!("missing key `{key}` in {what}"))
-                .with_label(format!("{what} without `{key}`")),
+                .with_label(format!("{what} without `{key}`"))
+                .with_help(format!("add `\"{key}\": …` to {what}: it is required")),
         );
     }
 
