@@ -155,7 +155,10 @@ fn run_fixture(path: &Path) -> Result<(), String> {
     }
     // An agent loop reads only the JSON document: every error and warning
     // must say how to fix it.
-    for d in diags.iter().filter(|d| d.severity != Severity::Note && d.help.is_none()) {
+    for d in diags
+        .iter()
+        .filter(|d| d.severity != Severity::Note && d.help.is_none())
+    {
         problems.push(format!("{} `{}` has no help line", d.code, d.message));
     }
     if is_err_fixture && !has_errors {

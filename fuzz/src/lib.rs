@@ -1,0 +1,73 @@
+//! What every fuzz target shares: the fixed catalogue and policy a plan is
+//! compiled against, and the oracle run on every result. A target crashes
+//! (and libFuzzer keeps the input) when the compiler panics, overflows its
+//! stack, or breaks one of the checks below.
+
+use planc::diagnostics::{Diagnostic, render};
+use planc::driver::{self, Job};
+use planc::source::SourceMap;
+
+/// The Northwind catalogue and policy of the examples.
+pub const TOOLS: &str = include_str!("../../examples/northwind/tools.plan");
+pub const POLICY: &str = include_str!("../../examples/northwind/policy.plan");
+/// A plan over that catalogue, for targets that fuzz the catalogue.
+pub const PLAN: &str = include_str!("../../examples/northwind/downgrade.plan");
+
+/// Checks what must hold of any diagnostics, whatever the input: every span
+/// lies within its file and on character boundaries, and every renderer
+/// runs; the JSON report is valid JSON.
+pub fn check_diagnostics(sources: &SourceMap, diagnostics: &[Diagnostic]) {
+    for d in diagnostics {
+        let spans = std::iter::once(d.span).chain(d.labels.iter().map(|l| l.span));
+        for span in spans {
+            let Some(file) = sources.get(span.file) else {
+                panic!("diagnostic {} names an unknown file", d.code.as_str());
+            };
+            let (start, end) = (span.start as usize, span.end as usize);
+            assert!(
+                start <= end && end <= file.text.len(),
+                "{}: span {start}..{end} outside a file of {} bytes",
+                d.code.as_str(),
+                file.text.len()
+            );
+            assert!(
+                file.text.is_char_boundary(start) && file.text.is_char_boundary(end),
+                "{}: span {start}..{end} splits a character",
+                d.code.as_str()
+            );
+        }
+        assert!(!d.message.is_empty(), "{}: empty message", d.code.as_str());
+    }
+    let _ = render::human(sources, diagnostics, false);
+    let _ = render::human(sources, diagnostics, true);
+    let _ = render::short(sources, diagnostics);
+    let json = render::json(sources, diagnostics);
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&json).is_ok(),
+        "the JSON report is not JSON"
+    );
+    let sarif = render::sarif(sources, diagnostics);
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&sarif).is_ok(),
+        "the SARIF report is not JSON"
+    );
+}
+
+/// Runs a whole job: check, render every format, and lower when there are
+/// no errors (lowering must then succeed and serialise).
+pub fn compile(mut job: Job) {
+    let outcome = driver::run(&mut job);
+    check_diagnostics(&job.sources, &outcome.diagnostics);
+    if !outcome.has_errors() {
+        match driver::lower(&job, &outcome) {
+            Ok(irs) => {
+                for ir in &irs {
+                    if let Err(e) = planc::ir::to_json(ir) {
+                        panic!("IR does not serialise: {e}");
+                    }
+                }
+            }
+            Err(e) => panic!("a run without errors does not lower: {e}"),
+        }
+    }
+}

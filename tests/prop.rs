@@ -1,0 +1,555 @@
+//! Property tests over generated plans (`support/gen.rs`): well-typed plans
+//! over a generated catalogue and policy, written as `.plan` text and as the
+//! JSON plan form, and mutations of them.
+//!
+//! - Soundness: a generated plan compiles without errors, and its IR is
+//!   valid against `schema/plan-ir.schema.json` and satisfies the invariants
+//!   of DESIGN.md section 5 (`support/invariants.rs`, which shares no code
+//!   with the checker).
+//! - The text and JSON forms give the same IR (but for `source` and each
+//!   step's `span`); compiling twice gives the same bytes.
+//! - Each mutation (forward reference, literal over a ceiling, unknown tool,
+//!   missing scope, ill-typed argument) is rejected with its code, in the
+//!   step it was made in, and in the text form at the span it was made at.
+//! - Random sequences of tokens never make the compiler panic.
+//!
+//! Cases per property: 64 by default, `PROPTEST_CASES` to change it.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+#[path = "support/invariants.rs"]
+mod invariants;
+#[path = "support/gen.rs"]
+mod plangen;
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use planc::diagnostics::render;
+use planc::driver::{self, Job, Outcome};
+use planc::ir::{CmpOp, Effect, Literal, PlanIr};
+use planc::{Code, Diagnostic};
+use plangen::{Choices, Plan, Ty, Val, World};
+use proptest::prelude::*;
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    ProptestConfig {
+        cases,
+        // Shrinking a failing plan is worth a few seconds, not minutes.
+        max_shrink_iters: 2048,
+        ..ProptestConfig::default()
+    }
+}
+
+/// A stream of choices: long enough for the largest world and plan.
+fn choices() -> impl Strategy<Value = Vec<u32>> {
+    prop::collection::vec(any::<u32>(), 0..600)
+}
+
+fn validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/plan-ir.schema.json");
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        jsonschema::validator_for(&schema).unwrap()
+    })
+}
+
+/// A case: the world, the plan, and the texts the front ends read.
+struct Case {
+    world: World,
+    plan: Plan,
+}
+
+fn case(data: &[u32]) -> Case {
+    let mut c = Choices::new(data);
+    let world = plangen::world(&mut c);
+    let plan = plangen::plan(&mut c, &world);
+    Case { world, plan }
+}
+
+struct Run {
+    job: Job,
+    outcome: Outcome,
+}
+
+/// Compiles `plan` (a `.plan` or `.json` file by its name) against the
+/// world's catalogue and policy, both written as text.
+fn compile(world: &World, name: &str, plan: &str) -> Run {
+    let mut job = Job::default();
+    let p = job.sources.add(name, plan);
+    let t = job.sources.add("tools.plan", plangen::tools_text(world));
+    let pol = job.sources.add("policy.plan", plangen::policy_text(world));
+    job.plans.push(p);
+    job.catalog.push(t);
+    job.policy.push(pol);
+    let outcome = driver::run(&mut job);
+    Run { job, outcome }
+}
+
+fn listing(run: &Run) -> String {
+    let files: Vec<String> = run
+        .job
+        .sources
+        .files()
+        .map(|f| format!("--- {}\n{}", f.name, f.text))
+        .collect();
+    format!(
+        "{}\n{}",
+        files.join("\n"),
+        render::short(&run.job.sources, &run.outcome.diagnostics)
+    )
+}
+
+/// The plain world the invariant checker compares against, from the model
+/// (not from anything the compiler read).
+fn plain_world(world: &World) -> invariants::World {
+    let mut w = invariants::World {
+        actor: world.actor.iter().cloned().collect::<BTreeSet<_>>(),
+        ..invariants::World::default()
+    };
+    for t in &world.tools {
+        w.tools.insert(
+            t.name.clone(),
+            if t.write { Effect::Write } else { Effect::Read },
+        );
+        w.rules.insert(
+            t.name.clone(),
+            invariants::ToolRule {
+                scopes: t.scopes.clone(),
+                approval: t.approval,
+                ceilings: t
+                    .params
+                    .iter()
+                    .filter_map(|p| {
+                        p.ceiling
+                            .map(|l| (p.name.clone(), CmpOp::Le, Literal::Int(l)))
+                    })
+                    .collect(),
+            },
+        );
+    }
+    w
+}
+
+/// Lowers a run that must have no errors, and checks its IR: the schema,
+/// the invariants, and a read back into the IR types.
+fn sound_ir(run: &Run, world: &World) -> Result<PlanIr, TestCaseError> {
+    prop_assert!(
+        !run.outcome.has_errors(),
+        "a generated plan has errors:\n{}",
+        listing(run)
+    );
+    let irs = driver::lower(&run.job, &run.outcome).map_err(TestCaseError::fail)?;
+    prop_assert_eq!(irs.len(), 1);
+    let ir = irs.into_iter().next().unwrap();
+    let value = serde_json::to_value(&ir).unwrap();
+    let errors: Vec<String> = validator()
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    prop_assert!(
+        errors.is_empty(),
+        "IR not valid against the schema: {errors:?}"
+    );
+    let broken = invariants::violations(&ir, &plain_world(world));
+    prop_assert!(
+        broken.is_empty(),
+        "IR breaks invariants: {broken:#?}\n{}",
+        listing(run)
+    );
+    let back: PlanIr = serde_json::from_value(value).unwrap();
+    prop_assert_eq!(&back, &ir);
+    Ok(ir)
+}
+
+/// The IR without what depends on the form it was read from.
+fn formless(mut ir: PlanIr) -> PlanIr {
+    ir.source = String::new();
+    for s in &mut ir.steps {
+        s.span = planc::ir::SourceSpan {
+            file: String::new(),
+            start: 0,
+            end: 0,
+            line: 0,
+            column: 0,
+        };
+    }
+    ir
+}
+
+/// Everything a run prints: diagnostics as JSON, and the IR when there is one.
+fn output(run: &Run) -> String {
+    let mut out = render::json(&run.job.sources, &run.outcome.diagnostics);
+    if let Ok(irs) = driver::lower(&run.job, &run.outcome) {
+        for ir in &irs {
+            out.push_str(&planc::ir::to_json(ir).unwrap());
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A generated plan compiles clean in both forms, to sound IR, the same
+    /// from either form and from run to run.
+    #[test]
+    fn generated_plans_lower_to_sound_identical_deterministic_ir(data in choices()) {
+        let Case { world, plan } = case(&data);
+        let (text, _) = plangen::plan_text(&plan);
+        let json = plangen::plan_json(&plan);
+
+        let from_text = compile(&world, "gen.plan", &text);
+        let ir_text = sound_ir(&from_text, &world)?;
+        let from_json = compile(&world, "gen.json", &json);
+        let ir_json = sound_ir(&from_json, &world)?;
+        prop_assert_eq!(
+            formless(ir_text),
+            formless(ir_json),
+            "text and JSON forms give different IR\n{}\n{}",
+            listing(&from_text),
+            listing(&from_json)
+        );
+
+        // Deterministic: a second run prints the same bytes.
+        for (run, name, src) in [(&from_text, "gen.plan", &text), (&from_json, "gen.json", &json)] {
+            let again = compile(&world, name, src);
+            prop_assert_eq!(output(run), output(&again));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- mutations
+
+#[derive(Clone, Copy, Debug)]
+enum Mutation {
+    ForwardReference,
+    OverCeiling,
+    UnknownTool,
+    MissingScope,
+    IllTyped,
+}
+
+impl Mutation {
+    fn code(self) -> Code {
+        match self {
+            Mutation::ForwardReference => Code::E0106,
+            Mutation::OverCeiling => Code::E0303,
+            Mutation::UnknownTool => Code::E0101,
+            Mutation::MissingScope => Code::E0302,
+            Mutation::IllTyped => Code::E0201,
+        }
+    }
+}
+
+/// Where a mutation was made: the step, and the argument (`None`: the tool
+/// name).
+struct Site {
+    step: usize,
+    arg: Option<String>,
+}
+
+/// Applies a mutation at a place chosen by `pick`; `None` when the plan has
+/// no place for it.
+fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_>) -> Option<Site> {
+    let param_ty = |world: &World, step: &plangen::Step, arg: &str| -> Option<Ty> {
+        let tool = world.tools.get(step.tool_index?)?;
+        tool.params.iter().find(|p| p.name == arg).map(|p| p.ty)
+    };
+    match m {
+        Mutation::ForwardReference => {
+            // An argument of step j takes a binding of a later step k.
+            let mut sites = Vec::new();
+            for (j, s) in plan.steps.iter().enumerate() {
+                for (arg, _) in &s.args {
+                    let ty = param_ty(world, s, arg)?;
+                    for later in plan.steps.iter().skip(j + 1) {
+                        for b in &later.binds {
+                            if b.ty == Some(ty) {
+                                sites.push((j, arg.clone(), b.name.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            let (j, arg, binding) = pick.pick(&sites)?.clone();
+            let step = plan.steps.get_mut(j)?;
+            let slot = step.args.iter_mut().find(|(a, _)| *a == arg)?;
+            slot.1 = Val::Ref(binding, None);
+            Some(Site {
+                step: j,
+                arg: Some(arg),
+            })
+        }
+        Mutation::OverCeiling => {
+            let mut sites = Vec::new();
+            for (j, s) in plan.steps.iter().enumerate() {
+                let Some(tool) = s.tool_index.and_then(|t| world.tools.get(t)) else {
+                    continue;
+                };
+                for p in &tool.params {
+                    if let Some(limit) = p.ceiling {
+                        sites.push((j, p.name.clone(), p.ty, limit));
+                    }
+                }
+            }
+            let (j, arg, ty, limit) = pick.pick(&sites)?.clone();
+            let over = match ty {
+                Ty::Int => Val::Int(limit + 1 + pick.below(1000) as i64),
+                _ => Val::Dec(limit * 100 + 1 + pick.below(100_000) as i64),
+            };
+            let slot = plan
+                .steps
+                .get_mut(j)?
+                .args
+                .iter_mut()
+                .find(|(a, _)| *a == arg)?;
+            slot.1 = over;
+            Some(Site {
+                step: j,
+                arg: Some(arg),
+            })
+        }
+        Mutation::UnknownTool => {
+            let j = pick.below(plan.steps.len());
+            let step = plan.steps.get_mut(j)?;
+            step.tool = "nosuch.tool".to_string();
+            step.tool_index = None;
+            Some(Site { step: j, arg: None })
+        }
+        Mutation::MissingScope => {
+            let j = pick.below(plan.steps.len());
+            let tool = world.tools.get(plan.steps.get(j)?.tool_index?)?;
+            let scope = pick.pick(&tool.scopes)?.clone();
+            world.actor.retain(|s| *s != scope);
+            Some(Site { step: j, arg: None })
+        }
+        Mutation::IllTyped => {
+            let mut sites = Vec::new();
+            for (j, s) in plan.steps.iter().enumerate() {
+                for (arg, _) in &s.args {
+                    sites.push((j, arg.clone(), param_ty(world, s, arg)?));
+                }
+            }
+            let (j, arg, ty) = pick.pick(&sites)?.clone();
+            let wrong = match ty {
+                Ty::Bool => Val::Int(7),
+                _ => Val::Bool(true),
+            };
+            let slot = plan
+                .steps
+                .get_mut(j)?
+                .args
+                .iter_mut()
+                .find(|(a, _)| *a == arg)?;
+            slot.1 = wrong;
+            Some(Site {
+                step: j,
+                arg: Some(arg),
+            })
+        }
+    }
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        Just(Mutation::ForwardReference),
+        Just(Mutation::OverCeiling),
+        Just(Mutation::UnknownTool),
+        Just(Mutation::MissingScope),
+        Just(Mutation::IllTyped),
+    ]
+}
+
+fn with_code(diags: &[Diagnostic], code: Code) -> Vec<&Diagnostic> {
+    diags.iter().filter(|d| d.code == code).collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A mutation that introduces an error is reported with its code, in the
+    /// step it was made in, by both front ends; in the text form, at the
+    /// argument value or tool name it changed.
+    #[test]
+    fn mutations_are_rejected_with_their_code(
+        data in choices(),
+        m in mutation(),
+        where_ in prop::collection::vec(any::<u32>(), 3),
+    ) {
+        let Case { mut world, mut plan } = case(&data);
+        let mut pick = Choices::new(&where_);
+        let Some(site) = mutate(m, &mut world, &mut plan, &mut pick) else {
+            // The plan has no place for this mutation.
+            return Ok(());
+        };
+        let step_name = plan.steps[site.step].name.clone();
+        let (text, spans) = plangen::plan_text(&plan);
+        let json = plangen::plan_json(&plan);
+        let code = m.code();
+
+        let run = compile(&world, "gen.plan", &text);
+        let found = with_code(&run.outcome.diagnostics, code);
+        prop_assert!(
+            found.iter().any(|d| d.step.as_deref() == Some(&step_name)),
+            "{m:?}: no {} in step `{step_name}`\n{}", code.as_str(), listing(&run)
+        );
+        let span = match &site.arg {
+            None => spans[site.step].tool.clone(),
+            Some(a) => spans[site.step].args.iter().find(|(n, _)| n == a).unwrap().1.clone(),
+        };
+        prop_assert!(
+            found.iter().any(|d| {
+                let r = d.span.range();
+                d.span.file == run.job.plans[0] && r.start >= span.start && r.end <= span.end
+            }),
+            "{m:?}: no {} within {span:?} (`{}`)\n{}",
+            code.as_str(), &text[span.clone()], listing(&run)
+        );
+        prop_assert!(driver::lower(&run.job, &run.outcome).is_err());
+
+        let run = compile(&world, "gen.json", &json);
+        let found = with_code(&run.outcome.diagnostics, code);
+        prop_assert!(
+            found.iter().any(|d| d.step.as_deref() == Some(&step_name)),
+            "{m:?} (JSON): no {} in step `{step_name}`\n{}", code.as_str(), listing(&run)
+        );
+    }
+}
+
+// ---------------------------------------------------------------- token soup
+
+/// Tokens the lexer accepts, of every kind.
+const TOKENS: &[&str] = &[
+    "tool",
+    "policy",
+    "plan",
+    "step",
+    "post",
+    "bind",
+    "on_unmet",
+    "retry",
+    "after",
+    "replans",
+    "max_steps",
+    "actor",
+    "requires",
+    "approval",
+    "human",
+    "where",
+    "read",
+    "write",
+    "idempotent",
+    "untrusted",
+    "len",
+    "exists",
+    "not",
+    "in",
+    "replan",
+    "halt",
+    "escalate",
+    "string",
+    "int",
+    "decimal",
+    "bool",
+    "date",
+    "datetime",
+    "null",
+    "any",
+    "true",
+    "false",
+    "x",
+    "amount_eur",
+    "customer.resolve",
+    "billing.issue_credit",
+    "facts.plan",
+    "billing:write",
+    "crm:read",
+    "$",
+    "$.results",
+    "$.results[0].id",
+    "$[3]",
+    "0",
+    "-1",
+    "500",
+    "12.50",
+    "-0.5",
+    "2026-03-04",
+    "2026-03-04T10:00:00Z",
+    "2026-03-04T10:00:00.5+01:00",
+    "\"\"",
+    "\"text\"",
+    "\"on ${period_end}\"",
+    "\"\\${x}\"",
+    "\"\\u{1F600}\"",
+    "\"a\" | \"b\"",
+    "/// doc\n",
+    "// comment\n",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":",
+    "=",
+    "->",
+    "?",
+    "|",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+];
+
+fn token_soup() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(TOKENS), 0..200).prop_map(|t| t.join(" "))
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Any sequence of tokens parses, checks against the Northwind catalogue
+    /// and policy, and renders without a panic, with every span inside its
+    /// file.
+    #[test]
+    fn token_soup_never_panics(text in token_soup()) {
+        let mut job = Job::default();
+        let p = job.sources.add("soup.plan", text.clone());
+        let t = job.sources.add(
+            "tools.plan",
+            include_str!("../examples/northwind/tools.plan"),
+        );
+        let pol = job.sources.add(
+            "policy.plan",
+            include_str!("../examples/northwind/policy.plan"),
+        );
+        job.plans.push(p);
+        job.catalog.push(t);
+        job.policy.push(pol);
+        let outcome = driver::run(&mut job);
+        for d in &outcome.diagnostics {
+            let f = job.sources.get(d.span.file).unwrap();
+            prop_assert!(d.span.range().end <= f.text.len(), "{d:?}");
+        }
+        let _ = render::human(&job.sources, &outcome.diagnostics, false);
+        let _ = render::sarif(&job.sources, &outcome.diagnostics);
+        if !outcome.has_errors() {
+            prop_assert!(driver::lower(&job, &outcome).is_ok());
+        }
+    }
+}
