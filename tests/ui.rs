@@ -9,6 +9,8 @@
 //!   sibling `NAME.expect` file with the codes. The errors and warnings
 //!   produced, and the notes whose codes are listed, must be exactly those
 //!   (as a multiset, in any order).
+//! - Every error and warning has a help line: an agent loop must be able to
+//!   act on the JSON document alone.
 //! - Fixtures under `tests/ui/syntax/` are parsed only (they pin the front
 //!   end's diagnostics); all others run the whole pipeline.
 //! - Catalogue and policy come from the nearest `planc.toml` up to
@@ -150,6 +152,14 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         problems.push(format!(
             "expected codes {expected:?}, produced {produced:?}"
         ));
+    }
+    // An agent loop reads only the JSON document: every error and warning
+    // must say how to fix it.
+    for d in diags
+        .iter()
+        .filter(|d| d.severity != Severity::Note && d.help.is_none())
+    {
+        problems.push(format!("{} `{}` has no help line", d.code, d.message));
     }
     if is_err_fixture && !has_errors {
         problems.push("an err/ fixture must produce an error".to_string());

@@ -433,7 +433,9 @@ module.exports = grammar({
 
     // `///` attaches to what follows; it wins over `//` where the grammar
     // accepts a doc comment, and is an ordinary comment elsewhere.
-    doc_comment: _ => token(prec(2, seq('///', /[^\n]*/))),
+    // `////` is a plain comment, as in Rust, so a doc comment's text may
+    // not start with `/`; a bare `///` is a plain comment here too.
+    doc_comment: _ => token(prec(2, /\/\/\/[^\/\n][^\n]*/)),
 
     comment: _ => token(prec(-1, seq('//', /[^\n]*/))),
   },

@@ -230,7 +230,9 @@ impl<'a> Checker<'a, '_> {
     fn resolve_tools(&mut self) {
         for (i, step) in self.plan.steps.iter().enumerate() {
             let tool = self.env.catalog.get(&step.tool.node);
-            if tool.is_none() {
+            // An empty name is an error node: the front end could not read
+            // the tool (a JSON step without `tool`) and has said so.
+            if tool.is_none() && !step.tool.node.is_empty() {
                 let catalog = self.env.catalog;
                 let near = self.env.nearest(
                     &step.tool.node,
@@ -414,6 +416,7 @@ impl<'a> Checker<'a, '_> {
                         format!("`{prefix}` is `{other}`, not a list: it has no element `[{n}]`"),
                     )
                     .with_label("not a list")
+                    .with_help(format!("remove `[{n}]`: `{prefix}` is a single value"))
                     .with_secondary(
                         tool.name_span,
                         format!("`{}` returns `{}`", tool.name, tool.result),
@@ -732,7 +735,10 @@ impl<'a> Checker<'a, '_> {
                         expr.span,
                         format!("{what} expects `{expected}`, found `{shown}` of type `{ty}`"),
                     )
-                    .with_label(format!("`{ty}`, expected `{expected}`"));
+                    .with_label(format!("`{ty}`, expected `{expected}`"))
+                    .with_help(format!(
+                        "pass a value of type `{expected}`: another binding, a member of this one, or a literal"
+                    ));
                     if let Some(b) = binding {
                         d = d.with_secondary(
                             b.path_span,
@@ -1366,6 +1372,9 @@ impl<'a> Checker<'a, '_> {
                             value.node.display()
                         ),
                     };
+                    if d.help.is_none() {
+                        d.help = Some(format!("compare `{path}` with a value of type `{ty}`"));
+                    }
                 }
                 self.report(i, d);
                 None

@@ -296,14 +296,8 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
             Ok(Token::Date(s)) => match literal::check_date(s) {
                 Ok(()) => Token::Date(s),
                 Err(why) => {
-                    out.diagnostics.push(
-                        Diagnostic::new(
-                            Code::E0002,
-                            span(&range),
-                            format!("invalid date `{s}`: {why}"),
-                        )
-                        .with_label("not a calendar date"),
-                    );
+                    out.diagnostics
+                        .push(literal::invalid_date(span(&range), s, &why));
                     out.quiet.push(range.start);
                     Token::BadLit(s)
                 }
@@ -311,14 +305,8 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
             Ok(Token::Datetime(s)) => match literal::check_datetime(s) {
                 Ok(()) => Token::Datetime(s),
                 Err(why) => {
-                    out.diagnostics.push(
-                        Diagnostic::new(
-                            Code::E0002,
-                            span(&range),
-                            format!("invalid datetime `{s}`: {why}"),
-                        )
-                        .with_label("not a valid date and time"),
-                    );
+                    out.diagnostics
+                        .push(literal::invalid_datetime(span(&range), s, &why));
                     out.quiet.push(range.start);
                     Token::BadLit(s)
                 }

@@ -219,6 +219,19 @@ fn describe(file: FileId, e: &Rich<'_, Token<'_>>) -> Diagnostic {
                 }
                 _ => None,
             };
+            // Without a near keyword to suggest, say what may stand here:
+            // with the message, enough for a planner to repair the text.
+            let help = help.or_else(|| {
+                if list.is_empty() {
+                    None
+                } else if e.found().is_none() {
+                    Some(format!(
+                        "the file ends where {list} is still expected: is a bracket or a brace left open?"
+                    ))
+                } else {
+                    Some(format!("only {list} can come here"))
+                }
+            });
             let diag = if list.is_empty() {
                 Diagnostic::new(Code::E0001, span, format!("unexpected {found}"))
                     .with_label("unexpected here")
@@ -715,20 +728,14 @@ fn split_value(state: &mut State, name: &Name, rest: &str, span: Span) -> Expr {
         Some(Token::Date(s)) => match literal::check_date(s) {
             Ok(()) => ExprKind::Literal(Literal::Date(s.to_string())),
             Err(why) => {
-                state.report(
-                    Diagnostic::new(Code::E0002, span, format!("invalid date `{s}`: {why}"))
-                        .with_label("not a calendar date"),
-                );
+                state.report(literal::invalid_date(span, s, &why));
                 ExprKind::Error
             }
         },
         Some(Token::Datetime(s)) => match literal::check_datetime(s) {
             Ok(()) => ExprKind::Literal(Literal::Datetime(s.to_string())),
             Err(why) => {
-                state.report(
-                    Diagnostic::new(Code::E0002, span, format!("invalid datetime `{s}`: {why}"))
-                        .with_label("not a valid date and time"),
-                );
+                state.report(literal::invalid_datetime(span, s, &why));
                 ExprKind::Error
             }
         },
@@ -1131,7 +1138,8 @@ fn tool<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                             state.report(
                                 Diagnostic::new(Code::E0001, at, msg)
                                     .with_label("second effect")
-                                    .with_secondary(prev.span, "first given here"),
+                                    .with_secondary(prev.span, "first given here")
+                                    .with_help("keep one effect: `write` if the tool changes anything outside the run"),
                             );
                         } else {
                             effect = Some(Spanned::new(eff, at));

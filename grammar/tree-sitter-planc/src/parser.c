@@ -1822,10 +1822,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(89);
       END_STATE();
     case 8:
-      if (lookahead == '/') ADVANCE(103);
+      if (lookahead == '/') ADVANCE(104);
       END_STATE();
     case 9:
-      if (lookahead == '/') ADVANCE(104);
+      if (lookahead == '/') ADVANCE(105);
       END_STATE();
     case 10:
       if (lookahead == '/') ADVANCE(9);
@@ -2325,14 +2325,20 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 103:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '/') ADVANCE(102);
+      if (lookahead == '/') ADVANCE(105);
       if (lookahead != 0 &&
-          lookahead != '\n') ADVANCE(104);
+          lookahead != '\n') ADVANCE(102);
       END_STATE();
     case 104:
       ACCEPT_TOKEN(sym_comment);
+      if (lookahead == '/') ADVANCE(103);
       if (lookahead != 0 &&
-          lookahead != '\n') ADVANCE(104);
+          lookahead != '\n') ADVANCE(105);
+      END_STATE();
+    case 105:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead != 0 &&
+          lookahead != '\n') ADVANCE(105);
       END_STATE();
     default:
       return false;
