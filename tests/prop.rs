@@ -7,7 +7,9 @@
 //!   of DESIGN.md section 5 (`support/invariants.rs`, which shares no code
 //!   with the checker).
 //! - The text and JSON forms give the same IR (but for `source` and each
-//!   step's `span`); compiling twice gives the same bytes.
+//!   step's `span`), and so do the text and JSON (MCP tool list, JSON
+//!   policy) forms of the catalogue and policy; compiling twice gives the
+//!   same bytes.
 //! - Each mutation (forward reference, literal over a ceiling, unknown tool,
 //!   missing scope, ill-typed argument) is rejected with its code, in the
 //!   step it was made in, and in the text form at the span it was made at.
@@ -86,10 +88,25 @@ struct Run {
 /// Compiles `plan` (a `.plan` or `.json` file by its name) against the
 /// world's catalogue and policy, both written as text.
 fn compile(world: &World, name: &str, plan: &str) -> Run {
+    compile_against(world, name, plan, false)
+}
+
+/// [`compile`], with the catalogue (an MCP tool list) and the policy in
+/// their JSON forms when `json` is true.
+fn compile_against(world: &World, name: &str, plan: &str, json: bool) -> Run {
     let mut job = Job::default();
     let p = job.sources.add(name, plan);
-    let t = job.sources.add("tools.plan", plangen::tools_text(world));
-    let pol = job.sources.add("policy.plan", plangen::policy_text(world));
+    let (t, pol) = if json {
+        (
+            job.sources.add("tools.json", plangen::tools_json(world)),
+            job.sources.add("policy.json", plangen::policy_json(world)),
+        )
+    } else {
+        (
+            job.sources.add("tools.plan", plangen::tools_text(world)),
+            job.sources.add("policy.plan", plangen::policy_text(world)),
+        )
+    };
     job.plans.push(p);
     job.catalog.push(t);
     job.policy.push(pol);
@@ -215,11 +232,22 @@ proptest! {
         let from_json = compile(&world, "gen.json", &json);
         let ir_json = sound_ir(&from_json, &world)?;
         prop_assert_eq!(
-            formless(ir_text),
+            formless(ir_text.clone()),
             formless(ir_json),
             "text and JSON forms give different IR\n{}\n{}",
             listing(&from_text),
             listing(&from_json)
+        );
+
+        // The same catalogue and policy read from their JSON forms give the
+        // same IR.
+        let against_json = compile_against(&world, "gen.plan", &text, true);
+        let ir_against_json = sound_ir(&against_json, &world)?;
+        prop_assert_eq!(
+            formless(ir_text.clone()),
+            formless(ir_against_json),
+            "the JSON catalogue and policy give different IR\n{}",
+            listing(&against_json)
         );
 
         // Deterministic: a second run prints the same bytes.

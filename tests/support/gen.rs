@@ -844,3 +844,103 @@ pub fn plan_json(plan: &Plan) -> String {
         .replace(&format!("\"{DEC_OPEN}"), "")
         .replace(&format!("{DEC_CLOSE}\""), "")
 }
+
+// ---------------------------------------------------------------- JSON catalogue and policy
+
+fn schema(ty: Ty) -> serde_json::Value {
+    use serde_json::json;
+    match ty {
+        Ty::Str => json!({"type": "string"}),
+        Ty::Int => json!({"type": "integer"}),
+        Ty::Dec => json!({"type": "number"}),
+        Ty::Bool => json!({"type": "boolean"}),
+        Ty::Date => json!({"type": "string", "format": "date"}),
+        Ty::Enum => json!({"type": "string", "enum": ["a", "b"]}),
+        Ty::ListStr => json!({"type": "array", "items": {"type": "string"}}),
+        Ty::Rec => json!({
+            "type": "object",
+            "properties": {
+                "x": {"type": "integer"},
+                "y": {"type": "string"},
+                "when": {"type": "string", "format": "date"}
+            },
+            "required": ["x", "y", "when"]
+        }),
+    }
+}
+
+/// The catalogue as an MCP `tools/list` result: the same tools as
+/// [`tools_text`].
+pub fn tools_json(world: &World) -> String {
+    use serde_json::json;
+    let result = json!({
+        "type": "object",
+        "properties": {
+            "s": schema(Ty::Str),
+            "i": schema(Ty::Int),
+            "d": schema(Ty::Dec),
+            "b": schema(Ty::Bool),
+            "dt": schema(Ty::Date),
+            "e": schema(Ty::Enum),
+            "items": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}},
+                "required": ["id"]
+            }}
+        },
+        "required": ["s", "i", "d", "b", "dt", "e", "items"]
+    });
+    let tools: Vec<serde_json::Value> = world
+        .tools
+        .iter()
+        .map(|t| {
+            let properties: serde_json::Map<String, serde_json::Value> = t
+                .params
+                .iter()
+                .map(|p| (p.name.clone(), schema(p.ty)))
+                .collect();
+            let required: Vec<&str> = t.params.iter().map(|p| p.name.as_str()).collect();
+            json!({
+                "name": t.name,
+                "inputSchema": {"type": "object", "properties": properties, "required": required},
+                "outputSchema": result,
+                "annotations": {
+                    "readOnlyHint": !t.write,
+                    "idempotentHint": t.idempotent,
+                    "openWorldHint": t.untrusted
+                }
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap_or_default()
+}
+
+/// The policy in its JSON form: the same rules as [`policy_text`].
+pub fn policy_json(world: &World) -> String {
+    use serde_json::json;
+    let tools: serde_json::Map<String, serde_json::Value> = world
+        .tools
+        .iter()
+        .map(|t| {
+            let mut rule = json!({ "scopes": t.scopes });
+            let max: serde_json::Map<String, serde_json::Value> = t
+                .params
+                .iter()
+                .filter_map(|p| p.ceiling.map(|l| (p.name.clone(), json!(l))))
+                .collect();
+            if !max.is_empty() {
+                rule["max"] = serde_json::Value::Object(max);
+            }
+            if t.approval {
+                rule["approval"] = json!("human");
+            }
+            (t.name.clone(), rule)
+        })
+        .collect();
+    serde_json::to_string_pretty(&json!({
+        "name": "gen",
+        "actor": { "scopes": world.actor },
+        "tools": tools
+    }))
+    .unwrap_or_default()
+}
