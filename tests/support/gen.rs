@@ -62,6 +62,7 @@ pub enum Ty {
     Dec,
     Bool,
     Date,
+    Datetime,
     /// `"a" | "b"`
     Enum,
     /// `[string]`
@@ -76,6 +77,7 @@ const PARAM_TYPES: &[Ty] = &[
     Ty::Dec,
     Ty::Bool,
     Ty::Date,
+    Ty::Datetime,
     Ty::Enum,
     Ty::ListStr,
     Ty::Rec,
@@ -89,6 +91,7 @@ impl Ty {
             Ty::Dec => "decimal",
             Ty::Bool => "bool",
             Ty::Date => "date",
+            Ty::Datetime => "datetime",
             Ty::Enum => "\"a\" | \"b\"",
             Ty::ListStr => "[string]",
             Ty::Rec => "{ x: int, y: string, when: date }",
@@ -165,6 +168,7 @@ pub enum Val {
     Dec(i64),
     Bool(bool),
     Date(String),
+    Datetime(String),
     Enum(&'static str),
     List(Vec<Val>),
     Rec(Vec<(String, Val)>),
@@ -364,6 +368,14 @@ fn value(c: &mut Choices<'_>, ty: Ty, ceiling: Option<i64>, scope: &Scope) -> Va
         Ty::Dec => Val::Dec(c.range(0, (ceiling.unwrap_or(100_000) * 100) as usize) as i64),
         Ty::Bool => Val::Bool(c.one_in(2)),
         Ty::Date => Val::Date(date(c)),
+        Ty::Datetime => Val::Datetime(format!(
+            "{}T{:02}:{:02}:{:02}{}",
+            date(c),
+            c.range(0, 23),
+            c.range(0, 59),
+            c.range(0, 59),
+            ["Z", "+01:00", "-05:30", ".5Z"][c.below(4)]
+        )),
         Ty::Enum => Val::Enum(if c.one_in(2) { "b" } else { "a" }),
         Ty::ListStr => Val::List(
             (0..c.range(0, 3))
@@ -503,7 +515,7 @@ fn text_value(v: &Val, out: &mut String) {
         Val::Int(i) => out.push_str(&i.to_string()),
         Val::Dec(d) => out.push_str(&dec_text(*d)),
         Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Val::Date(d) => out.push_str(d),
+        Val::Date(d) | Val::Datetime(d) => out.push_str(d),
         Val::Enum(e) => out.push_str(&text_string(e)),
         Val::List(items) => {
             out.push('[');
@@ -707,7 +719,7 @@ fn json_value(v: &Val) -> serde_json::Value {
         Val::Int(i) => J::from(*i),
         Val::Dec(d) => json_number(&dec_text(*d)),
         Val::Bool(b) => J::Bool(*b),
-        Val::Date(d) => J::String(d.clone()),
+        Val::Date(d) | Val::Datetime(d) => J::String(d.clone()),
         Val::Enum(e) => J::String((*e).to_string()),
         Val::List(items) => J::Array(items.iter().map(json_value).collect()),
         Val::Rec(fields) => J::Object(
@@ -855,6 +867,7 @@ fn schema(ty: Ty) -> serde_json::Value {
         Ty::Dec => json!({"type": "number"}),
         Ty::Bool => json!({"type": "boolean"}),
         Ty::Date => json!({"type": "string", "format": "date"}),
+        Ty::Datetime => json!({"type": "string", "format": "date-time"}),
         Ty::Enum => json!({"type": "string", "enum": ["a", "b"]}),
         Ty::ListStr => json!({"type": "array", "items": {"type": "string"}}),
         Ty::Rec => json!({
