@@ -134,6 +134,8 @@ pub struct Param {
     pub ty: Ty,
     /// `where NAME <= LIMIT` in the policy (numbers only).
     pub ceiling: Option<i64>,
+    /// `= VALUE` in the declaration (`default` in the JSON schema).
+    pub default: Option<Val>,
 }
 
 #[derive(Clone, Debug)]
@@ -254,10 +256,26 @@ pub fn world(c: &mut Choices<'_>) -> World {
                 Ty::Int | Ty::Dec if !c.one_in(3) => Some(c.range(1, 1000) as i64),
                 _ => None,
             };
+            let default = if c.one_in(3) {
+                match ty {
+                    Ty::Str => Some(Val::Str(
+                        (0..c.range(0, 4))
+                            .map(|_| ['a', 'b', ' ', 'é'][c.below(4)])
+                            .collect(),
+                    )),
+                    Ty::Int => Some(Val::Int(c.range(0, ceiling.unwrap_or(50) as usize) as i64)),
+                    Ty::Bool => Some(Val::Bool(c.one_in(2))),
+                    Ty::Enum => Some(Val::Enum("b")),
+                    _ => None,
+                }
+            } else {
+                None
+            };
             params.push(Param {
                 name: format!("p{p}"),
                 ty,
                 ceiling,
+                default,
             });
         }
         let mut scopes: BTreeSet<String> = BTreeSet::new();
@@ -435,11 +453,14 @@ pub fn plan(c: &mut Choices<'_>, world: &World) -> Plan {
         let Some(tool) = world.tools.get(t) else {
             break;
         };
-        let args = tool
-            .params
-            .iter()
-            .map(|p| (p.name.clone(), value(c, p.ty, p.ceiling, &scope)))
-            .collect();
+        let mut args = Vec::new();
+        for p in &tool.params {
+            // An argument with a default is sometimes left out.
+            if p.default.is_some() && c.one_in(2) {
+                continue;
+            }
+            args.push((p.name.clone(), value(c, p.ty, p.ceiling, &scope)));
+        }
         let mut binds = Vec::new();
         for k in 0..c.range(0, 2) {
             let (path, ty) = *c.pick(BIND_PATHS).unwrap_or(&("$.s", Some(Ty::Str)));
@@ -570,7 +591,14 @@ pub fn tools_text(world: &World) -> String {
         let params: Vec<String> = t
             .params
             .iter()
-            .map(|p| format!("{}: {}", p.name, p.ty.text()))
+            .map(|p| match &p.default {
+                Some(d) => {
+                    let mut v = String::new();
+                    text_value(d, &mut v);
+                    format!("{}: {} = {v}", p.name, p.ty.text())
+                }
+                None => format!("{}: {}", p.name, p.ty.text()),
+            })
             .collect();
         let _ = writeln!(
             out,
@@ -910,9 +938,20 @@ pub fn tools_json(world: &World) -> String {
             let properties: serde_json::Map<String, serde_json::Value> = t
                 .params
                 .iter()
-                .map(|p| (p.name.clone(), schema(p.ty)))
+                .map(|p| {
+                    let mut s = schema(p.ty);
+                    if let Some(d) = &p.default {
+                        s["default"] = json_literal(d);
+                    }
+                    (p.name.clone(), s)
+                })
                 .collect();
-            let required: Vec<&str> = t.params.iter().map(|p| p.name.as_str()).collect();
+            let required: Vec<&str> = t
+                .params
+                .iter()
+                .filter(|p| p.default.is_none())
+                .map(|p| p.name.as_str())
+                .collect();
             json!({
                 "name": t.name,
                 "inputSchema": {"type": "object", "properties": properties, "required": required},
