@@ -12,7 +12,8 @@
 //!   same bytes.
 //! - Each mutation (forward reference, literal over a ceiling, unknown tool,
 //!   missing scope, ill-typed argument) is rejected with its code, in the
-//!   step it was made in, and in the text form at the span it was made at.
+//!   step it was made in, at the span it was made at in the text form, and
+//!   with the JSON pointer of what it changed in the JSON form.
 //! - Random sequences of tokens never make the compiler panic.
 //!
 //! Cases per property: 64 by default, `PROPTEST_CASES` to change it.
@@ -452,6 +453,21 @@ proptest! {
         prop_assert!(
             found.iter().any(|d| d.step.as_deref() == Some(&step_name)),
             "{m:?} (JSON): no {} in step `{step_name}`\n{}", code.as_str(), listing(&run)
+        );
+        // In JSON, the place is the RFC 6901 pointer of the report.
+        let pointer = match &site.arg {
+            None => format!("/steps/{}/tool", site.step),
+            Some(a) => format!("/steps/{}/args/{a}", site.step),
+        };
+        let report = render::json_report(&run.job.sources, &run.outcome.diagnostics);
+        prop_assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.code == code.as_str() && d.pointer == Some(pointer.as_str())),
+            "{m:?} (JSON): no {} at `{pointer}`\n{}",
+            code.as_str(),
+            render::json(&run.job.sources, &run.outcome.diagnostics)
         );
     }
 }
