@@ -25,7 +25,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-targets="${FUZZ_TARGETS:-$(cargo fuzz list)}"
+targets="$(echo ${FUZZ_TARGETS:-$(cargo fuzz list)})"
 bash fuzz/seed.sh
 
 # -a: debug assertions (and overflow checks) on, as in the test build.
