@@ -24,7 +24,13 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    run_stdin_in(Path::new(env!("CARGO_MANIFEST_DIR")), args, input)
+}
+
+/// Runs planc in `dir` with `input` on its standard input.
+fn run_stdin_in(dir: &Path, args: &[&str], input: &[u8]) -> Output {
     let mut child = planc()
+        .current_dir(dir)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -248,4 +254,135 @@ fn explain_prints_a_page() {
         "{}",
         stdout(&o)
     );
+}
+
+#[test]
+fn compile_writes_ir_to_stdout_or_a_file() {
+    let o = run(&["compile", "examples/northwind/downgrade.plan"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ir = json(&o);
+    assert_eq!(ir["ir_version"], planc::ir::IR_VERSION);
+    assert_eq!(ir["steps"][4]["authz"]["guards"][0]["arg"], "amount_eur");
+    // Notes go to stderr; the IR alone is on stdout.
+    assert!(stderr(&o).contains("N0302"), "{}", stderr(&o));
+
+    let dir = scratch("compile_out");
+    let out = dir.join("ir.json");
+    let o = run(&[
+        "compile",
+        "examples/northwind/downgrade.plan",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(written, ir);
+}
+
+#[test]
+fn compile_refuses_a_plan_with_errors_and_writes_no_ir() {
+    let dir = scratch("compile_err");
+    let file = dir.join("broken.plan");
+    std::fs::write(&file, BROKEN).unwrap();
+    let o = run(&["compile", "--format", "json", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty(), "no IR on stdout: {}", stdout(&o));
+    // With `compile`, the JSON diagnostics go to stderr.
+    let v: serde_json::Value = serde_json::from_slice(&o.stderr).unwrap();
+    assert_eq!(v["diagnostics"][0]["code"], "E0001");
+}
+
+#[test]
+fn json_plan_on_stdin_is_detected_and_gets_pointers() {
+    let plan = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/json/plan/ok/ambiguous_pick.json"),
+    )
+    .unwrap();
+    let northwind = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
+    let o = run_stdin_in(
+        &northwind,
+        &["check", "--format", "json", "-"],
+        plan.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    let pick = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "W0401")
+        .expect("W0401");
+    assert_eq!(pick["pointer"], "/steps/0/binds/account_id");
+    assert_eq!(pick["step"], "step_0");
+    assert!(
+        pick["help"]
+            .as_str()
+            .unwrap()
+            .contains("len($.results) == 1")
+    );
+    assert_eq!(v["warnings"], 3);
+
+    // The same, with warnings denied: exit 1.
+    let o = run_stdin_in(
+        &northwind,
+        &["check", "--deny-warnings", "--format", "short", "-"],
+        plan.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn actor_flag_overrides_the_policy_actor() {
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "--actor",
+        "crm:read,billing:read",
+        "examples/northwind/downgrade.plan",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    let codes: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .filter(|c| c.starts_with('E'))
+        .collect();
+    // change_plan and issue_credit need billing:write; email.send comms:write.
+    assert_eq!(codes, vec!["E0302", "E0302", "E0302"], "{v}");
+}
+
+#[test]
+fn sarif_is_structurally_valid() {
+    let o = run(&[
+        "check",
+        "--format",
+        "sarif",
+        "--actor",
+        "crm:read",
+        "examples/northwind/downgrade.plan",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(ids, sorted, "one rule per code, sorted");
+    for r in run["results"].as_array().unwrap() {
+        let idx = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[idx]["id"], r["ruleId"]);
+        assert!(["error", "warning", "note"].contains(&r["level"].as_str().unwrap()));
+        let loc = &r["locations"][0]["physicalLocation"];
+        let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(!uri.starts_with('/'), "repository-relative: {uri}");
+        assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
+    }
 }

@@ -25,24 +25,9 @@ fn compile(name: &str, text: &str, kind: SourceKind) -> Vec<(Code, Severity)> {
 }
 
 #[test]
-fn every_code_has_a_page() {
-    let missing: Vec<&str> = Code::ALL
-        .iter()
-        .filter(|c| explain::page(**c).is_none())
-        .map(|c| c.as_str())
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "codes without an explain page: {missing:?}"
-    );
-}
-
-#[test]
 fn page_examples_are_true() {
     for &code in Code::ALL {
-        let Some(page) = explain::page(code) else {
-            continue;
-        };
+        let page = explain::page(code);
         let title = format!("# {}: ", code.as_str());
         assert!(
             page.starts_with(&title),

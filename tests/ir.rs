@@ -134,6 +134,28 @@ fn validator() -> jsonschema::Validator {
     jsonschema::validator_for(&schema).unwrap()
 }
 
+/// Every ok fixture that holds a plan (the front end's own fixtures aside).
+fn ok_fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            if !p.ends_with("syntax") {
+                ok_fixtures(&p, out);
+            }
+        } else if p.parent().is_some_and(|d| d.ends_with("ok")) {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            let plan = match p.extension().and_then(|x| x.to_str()) {
+                Some("plan") => text.lines().any(|l| l.trim_start().starts_with("plan ")),
+                Some("json") => text.contains("\"steps\""),
+                _ => false,
+            };
+            if plan {
+                out.push(p);
+            }
+        }
+    }
+}
+
 fn plans_to_check() -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in [
@@ -152,6 +174,7 @@ fn plans_to_check() -> Vec<PathBuf> {
             }
         }
     }
+    ok_fixtures(&root().join("tests/ui"), &mut out);
     out.sort();
     out
 }
@@ -160,7 +183,7 @@ fn plans_to_check() -> Vec<PathBuf> {
 fn examples_lower_to_valid_sound_deterministic_ir() {
     let validator = validator();
     let plans = plans_to_check();
-    assert!(plans.len() >= 3, "{plans:?}");
+    assert!(plans.len() >= 20, "{plans:?}");
     for plan in plans {
         let (irs, world, text) = compile(&plan);
         assert!(!irs.is_empty(), "{}: no plan", plan.display());
@@ -220,4 +243,58 @@ fn config_dag_report_runs_beside_the_database() {
     assert_eq!(wave_of("fetch_config"), 0);
     assert_eq!(wave_of("fetch_schema"), 0);
     assert_eq!(wave_of("provision_db"), wave_of("generate_report"));
+}
+
+/// The IR as JSON without the fields that name where it was read from.
+fn without_source(ir: &PlanIr) -> serde_json::Value {
+    let mut v = serde_json::to_value(ir).unwrap();
+    v.as_object_mut().unwrap().remove("source");
+    for step in v["steps"].as_array_mut().unwrap() {
+        step.as_object_mut().unwrap().remove("span");
+    }
+    v
+}
+
+#[test]
+fn text_and_json_forms_compile_to_the_same_ir() {
+    for (text, json) in [
+        (
+            "examples/northwind/downgrade.plan",
+            "examples/northwind/downgrade.plan.json",
+        ),
+        (
+            "examples/config_dag/provision.plan",
+            "examples/config_dag/provision.plan.json",
+        ),
+        (
+            "examples/pallet_credit/credit.plan",
+            "examples/pallet_credit/credit.plan.json",
+        ),
+    ] {
+        let (a, _, _) = compile(&root().join(text));
+        let (b, _, _) = compile(&root().join(json));
+        assert_eq!(a.len(), 1);
+        assert_eq!(b.len(), 1);
+        let (a, b) = (without_source(&a[0]), without_source(&b[0]));
+        if a != b {
+            panic!(
+                "{text} and {json} differ:\n--- text\n{}\n--- json\n{}",
+                serde_json::to_string_pretty(&a).unwrap(),
+                serde_json::to_string_pretty(&b).unwrap()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_ok_fixtures_are_among_the_plans_checked() {
+    let plans = plans_to_check();
+    let fixtures = plans
+        .iter()
+        .filter(|p| p.starts_with(root().join("tests/ui")))
+        .count();
+    assert!(
+        fixtures >= 15,
+        "only {fixtures} ok fixtures hold plans: {plans:?}"
+    );
 }

@@ -230,7 +230,9 @@ impl<'a> Checker<'a, '_> {
     fn resolve_tools(&mut self) {
         for (i, step) in self.plan.steps.iter().enumerate() {
             let tool = self.env.catalog.get(&step.tool.node);
-            if tool.is_none() {
+            // An empty name is an error node: the front end could not read
+            // the tool (a JSON step without `tool`) and has said so.
+            if tool.is_none() && !step.tool.node.is_empty() {
                 let catalog = self.env.catalog;
                 let near = self.env.nearest(
                     &step.tool.node,

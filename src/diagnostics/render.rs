@@ -371,6 +371,126 @@ pub fn json(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
     }
 }
 
+// ---------------------------------------------------------------- sarif
+
+/// SARIF 2.1.0: one run of the `planc` tool, a rule per code (with its
+/// title and the explain page's text as help), a result per diagnostic.
+/// File names are used as given (relative to where planc ran), which is
+/// what code-scanning services expect of repository-relative paths.
+pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+    use serde_json::{Value, json};
+    let mut codes: Vec<super::Code> = diagnostics.iter().map(|d| d.code).collect();
+    codes.sort();
+    codes.dedup();
+    let rules: Vec<Value> = codes
+        .iter()
+        .map(|c| {
+            let page = super::explain::page(*c);
+            json!({
+                "id": c.as_str(),
+                "name": c.as_str(),
+                "shortDescription": {"text": c.title()},
+                "help": {"text": page, "markdown": page},
+                "defaultConfiguration": {"level": level(c.severity())},
+            })
+        })
+        .collect();
+    let region = |span: Span| -> Value {
+        let (start, end) = match sources.get(span.file) {
+            Some(f) => (f.line_col(span.start), f.line_col(span.end)),
+            None => Default::default(),
+        };
+        json!({
+            "startLine": start.line,
+            "startColumn": start.column,
+            "endLine": end.line,
+            "endColumn": end.column,
+            "byteOffset": span.start,
+            "byteLength": span.len(),
+        })
+    };
+    let location = |span: Span, message: Option<&str>, id: Option<usize>| -> Value {
+        let mut loc = serde_json::Map::new();
+        if let Some(id) = id {
+            loc.insert("id".into(), json!(id));
+        }
+        loc.insert(
+            "physicalLocation".into(),
+            json!({
+                "artifactLocation": {"uri": sources.name(span.file)},
+                "region": region(span),
+            }),
+        );
+        if let Some(m) = message {
+            loc.insert("message".into(), json!({"text": m}));
+        }
+        Value::Object(loc)
+    };
+    let results: Vec<Value> = diagnostics
+        .iter()
+        .map(|d| {
+            let mut text = d.message.clone();
+            if let Some(help) = &d.help {
+                text.push_str("\nhelp: ");
+                text.push_str(help);
+            }
+            let mut r = serde_json::Map::new();
+            r.insert("ruleId".into(), json!(d.code.as_str()));
+            r.insert(
+                "ruleIndex".into(),
+                json!(codes.iter().position(|c| *c == d.code).unwrap_or(0)),
+            );
+            r.insert("level".into(), json!(level(d.severity)));
+            r.insert("message".into(), json!({"text": text}));
+            r.insert("locations".into(), json!([location(d.span, None, None)]));
+            if !d.labels.is_empty() {
+                let related: Vec<Value> = d
+                    .labels
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| location(l.span, Some(&l.message), Some(i)))
+                    .collect();
+                r.insert("relatedLocations".into(), Value::Array(related));
+            }
+            let mut props = serde_json::Map::new();
+            if let Some(step) = &d.step {
+                props.insert("step".into(), json!(step));
+            }
+            if let Some(p) = pointer(sources, d.span) {
+                props.insert("pointer".into(), json!(p));
+            }
+            if !props.is_empty() {
+                r.insert("properties".into(), Value::Object(props));
+            }
+            Value::Object(r)
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "planc",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,124 +551,27 @@ mod tests {
         short(&sources, &d);
         json(&sources, &d);
     }
-}
 
-// ---------------------------------------------------------------- sarif
-
-/// SARIF 2.1.0: one run of the `planc` tool, a rule per code (with its
-/// title and the explain page's text as help), a result per diagnostic.
-/// File names are used as given (relative to where planc ran), which is
-/// what code-scanning services expect of repository-relative paths.
-pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
-    use serde_json::{Value, json};
-    let mut codes: Vec<super::Code> = diagnostics.iter().map(|d| d.code).collect();
-    codes.sort();
-    codes.dedup();
-    let rules: Vec<Value> = codes
-        .iter()
-        .map(|c| {
-            let mut rule = json!({
-                "id": c.as_str(),
-                "name": c.as_str(),
-                "shortDescription": {"text": c.title()},
-                "defaultConfiguration": {"level": level(c.severity())},
-            });
-            if let Some(page) = super::explain::page(*c) {
-                rule["fullDescription"] = json!({"text": page.lines().nth(2).unwrap_or(c.title())});
-                rule["help"] = json!({"text": page, "markdown": page});
-            }
-            rule
-        })
-        .collect();
-    let region = |span: Span| -> Value {
-        let (start, end) = match sources.get(span.file) {
-            Some(f) => (f.line_col(span.start), f.line_col(span.end)),
-            None => Default::default(),
-        };
-        json!({
-            "startLine": start.line,
-            "startColumn": start.column,
-            "endLine": end.line,
-            "endColumn": end.column,
-            "byteOffset": span.start,
-            "byteLength": span.len(),
-        })
-    };
-    let location = |span: Span, message: Option<&str>| -> Value {
-        let mut loc = json!({
-            "physicalLocation": {
-                "artifactLocation": {"uri": sources.name(span.file)},
-                "region": region(span),
-            }
-        });
-        if let Some(m) = message {
-            loc["message"] = json!({"text": m});
-        }
-        loc
-    };
-    let results: Vec<Value> = diagnostics
-        .iter()
-        .map(|d| {
-            let mut text = d.message.clone();
-            if let Some(help) = &d.help {
-                text.push_str("\nhelp: ");
-                text.push_str(help);
-            }
-            let mut r = json!({
-                "ruleId": d.code.as_str(),
-                "ruleIndex": codes.iter().position(|c| *c == d.code).unwrap_or(0),
-                "level": level(d.severity),
-                "message": {"text": text},
-                "locations": [location(d.span, None)],
-            });
-            if !d.labels.is_empty() {
-                r["relatedLocations"] = Value::Array(
-                    d.labels
-                        .iter()
-                        .enumerate()
-                        .map(|(i, l)| {
-                            let mut loc = location(l.span, Some(&l.message));
-                            loc["id"] = json!(i);
-                            loc
-                        })
-                        .collect(),
-                );
-            }
-            let mut props = serde_json::Map::new();
-            if let Some(step) = &d.step {
-                props.insert("step".into(), json!(step));
-            }
-            if let Some(p) = pointer(sources, d.span) {
-                props.insert("pointer".into(), json!(p));
-            }
-            if !props.is_empty() {
-                r["properties"] = Value::Object(props);
-            }
-            r
-        })
-        .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "planc",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
-    });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    s.push('\n');
-    s
-}
-
-fn level(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
+    #[test]
+    fn sarif_has_rules_results_and_related_locations() {
+        let (sources, diags) = sample();
+        let v: serde_json::Value = serde_json::from_str(&sarif(&sources, &diags)).unwrap();
+        assert_eq!(v["version"], "2.1.0");
+        let run = &v["runs"][0];
+        assert_eq!(run["tool"]["driver"]["name"], "planc");
+        assert_eq!(run["tool"]["driver"]["rules"][0]["id"], "E0101");
+        let r = &run["results"][0];
+        assert_eq!(r["ruleId"], "E0101");
+        assert_eq!(r["ruleIndex"], 0);
+        assert_eq!(r["level"], "error");
+        let region = &r["locations"][0]["physicalLocation"]["region"];
+        assert_eq!(region["startLine"], 1);
+        assert_eq!(region["startColumn"], 10);
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "plan.plan"
+        );
+        assert_eq!(r["relatedLocations"][0]["message"]["text"], "also here");
+        assert_eq!(r["properties"]["step"], "a");
     }
 }

@@ -161,6 +161,8 @@ pub fn parse(file: FileId, text: &str) -> Result<Json<'_>, Box<Diagnostic>> {
         bytes: text.as_bytes(),
         pos: 0,
         file,
+        items: Vec::new(),
+        members: Vec::new(),
     };
     if text.starts_with('\u{feff}') {
         p.pos = '\u{feff}'.len_utf8();
@@ -172,11 +174,21 @@ pub fn parse(file: FileId, text: &str) -> Result<Json<'_>, Box<Diagnostic>> {
 /// object member the span runs from the key to the end of the value, so a
 /// diagnostic on a key (an unknown argument, say) gets the member's pointer.
 pub fn pointers(root: &Json<'_>) -> Vec<(Span, String)> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(count_values(root));
     let mut buf = String::new();
     out.push((root.span, String::new()));
     walk_pointers(root, &mut buf, &mut out);
     out
+}
+
+/// The number of values in a document (bounded recursion: the depth is
+/// capped by the parser).
+fn count_values(v: &Json<'_>) -> usize {
+    1 + match &v.value {
+        Value::Array(items) => items.iter().map(count_values).sum(),
+        Value::Object(members) => members.iter().map(|m| count_values(&m.value)).sum(),
+        _ => 0,
+    }
 }
 
 fn walk_pointers(v: &Json<'_>, buf: &mut String, out: &mut Vec<(Span, String)>) {
@@ -298,6 +310,11 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     file: FileId,
+    /// Elements and members of the containers being read, innermost last:
+    /// each container is moved out into a vector of its exact size when it
+    /// closes, one allocation per container.
+    items: Vec<Json<'a>>,
+    members: Vec<Member<'a>>,
 }
 
 /// What may follow a number without being part of it: a run of these after
@@ -343,7 +360,11 @@ impl<'a> Parser<'a> {
 
     /// How the character at the cursor reads in a message.
     fn describe_here(&self) -> String {
-        match self.text.get(self.pos..).and_then(|s| s.chars().next()) {
+        self.describe_at(self.pos)
+    }
+
+    fn describe_at(&self, at: usize) -> String {
+        match self.text.get(at..).and_then(|s| s.chars().next()) {
             None => "the end of the input".to_string(),
             Some(c) if c.is_control() || c == '\u{feff}' => {
                 format!("the character U+{:04X}", c as u32)
@@ -488,13 +509,7 @@ impl<'a> Parser<'a> {
             Code::E0001,
             start,
             start + len,
-            format!("expected a JSON value, found {}", {
-                let p = Parser {
-                    pos: start,
-                    ..*self
-                };
-                p.describe_here()
-            }),
+            format!("expected a JSON value, found {}", self.describe_at(start)),
         );
         match b {
             b'\'' => e.help = Some("JSON strings are written in double quotes".to_string()),
@@ -828,35 +843,47 @@ impl<'a> Parser<'a> {
         }
         self.pos += 1;
         self.skip_ws();
-        let mut items = Vec::new();
         if self.peek() == Some(b']') {
             self.pos += 1;
             return Ok(Json {
-                value: Value::Array(items),
+                value: Value::Array(Vec::new()),
                 span: self.span(open, self.pos),
             });
         }
+        let base = self.items.len();
         loop {
-            items.push(self.value(depth)?);
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => {
-                    let comma = self.pos;
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() == Some(b']') {
-                        return Err(self.trailing_comma(comma));
-                    }
-                }
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(Json {
-                        value: Value::Array(items),
-                        span: self.span(open, self.pos),
-                    });
-                }
-                _ => return Err(self.expected_after_item(open, b']')),
+            let item = self.value(depth)?;
+            self.items.push(item);
+            if self.after_item(open, b']')? {
+                let items: Vec<Json<'a>> = self.items.drain(base..).collect();
+                return Ok(Json {
+                    value: Value::Array(items),
+                    span: self.span(open, self.pos),
+                });
             }
+        }
+    }
+
+    /// After an element or a member: consumes a `,` (refusing a trailing
+    /// one) and returns `false`, or consumes the closing `close` and
+    /// returns `true`.
+    fn after_item(&mut self, open: usize, close: u8) -> PResult<bool> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                let comma = self.pos;
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(close) {
+                    return Err(self.trailing_comma(comma));
+                }
+                Ok(false)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(self.expected_after_item(open, close)),
         }
     }
 
@@ -867,14 +894,14 @@ impl<'a> Parser<'a> {
         }
         self.pos += 1;
         self.skip_ws();
-        let mut members = Vec::new();
         if self.peek() == Some(b'}') {
             self.pos += 1;
             return Ok(Json {
-                value: Value::Object(members),
+                value: Value::Object(Vec::new()),
                 span: self.span(open, self.pos),
             });
         }
+        let base = self.members.len();
         loop {
             let key_start = self.pos;
             if self.peek() != Some(b'"') {
@@ -902,29 +929,17 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value(depth)?;
-            members.push(Member {
+            self.members.push(Member {
                 key,
                 key_span,
                 value,
             });
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => {
-                    let comma = self.pos;
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() == Some(b'}') {
-                        return Err(self.trailing_comma(comma));
-                    }
-                }
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Json {
-                        value: Value::Object(members),
-                        span: self.span(open, self.pos),
-                    });
-                }
-                _ => return Err(self.expected_after_item(open, b'}')),
+            if self.after_item(open, b'}')? {
+                let members: Vec<Member<'a>> = self.members.drain(base..).collect();
+                return Ok(Json {
+                    value: Value::Object(members),
+                    span: self.span(open, self.pos),
+                });
             }
         }
     }
@@ -1011,8 +1026,9 @@ impl<'a> Parser<'a> {
 /// is not JSON).
 pub type JsonRead = (Module, Vec<Diagnostic>, Vec<(Span, String)>);
 
-/// Parses `text` and reads the document with `read`; a document that does
-/// not parse is one `Item::Error` and its diagnostic.
+/// Parses `text` and reads the document with `read`, its diagnostics sorted
+/// by position; a document that does not parse is one `Item::Error` and its
+/// diagnostic.
 pub fn read_with(
     file: FileId,
     text: &str,
@@ -1020,7 +1036,8 @@ pub fn read_with(
 ) -> JsonRead {
     match parse(file, text) {
         Ok(root) => {
-            let (module, diags) = read(text, &root);
+            let (module, mut diags) = read(text, &root);
+            crate::diagnostics::sort(&mut diags);
             let pointers = pointers(&root);
             (module, diags, pointers)
         }
@@ -1096,8 +1113,11 @@ pub fn read_any(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
 pub(crate) struct Reader<'t> {
     pub text: &'t str,
     pub diags: Vec<Diagnostic>,
-    /// The step being read, attached to every diagnostic reported meanwhile.
-    pub step: Option<String>,
+    /// The name of every step of the plan being read, and the index of the
+    /// step being read, whose name is attached to every diagnostic reported
+    /// meanwhile.
+    pub step_names: Vec<String>,
+    pub step: Option<usize>,
 }
 
 impl<'t> Reader<'t> {
@@ -1105,15 +1125,16 @@ impl<'t> Reader<'t> {
         Reader {
             text,
             diags: Vec::new(),
+            step_names: Vec::new(),
             step: None,
         }
     }
 
     pub fn report(&mut self, mut d: Diagnostic) {
-        if let Some(s) = &self.step
+        if let Some(name) = self.step.and_then(|i| self.step_names.get(i))
             && d.step.is_none()
         {
-            d = d.in_step(s.clone());
+            d = d.in_step(name.clone());
         }
         self.diags.push(d);
     }
@@ -1145,7 +1166,7 @@ impl<'t> Reader<'t> {
             self.ill_typed(what, value, "an object");
             return None;
         };
-        let mut found: Vec<Option<&'v Member<'a>>> = vec![None; allowed.len()];
+        let mut found: [Option<&'v Member<'a>>; MAX_SHAPE_KEYS] = [None; MAX_SHAPE_KEYS];
         for m in members {
             match allowed.iter().position(|k| *k == m.key) {
                 Some(i) => match found.get_mut(i) {
@@ -1159,40 +1180,54 @@ impl<'t> Reader<'t> {
                 None => self.unknown_key(m, what, allowed),
             }
         }
-        Some(Fields { allowed, found })
+        Some(Fields {
+            allowed,
+            found,
+            members,
+        })
     }
 
     /// The members of a name-keyed object (arguments, bindings, properties,
     /// policy rules), each key once: a repeated key is E0004 and dropped.
-    pub fn unique<'v, 'a>(&mut self, members: &'v [Member<'a>]) -> Vec<&'v Member<'a>> {
-        let mut out: Vec<&'v Member<'a>> = Vec::with_capacity(members.len());
-        if members.len() <= 16 {
-            for m in members {
-                match out.iter().find(|o| o.key == m.key) {
-                    Some(first) => {
-                        let first = first.key_span;
-                        self.duplicate_key(m, first);
-                    }
-                    None => out.push(m),
-                }
-            }
+    pub fn unique<'v, 'a>(
+        &mut self,
+        members: &'v [Member<'a>],
+    ) -> impl Iterator<Item = &'v Member<'a>> + use<'v, 'a> {
+        let has_duplicates = if members.len() <= 16 {
+            members.iter().enumerate().any(|(i, m)| {
+                members
+                    .get(..i)
+                    .is_some_and(|before| before.iter().any(|o| o.key == m.key))
+            })
         } else {
-            let mut seen: std::collections::HashMap<&str, Span> =
-                std::collections::HashMap::with_capacity(members.len());
-            for m in members {
-                match seen.get(&*m.key) {
-                    Some(first) => {
-                        let first = *first;
-                        self.duplicate_key(m, first);
+            let mut seen = std::collections::HashSet::with_capacity(members.len());
+            !members.iter().all(|m| seen.insert(&*m.key))
+        };
+        let keep = has_duplicates.then(|| {
+            let mut first: std::collections::HashMap<&str, Span> = std::collections::HashMap::new();
+            members
+                .iter()
+                .map(|m| match first.get(&*m.key) {
+                    Some(at) => {
+                        let at = *at;
+                        self.duplicate_key(m, at);
+                        false
                     }
                     None => {
-                        seen.insert(&m.key, m.key_span);
-                        out.push(m);
+                        first.insert(&m.key, m.key_span);
+                        true
                     }
-                }
-            }
-        }
-        out
+                })
+                .collect::<Vec<bool>>()
+        });
+        members
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| {
+                keep.as_ref()
+                    .is_none_or(|k| k.get(*i).copied().unwrap_or(true))
+            })
+            .map(|(_, m)| m)
     }
 
     pub fn duplicate_key(&mut self, m: &Member<'_>, first: Span) {
@@ -1275,6 +1310,11 @@ impl<'t> Reader<'t> {
 
     /// The source span of bytes `a..b` of a string value's decoded text.
     pub fn sub_span(&self, value: &Json<'_>, a: usize, b: usize) -> Span {
+        if let Value::String(Cow::Borrowed(_)) = value.value {
+            // No escapes: the decoded text is the source text.
+            let start = value.span.start as usize + 1;
+            return Span::new(value.span.file, start + a, start + b);
+        }
         let start = source_offset(self.text, value.span, a);
         let end = source_offset(self.text, value.span, b);
         Span::new(value.span.file, start, end)
@@ -1284,8 +1324,12 @@ impl<'t> Reader<'t> {
 /// The members of an object, looked up by the keys its shape allows.
 pub(crate) struct Fields<'v, 'a> {
     allowed: &'static [&'static str],
-    found: Vec<Option<&'v Member<'a>>>,
+    found: [Option<&'v Member<'a>>; MAX_SHAPE_KEYS],
+    members: &'v [Member<'a>],
 }
+
+/// The most keys one shape allows (a step has ten).
+const MAX_SHAPE_KEYS: usize = 16;
 
 impl<'v, 'a> Fields<'v, 'a> {
     pub fn member(&self, key: &str) -> Option<&'v Member<'a>> {
@@ -1297,11 +1341,12 @@ impl<'v, 'a> Fields<'v, 'a> {
         self.member(key).map(|m| &m.value)
     }
 
-    /// The members present, in source order.
-    pub fn in_order(&self) -> Vec<&'v Member<'a>> {
-        let mut v: Vec<&'v Member<'a>> = self.found.iter().flatten().copied().collect();
-        v.sort_by_key(|m| m.key_span.start);
-        v
+    /// The members read (allowed, first of their key), in source order.
+    pub fn in_order(&self) -> impl Iterator<Item = &'v Member<'a>> + use<'v, 'a> {
+        let found = self.found;
+        self.members
+            .iter()
+            .filter(move |m| found.iter().flatten().any(|f| std::ptr::eq(*f, *m)))
     }
 }
 
@@ -1316,6 +1361,17 @@ pub fn is_ident(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_fit_the_key_table() {
+        use super::super::{json_catalog, json_plan, json_policy};
+        let most = [json_plan::SHAPES, json_catalog::SHAPES, json_policy::SHAPES]
+            .iter()
+            .flat_map(|s| s.iter())
+            .map(|k| k.len())
+            .max();
+        assert!(most.unwrap_or(0) <= MAX_SHAPE_KEYS);
+    }
 
     fn ok(text: &str) -> Json<'_> {
         match parse(FileId(0), text) {

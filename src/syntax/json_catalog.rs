@@ -67,6 +67,18 @@ const RESPONSES_KEYS: &[&str] = &["type", "name", "description", "parameters", "
 const LIST_KEYS: &[&str] = &["tools", "nextCursor", "_meta"];
 const RPC_KEYS: &[&str] = &["jsonrpc", "id", "result"];
 
+/// Every key list of this module, for a test that they fit the reader.
+#[cfg(test)]
+pub(crate) const SHAPES: &[&[&str]] = &[
+    MCP_TOOL_KEYS,
+    ANNOTATION_KEYS,
+    CHAT_KEYS,
+    FUNCTION_KEYS,
+    RESPONSES_KEYS,
+    LIST_KEYS,
+    RPC_KEYS,
+];
+
 /// Keywords read into the type.
 const MAPPED: &[&str] = &[
     "type",
@@ -508,7 +520,7 @@ fn properties(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Property> {
     let props: Vec<&Member<'_>> = match s.get("properties") {
         None => Vec::new(),
         Some(p) => match p.as_object() {
-            Some(ms) => r.unique(ms),
+            Some(ms) => r.unique(ms).collect(),
             None => {
                 r.ill_typed("`properties`", p, "an object of schemas");
                 Vec::new()

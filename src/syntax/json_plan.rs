@@ -119,11 +119,12 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
                     ));
                 }
                 let items = items.get(..limits::MAX_STEPS).unwrap_or(items);
-                let names = step_names(items);
+                let StepNames { names, by_number } = step_names(items);
+                r.step_names = names;
+                steps.reserve_exact(items.len());
                 for (i, item) in items.iter().enumerate() {
-                    let name = names.names.get(i).cloned().unwrap_or_default();
-                    r.step = Some(name.clone());
-                    if let Some(s) = step(r, item, name, &names) {
+                    r.step = Some(i);
+                    if let Some(s) = step(r, item, &by_number) {
                         steps.push(s);
                     }
                     r.step = None;
@@ -196,9 +197,9 @@ fn ident(r: &mut Reader<'_>, key: &str, v: &Json<'_>, what: &str) -> Option<Name
     Some(Spanned::new(s.to_string(), v.text_span()))
 }
 
-fn step(r: &mut Reader<'_>, item: &Json<'_>, name: String, names: &StepNames) -> Option<Step> {
+fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &HashMap<u64, usize>) -> Option<Step> {
     let f = r.fields(item, "a step", STEP_KEYS)?;
-    let name = step_name(r, item, &f, name);
+    let name = step_name(r, item, &f);
     let tool = match f.get("tool") {
         Some(v) => r
             .string("tool", v)
@@ -224,7 +225,7 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, name: String, names: &StepNames) ->
             }
         }
     }
-    let mut clauses = Vec::new();
+    let mut clauses = Vec::with_capacity(item.as_object().map_or(0, <[_]>::len));
     for m in f.in_order() {
         let v = &m.value;
         match &*m.key {
@@ -258,10 +259,9 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, name: String, names: &StepNames) ->
                     match &a.value {
                         Value::Number(n) => match n.parse::<u64>() {
                             Ok(k) => {
-                                let target = names
-                                    .by_number
+                                let target = by_number
                                     .get(&k)
-                                    .and_then(|&i| names.names.get(i))
+                                    .and_then(|&i| r.step_names.get(i))
                                     .cloned()
                                     .unwrap_or_else(|| format!("step_{k}"));
                                 steps.push(Spanned::new(target, a.span));
@@ -294,7 +294,12 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, name: String, names: &StepNames) ->
 
 /// Checks the keys that name a step, and returns the name with the span of
 /// the key that gave it.
-fn step_name(r: &mut Reader<'_>, item: &Json<'_>, f: &Fields<'_, '_>, name: String) -> Name {
+fn step_name(r: &mut Reader<'_>, item: &Json<'_>, f: &Fields<'_, '_>) -> Name {
+    let name = r
+        .step
+        .and_then(|i| r.step_names.get(i))
+        .cloned()
+        .unwrap_or_default();
     let mut span = None;
     if let Some(v) = f.get("name")
         && ident(r, "name", v, "a step name").is_some()
@@ -481,7 +486,22 @@ const FIELD_EQUALS_KEYS: &[&str] = &["probe", "path", "value"];
 const FIELD_IN_KEYS: &[&str] = &["probe", "path", "values"];
 const FIELD_EXISTS_KEYS: &[&str] = &["probe", "path"];
 const FIELD_COMPARE_KEYS: &[&str] = &["probe", "path", "op", "value"];
+const PROBE_ANY_KEYS: &[&str] = &["probe", "path", "equals", "op", "value", "values"];
 const OPS: &[&str] = &["==", "!=", "<", "<=", ">", ">="];
+
+/// Every key list of this module, for a test that they fit the reader.
+#[cfg(test)]
+pub(crate) const SHAPES: &[&[&str]] = &[
+    PLAN_KEYS,
+    BUDGET_KEYS,
+    STEP_KEYS,
+    RESULT_COUNT_KEYS,
+    FIELD_EQUALS_KEYS,
+    FIELD_IN_KEYS,
+    FIELD_EXISTS_KEYS,
+    FIELD_COMPARE_KEYS,
+    PROBE_ANY_KEYS,
+];
 
 fn probe(r: &mut Reader<'_>, v: &Json<'_>) -> Probe {
     let kind = probe_kind(r, v).unwrap_or(ProbeKind::Error);
@@ -496,32 +516,28 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
     let Some(kv) = v.get("probe") else {
         r.missing_key(v.span, "probe", "a probe");
         // Still report unknown keys against every probe key.
-        r.fields(
-            v,
-            "a probe",
-            &["probe", "path", "equals", "op", "value", "values"],
-        );
+        r.fields(v, "a probe", PROBE_ANY_KEYS);
         return None;
     };
     let kind = r.string("probe", kv)?;
-    let keys = match kind {
-        "result_count" => RESULT_COUNT_KEYS,
-        "field_equals" => FIELD_EQUALS_KEYS,
-        "field_in" | "field_not_in" => FIELD_IN_KEYS,
-        "field_exists" => FIELD_EXISTS_KEYS,
-        "field_compare" => FIELD_COMPARE_KEYS,
+    let (keys, what) = match kind {
+        "result_count" => (RESULT_COUNT_KEYS, "a `result_count` probe"),
+        "field_equals" => (FIELD_EQUALS_KEYS, "a `field_equals` probe"),
+        "field_in" => (FIELD_IN_KEYS, "a `field_in` probe"),
+        "field_not_in" => (FIELD_IN_KEYS, "a `field_not_in` probe"),
+        "field_exists" => (FIELD_EXISTS_KEYS, "a `field_exists` probe"),
+        "field_compare" => (FIELD_COMPARE_KEYS, "a `field_compare` probe"),
         other => {
             r.report(bad_word(kv, other, "`probe`", PROBE_KINDS));
             return None;
         }
     };
-    let what = format!("a `{kind}` probe");
-    let f = r.fields(v, &what, keys)?;
+    let f = r.fields(v, what, keys)?;
     let path = match f.get("path") {
         Some(p) => Some(path(r, "`path`", p)?),
         None if kind == "result_count" => None,
         None => {
-            r.missing_key(v.span, "path", &what);
+            r.missing_key(v.span, "path", what);
             return None;
         }
     };
@@ -545,11 +561,11 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
                     return None;
                 }
                 (None, op, value) => {
-                    let op = op_of(r, v, &what, op);
+                    let op = op_of(r, v, what, op);
                     let value = match value {
                         Some(val) => count_literal(r, "value", val),
                         None => {
-                            r.missing_key(v.span, "equals", &what);
+                            r.missing_key(v.span, "equals", what);
                             None
                         }
                     };
@@ -566,12 +582,12 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
                 f.member("value")
                     .map(|m| Spanned::new(CmpOp::Eq, m.key_text_span()))
             } else {
-                op_of(r, v, &what, f.get("op"))
+                op_of(r, v, what, f.get("op"))
             };
             let value = match f.get("value") {
                 Some(val) => literal(r, "`value`", val),
                 None => {
-                    r.missing_key(v.span, "value", &what);
+                    r.missing_key(v.span, "value", what);
                     None
                 }
             };
@@ -583,7 +599,7 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
         }
         "field_in" | "field_not_in" => {
             let Some(vals) = f.get("values") else {
-                r.missing_key(v.span, "values", &what);
+                r.missing_key(v.span, "values", what);
                 return None;
             };
             let Some(items) = vals.as_array() else {
@@ -845,7 +861,6 @@ pub(crate) fn plain_expr(r: &mut Reader<'_>, v: &Json<'_>) -> Expr {
         Value::Array(items) => ExprKind::List(items.iter().map(|i| plain_expr(r, i)).collect()),
         Value::Object(members) => ExprKind::Record(
             r.unique(members)
-                .into_iter()
                 .map(|m| RecordEntry {
                     name: Spanned::new(m.key.to_string(), m.key_text_span()),
                     value: plain_expr(r, &m.value),

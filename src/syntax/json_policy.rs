@@ -25,6 +25,10 @@ const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
 const ACTOR_KEYS: &[&str] = &["scopes"];
 const RULE_KEYS: &[&str] = &["scopes", "max", "min", "approval", "untrusted"];
 
+/// Every key list of this module, for a test that they fit the reader.
+#[cfg(test)]
+pub(crate) const SHAPES: &[&[&str]] = &[POLICY_KEYS, ACTOR_KEYS, RULE_KEYS];
+
 /// Reads a parsed policy document. Never fails.
 pub fn read_policy(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
     let mut r = Reader::new(text);

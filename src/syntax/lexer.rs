@@ -111,6 +111,11 @@ pub enum Token<'src> {
     )]
     BadDatetime(&'src str),
 
+    /// A `#` comment, as in shells and Python: not a comment here, but
+    /// reported as one mistake rather than a run of strange tokens.
+    #[regex(r"#[^\n]*", allow_greedy = true)]
+    HashComment(&'src str),
+
     // Made by the lexing pass, never by the state machine.
     /// Input the grammar does not know (reported as E0001).
     Error(&'src str),
@@ -128,7 +133,7 @@ impl<'src> Token<'src> {
         match *self {
             Ident(s) | DottedName(s) | Scope(s) | Path(s) | Int(s) | Decimal(s) | Date(s)
             | Datetime(s) | Str(s) | Doc(s) | Unterminated(s) | BadNumber(s) | BadDatetime(s)
-            | Error(s) | BadLit(s) => Some(s),
+            | HashComment(s) | Error(s) | BadLit(s) => Some(s),
             _ => None,
         }
     }
@@ -332,6 +337,16 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
                 );
                 out.quiet.push(range.start);
                 Token::BadLit(s)
+            }
+            Ok(Token::HashComment(s)) => {
+                out.diagnostics.push(
+                    Diagnostic::new(Code::E0001, span(&range), "`#` does not start a comment")
+                        .with_label("not a comment")
+                        .with_help("write `//` for a comment"),
+                );
+                out.quiet.push(range.start);
+                quiet_next = true;
+                Token::Error(s)
             }
             Ok(Token::BadNumber(s)) => {
                 out.diagnostics.push(
@@ -543,23 +558,25 @@ mod tests {
 
     #[test]
     fn bad_characters_are_one_error_token_per_run() {
-        let out = lex(FileId(0), "a #@ b\u{0}");
+        let out = lex(FileId(0), "a @% b\u{0}");
         let toks: Vec<_> = out.tokens.iter().map(|(t, _)| *t).collect();
         assert_eq!(
             toks,
             vec![
                 Token::Ident("a"),
-                Token::Error("#@"),
+                Token::Error("@%"),
                 Token::Ident("b"),
                 Token::Error("\u{0}")
             ]
         );
         assert_eq!(
-            codes("a #@ b\u{0}"),
+            codes("a @% b\u{0}"),
             vec![(Code::E0001, 2, 4), (Code::E0001, 6, 7)]
         );
-        assert_eq!(out.diagnostics[0].message, "unexpected characters `#@`");
+        assert_eq!(out.diagnostics[0].message, "unexpected characters `@%`");
         assert_eq!(out.diagnostics[1].message, "unexpected character U+0000");
+        // A `#` comment is one error, to the end of its line.
+        assert_eq!(codes("a # b - c\nd"), vec![(Code::E0001, 2, 9)]);
         // A multi-byte character is one error, spanning its bytes.
         assert_eq!(codes("é"), vec![(Code::E0001, 0, 2)]);
     }

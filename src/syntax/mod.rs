@@ -20,6 +20,15 @@ use crate::source::{FileId, Span};
 /// [`limits::MAX_INPUT_BYTES`] is not read at all: one E0003 and an empty
 /// module.
 pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
+    parse_text_with(file, text, parser::Strategy::FastThenRich)
+}
+
+/// [`parse_text`] with a chosen parsing strategy (for benchmarks and tests).
+pub fn parse_text_with(
+    file: FileId,
+    text: &str,
+    strategy: parser::Strategy,
+) -> (ast::Module, Vec<Diagnostic>) {
     if text.len() > limits::MAX_INPUT_BYTES {
         let d = Diagnostic::new(
             Code::E0003,
@@ -34,7 +43,7 @@ pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
         return (ast::Module::default(), vec![d]);
     }
     let lexed = lexer::lex(file, text);
-    let parsed = parser::parse(file, &lexed.tokens, &lexed.quiet, text.len());
+    let parsed = parser::parse(file, &lexed.tokens, &lexed.quiet, text.len(), strategy);
     let mut diags = lexed.diagnostics;
     diags.extend(parsed.diagnostics);
     name_steps(&parsed.module, &mut diags);
@@ -42,7 +51,9 @@ pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
     (parsed.module, diags)
 }
 
-/// Sets the step of each diagnostic that lies inside a step.
+/// Sets the step of each diagnostic that lies inside a step. An error at a
+/// step's first token is not the step's own: the step was read from there,
+/// so the error is about what came before.
 fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
     let mut steps: Vec<(Span, &str)> = module
         .plans()
@@ -53,7 +64,7 @@ fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
     }
     steps.sort_by_key(|(s, _)| s.start);
     for d in diags.iter_mut() {
-        let upto = steps.partition_point(|(s, _)| s.start <= d.span.start);
+        let upto = steps.partition_point(|(s, _)| s.start < d.span.start);
         if let Some((span, name)) = upto.checked_sub(1).and_then(|i| steps.get(i))
             && span.contains(d.span)
         {

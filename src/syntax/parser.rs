@@ -34,7 +34,9 @@ use crate::source::{FileId, Span, Spanned};
 pub struct State {
     file: FileId,
     diags: Vec<Diagnostic>,
-    sync: Vec<usize>,
+    /// Recoveries that stopped at a boundary: the offsets where each started
+    /// and where it stopped.
+    sync: Vec<(usize, usize)>,
 }
 
 impl State {
@@ -96,39 +98,80 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// How [`parse`] runs the grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// With `EmptyErr` first, and again with `Rich` only when that finds a
+    /// syntax error. The default.
+    FastThenRich,
+    /// With `Rich` at once (for benchmarks).
+    RichOnly,
+}
+
 /// Parses the lexer's tokens. `quiet` (sorted) holds offsets at which the
 /// lexer already reported a problem; `len` is the length of the text.
-pub fn parse(file: FileId, tokens: &[SpannedToken<'_>], quiet: &[usize], len: usize) -> Parsed {
+pub fn parse(
+    file: FileId,
+    tokens: &[SpannedToken<'_>],
+    quiet: &[usize],
+    len: usize,
+    strategy: Strategy,
+) -> Parsed {
     let eoi = SimpleSpan::from(len..len);
-    // Fast path: a cheap error type, which suffices when there is no error.
-    let mut state = State::new(file);
-    let fast =
-        module::<_, EmptyErr>(file).parse_with_state(tokens.split_token_span(eoi), &mut state);
-    if !fast.has_errors() {
-        let module = fast.into_output().unwrap_or_default();
-        return Parsed {
-            module,
-            diagnostics: finish(state.diags),
-        };
+    if strategy == Strategy::FastThenRich {
+        // A cheap error type suffices when there is no error.
+        let mut state = State::new(file);
+        let fast =
+            module::<_, EmptyErr>(file).parse_with_state(tokens.split_token_span(eoi), &mut state);
+        if !fast.has_errors() {
+            let module = fast.into_output().unwrap_or_default();
+            return Parsed {
+                module,
+                diagnostics: finish(state.diags),
+            };
+        }
     }
-    drop(fast);
     let mut state = State::new(file);
     let (module, errors) = module::<_, Rich<'_, Token<'_>>>(file)
         .parse_with_state(tokens.split_token_span(eoi), &mut state)
         .into_output_errors();
     let mut diagnostics = Vec::new();
-    let mut seen: Vec<usize> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    // Each recovery explains one error: the first in its range. A later
+    // error where it stopped only repeats it. Recoveries do not overlap
+    // much, so looking at the few that start last before an error is
+    // enough, and keeps this linear.
+    let mut sync = state.sync;
+    sync.sort_unstable();
+    sync.dedup();
+    let mut used = vec![false; sync.len()];
+    let mut used_stops = std::collections::HashSet::new();
     for e in errors {
         let at = e.span().start;
         let found = e.found().copied();
         if found.is_some_and(|t| t.is_reported())
             || quiet.binary_search(&at).is_ok()
-            || state.sync.contains(&at)
             || seen.contains(&at)
         {
             continue;
         }
-        seen.push(at);
+        let upto = sync.partition_point(|&(from, _)| from <= at);
+        let explains = (upto.saturating_sub(8)..upto).rev().find(|&i| {
+            sync.get(i).is_some_and(|&(_, stop)| at <= stop) && used.get(i) == Some(&false)
+        });
+        match explains {
+            Some(i) => {
+                if let Some(u) = used.get_mut(i) {
+                    *u = true;
+                }
+                if let Some(&(_, stop)) = sync.get(i) {
+                    used_stops.insert(stop);
+                }
+            }
+            None if used_stops.contains(&at) => continue,
+            None => {}
+        }
+        seen.insert(at);
         diagnostics.push(describe(file, &e));
     }
     diagnostics.extend(finish(state.diags));
@@ -169,12 +212,23 @@ fn describe(file: FileId, e: &Rich<'_, Token<'_>>) -> Diagnostic {
                 }
             }
             let list = join_or(&items);
-            if list.is_empty() {
+            let help = match e.found() {
+                Some(Token::Ident(w)) => {
+                    let words: Vec<&str> = expected.iter().flat_map(keywords_of).collect();
+                    crate::suggest::did_you_mean(&crate::suggest::nearest(w, words))
+                }
+                _ => None,
+            };
+            let diag = if list.is_empty() {
                 Diagnostic::new(Code::E0001, span, format!("unexpected {found}"))
                     .with_label("unexpected here")
             } else {
                 Diagnostic::new(Code::E0001, span, format!("expected {list}, found {found}"))
                     .with_label(format!("expected {list}"))
+            };
+            match help {
+                Some(h) => diag.with_help(h),
+                None => diag,
             }
         }
     };
@@ -185,6 +239,45 @@ fn describe(file: FileId, e: &Rich<'_, Token<'_>>) -> Diagnostic {
         _ => diag,
     }
 }
+
+/// The keywords an expected item stands for, to suggest the nearest to a
+/// misspelt one.
+fn keywords_of(p: &RichPattern<'_, Token<'_>>) -> Vec<&'static str> {
+    match p {
+        RichPattern::Token(t) => match &**t {
+            Token::Ident(w) => KEYWORDS.iter().copied().filter(|k| k == w).collect(),
+            _ => Vec::new(),
+        },
+        RichPattern::Label(l) => match l.as_ref() {
+            LABEL_DECL => vec!["tool", "policy", "plan"],
+            LABEL_PLAN_ITEM => vec!["step", "replans", "max_steps"],
+            LABEL_POLICY_ITEM => vec!["actor", "max_steps"],
+            LABEL_CLAUSE => CLAUSE_WORDS.to_vec(),
+            LABEL_RULE_CLAUSE => RULE_WORDS.to_vec(),
+            LABEL_ATTR => vec!["read", "write", "idempotent", "untrusted"],
+            LABEL_ON_UNMET => vec!["replan", "halt", "escalate"],
+            LABEL_TYPE => ast::Prim::ALL.iter().map(|p| p.as_str()).collect(),
+            LABEL_PROBE => vec!["len", "exists"],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+const KEYWORDS: [&str; 14] = [
+    "tool", "policy", "plan", "step", "post", "bind", "on_unmet", "retry", "after", "requires",
+    "approval", "where", "human", "in",
+];
+const LABEL_DECL: &str = "a declaration (`tool`, `policy` or `plan`)";
+const LABEL_PLAN_ITEM: &str = "a step";
+const LABEL_POLICY_ITEM: &str = "a policy rule";
+const LABEL_CLAUSE: &str = "a clause (`post`, `bind`, `on_unmet`, `retry`, `after`)";
+const LABEL_RULE_CLAUSE: &str = "a rule clause (`requires`, `approval`, `where`, `untrusted`)";
+const LABEL_ATTR: &str = "a tool attribute (`read`, `write`, `idempotent`, `untrusted`)";
+const LABEL_ON_UNMET: &str = "`replan`, `halt` or `escalate`";
+const LABEL_TYPE: &str = "a type";
+const LABEL_PROBE: &str =
+    "a probe (`len($.x) == 1`, `$.x == value`, `$.x in [...]`, `exists($.x)`)";
 
 /// `a`, `a or b`, `a, b or c`
 fn join_or(items: &[String]) -> String {
@@ -310,6 +403,10 @@ fn skip<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     sync: Sync,
 ) -> Result<SimpleSpan, E> {
     let start = inp.cursor();
+    let first = inp.save();
+    inp.next();
+    let from = inp.span_since(first.cursor()).start;
+    inp.rewind(first);
     let mut stack: Vec<Delim> = Vec::new();
     let mut consumed = 0usize;
     // An item that failed is skipped from its first token on, even when that
@@ -330,7 +427,7 @@ fn skip<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             && !(forced && consumed == 0 && closer(&t).is_none())
             && stops(sync, t, next, third)
         {
-            inp.state().sync.push(at.start);
+            inp.state().sync.push((from, at.start));
             break;
         }
         if let Some(d) = opener(&t) {
@@ -355,7 +452,7 @@ fn skip<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                         consumed += 1;
                         break;
                     }
-                    inp.state().sync.push(at.start);
+                    inp.state().sync.push((from, at.start));
                     break;
                 }
             }
@@ -589,7 +686,7 @@ fn read_path(state: &mut State, s: &str, span: SimpleSpan) -> ast::Path {
 
 /// A `name:value` written without a space, split at its first `:`. The
 /// right side is lexed again as one token.
-fn split_scope<'s>(file: FileId, s: &'s str, span: SimpleSpan) -> (Name, &'s str, Span) {
+fn split_scope(file: FileId, s: &str, span: SimpleSpan) -> (Name, &str, Span) {
     let colon = s.find(':').unwrap_or(s.len());
     let name = s.get(..colon).unwrap_or(s);
     let rest = s.get(colon + 1..).unwrap_or("");
@@ -864,7 +961,7 @@ fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 }
                 None => t,
             })
-            .labelled("a type")
+            .labelled(LABEL_TYPE)
             .boxed()
     })
 }
@@ -919,6 +1016,45 @@ enum Attr {
     Effect(ast::Effect),
     Idempotent,
     Untrusted,
+    /// A word that is no attribute (already reported).
+    Unknown,
+}
+
+const ATTRS: [&str; 4] = ["read", "write", "idempotent", "untrusted"];
+
+/// A word after a tool's result type that is not an attribute, nor the
+/// start of the next declaration: reported with the nearest attribute.
+fn unknown_attr<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
+-> impl Parser<'t, I, (Attr, Span), Ex<E>> + Clone {
+    custom(|inp: &mut chumsky::input::InputRef<'t, '_, I, Ex<E>>| {
+        let here = inp.save();
+        let t = inp.next();
+        let span = inp.span_since(here.cursor());
+        let next = inp.next();
+        inp.rewind(here);
+        match t {
+            Some(Token::Ident(w))
+                if !(matches!(w, "tool" | "policy" | "plan") && is_name(next)) =>
+            {
+                inp.skip();
+                let state = inp.state();
+                let at = state.span(span);
+                let mut d = Diagnostic::new(Code::E0001, at, format!("unknown tool attribute `{w}`"))
+                    .with_label("not an attribute")
+                    .with_note("the attributes are `read` or `write`, then `idempotent` and `untrusted` where they apply");
+                if let Some(h) = crate::suggest::did_you_mean(&crate::suggest::nearest(w, ATTRS)) {
+                    d = d.with_help(h);
+                }
+                state.report(d);
+                Ok((Attr::Unknown, at))
+            }
+            found => Err(<E as LabelError<'t, I, &'static str>>::expected_found(
+                [LABEL_ATTR],
+                found.map(MaybeRef::Val),
+                span,
+            )),
+        }
+    })
 }
 
 fn tool<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -962,8 +1098,9 @@ fn tool<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         Token::Ident("idempotent") => Attr::Idempotent,
         Token::Ident("untrusted") => Attr::Untrusted,
     }
-    .labelled("a tool attribute (`read`, `write`, `idempotent`, `untrusted`)")
-    .map_with(|a, e| (a, sp(e)));
+    .labelled(LABEL_ATTR)
+    .map_with(|a, e| (a, sp(e)))
+    .or(unknown_attr());
 
     doc.then_ignore(word("tool"))
         .then(tool_name(file))
@@ -977,6 +1114,7 @@ fn tool<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             let mut effect: Option<Spanned<ast::Effect>> = None;
             let mut idempotent = None;
             let mut untrusted = None;
+            let mut unknown = false;
             for (attr, at) in attrs {
                 let (slot_taken, word) = match attr {
                     Attr::Effect(eff) => {
@@ -1002,12 +1140,16 @@ fn tool<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                     }
                     Attr::Idempotent => (idempotent.replace(at).is_some(), "idempotent"),
                     Attr::Untrusted => (untrusted.replace(at).is_some(), "untrusted"),
+                    Attr::Unknown => {
+                        unknown = true;
+                        (false, "")
+                    }
                 };
                 if slot_taken && !word.is_empty() {
                     state.report(Diagnostic::new(Code::E0001, at, format!("`{word}` is given twice")).with_label("again"));
                 }
             }
-            if effect.is_none() {
+            if effect.is_none() && !unknown {
                 state.report(
                     Diagnostic::new(
                         Code::E0001,
@@ -1091,7 +1233,7 @@ fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             .map(|v| RuleClause::Where(v.into_iter().flatten().collect())),
         word("untrusted").map(RuleClause::Untrusted),
     ))
-    .labelled("a rule clause (`requires`, `approval`, `where`, `untrusted`)");
+    .labelled(LABEL_RULE_CLAUSE);
     let rule = tool_name(file)
         .then(rule_clause.repeated().collect::<Vec<_>>())
         .map_with(|(tool, clauses), e| {
@@ -1124,7 +1266,7 @@ fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         rule,
     ))
     .map(Some)
-    .labelled("a policy rule")
+    .labelled(LABEL_POLICY_ITEM)
     .recover_with(via_parser(skipper(Sync::Policy).map(|_| None)));
 
     doc.then_ignore(word("policy"))
@@ -1228,7 +1370,7 @@ fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
             }
         });
     choice((len, exists, within, compare))
-        .labelled("a probe (`len($.x) == 1`, `$.x == value`, `$.x in [...]`, `exists($.x)`)")
+        .labelled(LABEL_PROBE)
         .map_with(|kind, e| ast::Probe { kind, span: sp(e) })
 }
 
@@ -1237,7 +1379,7 @@ fn clause<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
 ) -> impl Parser<'t, I, ast::Clause, Ex<E>> + Clone {
     let on_unmet =
         select! { Token::Ident(s) = e if ast::OnUnmet::from_name(s).is_some() => (s, e.span()) }
-            .labelled("`replan`, `halt` or `escalate`")
+            .labelled(LABEL_ON_UNMET)
             .map_with(|(s, _), e| {
                 let v = ast::OnUnmet::from_name(s).unwrap_or(ast::OnUnmet::Replan);
                 Spanned::new(v, sp(e))
@@ -1268,7 +1410,7 @@ fn clause<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             )
             .map_with(|steps, e| ast::Clause::After { steps, span: sp(e) }),
     ))
-    .labelled("a clause (`post`, `bind`, `on_unmet`, `retry`, `after`)")
+    .labelled(LABEL_CLAUSE)
     .recover_with(via_parser(
         skipper(Sync::Clauses).map_with(|_, e| ast::Clause::Error(sp(e))),
     ))
@@ -1338,7 +1480,7 @@ fn plan<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         step(file).map(PlanItem::Step),
     ))
     .map(Some)
-    .labelled("a step")
+    .labelled(LABEL_PLAN_ITEM)
     .recover_with(via_parser(skipper(Sync::Plan).map(|_| None)));
     let goal = select! {
         Token::Str(s) = e => Some(Spanned::new(literal::decode(s), { let r = raw_span(e); Span::new(file, r.start, r.end) })),
@@ -1382,6 +1524,21 @@ fn plan<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                     PlanItem::Step(s) => decl.steps.push(s),
                 }
             }
+            if let Some(extra) = decl.steps.get(crate::limits::MAX_STEPS) {
+                state.report(
+                    Diagnostic::new(
+                        Code::E0003,
+                        extra.name.span,
+                        format!(
+                            "plan `{}` has {} steps, the limit is {}",
+                            decl.name.node,
+                            decl.steps.len(),
+                            crate::limits::MAX_STEPS
+                        ),
+                    )
+                    .with_label("one step too many"),
+                );
+            }
             decl
         })
 }
@@ -1396,7 +1553,7 @@ fn module<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         policy(file, docs(file)).map(ast::Item::Policy),
         plan(file, docs(file)).map(ast::Item::Plan),
     ))
-    .labelled("a declaration (`tool`, `policy` or `plan`)")
+    .labelled(LABEL_DECL)
     .recover_with(via_parser(
         skipper(Sync::Top).map_with(|_, e| ast::Item::Error(sp(e))),
     ));
