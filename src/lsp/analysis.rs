@@ -57,6 +57,9 @@ pub struct Analysis {
     pub diagnostics: Vec<Diagnostic>,
     /// Every name occurrence of every file, sorted by file and position.
     pub occs: Vec<Occ>,
+    /// The diagnostics as published, with the URI of each: the project's
+    /// errors, then [`Analysis::diagnostics`]. Filled by the server.
+    pub shown: Vec<(Uri, lsp_types::Diagnostic)>,
 }
 
 impl Analysis {
@@ -89,6 +92,7 @@ impl Analysis {
             project_errors,
             diagnostics,
             occs,
+            shown: Vec::new(),
         }
     }
 
@@ -256,7 +260,12 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
             );
         }
         if !step.tool.node.is_empty() {
-            push(occs, step.tool.span, Sym::Tool(step.tool.node.clone()), false);
+            push(
+                occs,
+                step.tool.span,
+                Sym::Tool(step.tool.node.clone()),
+                false,
+            );
         }
         for arg in &step.args {
             push(
@@ -298,7 +307,9 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                         }
                     }
                     ast::ExprKind::List(items) => stack.extend(items.iter()),
-                    ast::ExprKind::Record(entries) => stack.extend(entries.iter().map(|e| &e.value)),
+                    ast::ExprKind::Record(entries) => {
+                        stack.extend(entries.iter().map(|e| &e.value))
+                    }
                     ast::ExprKind::Literal(_) | ast::ExprKind::Error => {}
                 }
             }

@@ -53,11 +53,17 @@ struct Ctx<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opener<'t> {
     /// `step NAME = TOOL(`: the tool's name and the offset of `step`.
-    Call { tool: &'t str, step_at: usize },
+    Call {
+        tool: &'t str,
+        step_at: usize,
+    },
     /// `len(` or `exists(` in a probe.
     Probe,
     /// `{` after a step's call.
-    StepBody { tool: &'t str, step_at: usize },
+    StepBody {
+        tool: &'t str,
+        step_at: usize,
+    },
     PlanBody,
     PolicyBody,
     /// A list or record inside a call, a type, or anything else.
@@ -179,9 +185,7 @@ impl<'a> Ctx<'a> {
                         && ident(&toks, back(k, 3)).is_some()
                         && is_kw(&toks, back(k, 4), "step")
                     {
-                        let step_at = back(k, 4)
-                            .and_then(|i| toks.get(i))
-                            .map_or(0, |t| t.1);
+                        let step_at = back(k, 4).and_then(|i| toks.get(i)).map_or(0, |t| t.1);
                         return Opener::Call { tool, step_at };
                     }
                     if is_kw(&toks, back(k, 1), "len") || is_kw(&toks, back(k, 1), "exists") {
@@ -191,7 +195,8 @@ impl<'a> Ctx<'a> {
                 }
                 Some(Token::LBrace) => {
                     if tok(&toks, back(k, 1)) == Some(Token::RParen)
-                        && let Some(open) = back(k, 1).and_then(|i| opener_of.get(i).copied().flatten())
+                        && let Some(open) =
+                            back(k, 1).and_then(|i| opener_of.get(i).copied().flatten())
                     {
                         // Re-classify the call's `(`, which is closed.
                         let tool = match tok(&toks, back(open, 1)) {
@@ -202,9 +207,8 @@ impl<'a> Ctx<'a> {
                             && tok(&toks, back(open, 2)) == Some(Token::Assign)
                             && is_kw(&toks, back(open, 4), "step")
                         {
-                            let step_at = back(open, 4)
-                                .and_then(|i| toks.get(i))
-                                .map_or(0, |t| t.1);
+                            let step_at =
+                                back(open, 4).and_then(|i| toks.get(i)).map_or(0, |t| t.1);
                             return Opener::StepBody { tool, step_at };
                         }
                     }
@@ -307,16 +311,10 @@ impl<'a> Ctx<'a> {
                 }
                 let prev = ident(&toks, last);
                 // The last clause keyword of the body, for lists (`after a, b`).
-                let clause = toks
-                    .iter()
-                    .skip(inner + 1)
-                    .rev()
-                    .find_map(|t| match t.0 {
-                        Token::Ident(
-                            k @ ("post" | "bind" | "on_unmet" | "retry" | "after"),
-                        ) => Some(k),
-                        _ => None,
-                    });
+                let clause = toks.iter().skip(inner + 1).rev().find_map(|t| match t.0 {
+                    Token::Ident(k @ ("post" | "bind" | "on_unmet" | "retry" | "after")) => Some(k),
+                    _ => None,
+                });
                 let after_list = prev == Some("after")
                     || (tok(&toks, last) == Some(Token::Comma) && clause == Some("after"));
                 if prev == Some("post") {
@@ -350,7 +348,14 @@ impl<'a> Ctx<'a> {
             }
             Opener::PolicyBody => {
                 let mut items = self.keywords(
-                    &["actor", "max_steps", "requires", "approval", "where", "untrusted"],
+                    &[
+                        "actor",
+                        "max_steps",
+                        "requires",
+                        "approval",
+                        "where",
+                        "untrusted",
+                    ],
                     replace,
                 );
                 items.extend(self.tools(replace));
@@ -431,7 +436,9 @@ impl<'a> Ctx<'a> {
             match tk {
                 Token::LParen | Token::LBracket | Token::LBrace => depth += 1,
                 Token::RParen | Token::RBracket | Token::RBrace => depth = depth.saturating_sub(1),
-                Token::Ident(name) if depth == 0 && tok(toks, Some(i + 1)) == Some(Token::Colon) => {
+                Token::Ident(name)
+                    if depth == 0 && tok(toks, Some(i + 1)) == Some(Token::Colon) =>
+                {
                     given.push(name)
                 }
                 Token::Scope(s) if depth == 0 => {
@@ -529,7 +536,12 @@ impl<'a> Ctx<'a> {
         items
     }
 
-    fn bindings(&self, step_at: usize, want: Option<&Ty>, replace: Span) -> Vec<lsp::CompletionItem> {
+    fn bindings(
+        &self,
+        step_at: usize,
+        want: Option<&Ty>,
+        replace: Span,
+    ) -> Vec<lsp::CompletionItem> {
         let Some(plan) = self.plan_at(step_at) else {
             return Vec::new();
         };
@@ -582,10 +594,18 @@ impl<'a> Ctx<'a> {
     /// tool's result.
     fn probes(&self, tool: &str, replace: Span) -> Vec<lsp::CompletionItem> {
         let forms: [(&str, &str, &str); 5] = [
-            ("len(PATH) == N", "len(\\$.${1:path}) == ${2:1}", "len($.) == 1"),
+            (
+                "len(PATH) == N",
+                "len(\\$.${1:path}) == ${2:1}",
+                "len($.) == 1",
+            ),
             ("exists(PATH)", "exists(\\$.${1:path})", "exists($.)"),
             ("PATH == VALUE", "\\$.${1:path} == ${2:value}", "$. == "),
-            ("PATH in [...]", "\\$.${1:path} in [${2:values}]", "$. in []"),
+            (
+                "PATH in [...]",
+                "\\$.${1:path} in [${2:values}]",
+                "$. in []",
+            ),
             (
                 "PATH not in [...]",
                 "\\$.${1:path} not in [${2:values}]",

@@ -33,7 +33,12 @@ pub fn hover(s: &Server<'_>, p: lsp::HoverParams) -> Result<Option<lsp::Hover>, 
         return Ok(None);
     };
     let text = match &occ.sym {
-        Sym::Tool(name) => a.outcome.checked.catalog.get(name).map(|t| hover_tool(a, t)),
+        Sym::Tool(name) => a
+            .outcome
+            .checked
+            .catalog
+            .get(name)
+            .map(|t| hover_tool(a, t)),
         Sym::Param { tool, param } => hover_param(a, occ, tool, param),
         Sym::Step { plan, name } => a.plan(*plan).and_then(|p| hover_step(a, p, name)),
         Sym::Binding { plan, name } => a.plan(*plan).and_then(|p| hover_binding(p, name)),
@@ -93,7 +98,11 @@ fn policy_line(a: &Analysis, tool: &str) -> String {
         return format!("not permitted by policy `{}`", policy.name);
     };
     let mut parts = Vec::new();
-    let scopes: Vec<String> = rule.requires.iter().map(|s| format!("`{}`", s.node)).collect();
+    let scopes: Vec<String> = rule
+        .requires
+        .iter()
+        .map(|s| format!("`{}`", s.node))
+        .collect();
     parts.push(if scopes.is_empty() {
         "requires no scope".to_string()
     } else {
@@ -125,7 +134,13 @@ fn hover_param(a: &Analysis, occ: &Occ, tool: &str, param: &str) -> Option<Strin
     if !p.doc.is_empty() {
         out.push(p.doc.clone());
     }
-    if let Some(rule) = a.outcome.checked.policy.as_ref().and_then(|pol| pol.rule(tool)) {
+    if let Some(rule) = a
+        .outcome
+        .checked
+        .policy
+        .as_ref()
+        .and_then(|pol| pol.rule(tool))
+    {
         for c in rule.ceilings.iter().filter(|c| c.arg == param) {
             out.push(format!("ceiling `{}` (policy)", c.text()));
         }
@@ -144,7 +159,10 @@ fn hover_param(a: &Analysis, occ: &Occ, tool: &str, param: &str) -> Option<Strin
 
 fn hover_step(a: &Analysis, plan: &CheckedPlan, name: &str) -> Option<String> {
     let step = plan.steps.iter().find(|s| s.name == name)?;
-    let mut out = vec![code_block(&format!("step {} = {}", step.name, step.tool_name))];
+    let mut out = vec![code_block(&format!(
+        "step {} = {}",
+        step.name, step.tool_name
+    ))];
     if let Some(t) = a.outcome.checked.catalog.get(&step.tool_name) {
         out.push(tool_traits(t));
     }
@@ -223,8 +241,7 @@ pub fn definition(
     let Some(occ) = a.occ_at(a.doc, offset) else {
         return Ok(None);
     };
-    Ok(a
-        .definition(&occ.sym)
+    Ok(a.definition(&occ.sym)
         .and_then(|span| convert::location(a, span))
         .map(lsp::GotoDefinitionResponse::Scalar))
 }
@@ -352,10 +369,7 @@ pub(crate) fn is_name(name: &str) -> bool {
         && !matches!(name, "true" | "false" | "null")
 }
 
-pub fn rename(
-    s: &Server<'_>,
-    p: lsp::RenameParams,
-) -> Result<Option<lsp::WorkspaceEdit>, Failure> {
+pub fn rename(s: &Server<'_>, p: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>, Failure> {
     let Some((a, _, offset)) = at(s, &p.text_document_position) else {
         return Ok(None);
     };
@@ -487,7 +501,8 @@ pub fn document_symbols(
                     .rules
                     .iter()
                     .map(|r| {
-                        let scopes: Vec<&str> = r.requires.iter().map(|s| s.node.as_str()).collect();
+                        let scopes: Vec<&str> =
+                            r.requires.iter().map(|s| s.node.as_str()).collect();
                         symbol(
                             file,
                             &r.tool.node,
@@ -568,9 +583,11 @@ pub fn code_actions(
         return Ok(None);
     };
     if let Some(only) = &p.context.only
-        && !only
-            .iter()
-            .any(|k| lsp::CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
+        && !only.iter().any(|k| {
+            lsp::CodeActionKind::QUICKFIX
+                .as_str()
+                .starts_with(k.as_str())
+        })
     {
         return Ok(Some(Vec::new()));
     }

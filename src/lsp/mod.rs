@@ -181,6 +181,8 @@ pub(crate) struct Server<'c> {
     actor: Option<Vec<String>>,
     shutdown: bool,
     next_id: i32,
+    /// Where old compilations go to be freed (see [`Server::discard`]).
+    trash: Option<std::sync::mpsc::Sender<Vec<Option<Analysis>>>>,
 }
 
 impl<'c> Server<'c> {
@@ -193,9 +195,32 @@ impl<'c> Server<'c> {
             configs: HashMap::new(),
             published: HashMap::new(),
             caps: ClientCaps::from(params),
-            actor: params.initialization_options.as_ref().and_then(settings_actor),
+            actor: params
+                .initialization_options
+                .as_ref()
+                .and_then(settings_actor),
             shutdown: false,
             next_id: 0,
+            trash: Server::spawn_dropper(),
+        }
+    }
+
+    /// A thread that frees what it is sent; `None` when no thread can be
+    /// started (things are then freed in place).
+    fn spawn_dropper() -> Option<std::sync::mpsc::Sender<Vec<Option<Analysis>>>> {
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<Option<Analysis>>>();
+        std::thread::Builder::new()
+            .name("planc-lsp-dropper".to_string())
+            .spawn(move || rx.into_iter().for_each(drop))
+            .ok()?;
+        Some(tx)
+    }
+
+    fn discard(&self, old: Vec<Option<Analysis>>) {
+        if let Some(tx) = &self.trash {
+            // When the thread is gone, the value comes back and is freed
+            // here.
+            let _ = tx.send(old);
         }
     }
 
@@ -310,7 +335,9 @@ impl<'c> Server<'c> {
             DocumentSymbolRequest::METHOD => {
                 self.call::<DocumentSymbolRequest>(req, features::document_symbols)
             }
-            CodeActionRequest::METHOD => self.call::<CodeActionRequest>(req, features::code_actions),
+            CodeActionRequest::METHOD => {
+                self.call::<CodeActionRequest>(req, features::code_actions)
+            }
             _ => Response::new_err(
                 req.id,
                 ErrorCode::MethodNotFound as i32,
@@ -385,8 +412,7 @@ impl<'c> Server<'c> {
                 }
             }
             DidCloseTextDocument::METHOD => {
-                if let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(n.params)
-                {
+                if let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(n.params) {
                     self.close(&p.text_document.uri);
                 }
             }
@@ -401,8 +427,7 @@ impl<'c> Server<'c> {
                 }
             }
             DidChangeConfiguration::METHOD => {
-                if let Ok(p) =
-                    serde_json::from_value::<lsp::DidChangeConfigurationParams>(n.params)
+                if let Ok(p) = serde_json::from_value::<lsp::DidChangeConfigurationParams>(n.params)
                 {
                     self.actor = settings_actor(&p.settings);
                     self.dirty.extend(self.docs.keys().cloned());
@@ -542,6 +567,7 @@ impl<'c> Server<'c> {
         }
         let mut dirty: Vec<lsp::Uri> = self.dirty.drain().collect();
         dirty.sort();
+        let mut old = Vec::with_capacity(dirty.len());
         for uri in &dirty {
             let analysis = match catch_unwind(AssertUnwindSafe(|| self.analyze(uri))) {
                 Ok(a) => a,
@@ -554,11 +580,15 @@ impl<'c> Server<'c> {
                 }
             };
             if let Some(doc) = self.docs.get_mut(uri) {
-                doc.analysis = analysis;
+                old.push(std::mem::replace(&mut doc.analysis, analysis));
             }
         }
         let own: HashSet<lsp::Uri> = dirty.into_iter().collect();
         self.publish_all(&own);
+        // Freeing a large compilation takes a while (milliseconds for a
+        // thousand steps): another thread does it, off the path from a
+        // keystroke to its diagnostics.
+        self.discard(old);
     }
 
     /// Compiles one open document with its project.
@@ -567,6 +597,10 @@ impl<'c> Server<'c> {
             let doc = self.docs.get(uri)?;
             (doc.path.clone(), doc.text.clone(), doc.kind)
         };
+        // An open `planc.toml` is read for its settings, not checked.
+        if path.as_deref().is_some_and(is_config) {
+            return None;
+        }
         let mut project_errors = Vec::new();
         let mut deps = Vec::new();
         let config = match path.as_deref().and_then(Path::parent) {
@@ -629,7 +663,20 @@ impl<'c> Server<'c> {
         if let Some(actor) = &self.actor {
             job.actor = Some(actor.clone());
         }
-        Some(Analysis::new(job, doc_id, uris, deps, project_errors))
+        let mut a = Analysis::new(job, doc_id, uris, deps, project_errors);
+        let mut shown = Vec::with_capacity(a.diagnostics.len() + a.project_errors.len());
+        if let Some(file) = a.doc_file() {
+            for e in &a.project_errors {
+                shown.push((uri.clone(), convert::project_error(file, e)));
+            }
+        }
+        shown.extend(
+            a.diagnostics
+                .iter()
+                .filter_map(|d| convert::diagnostic(&a, d)),
+        );
+        a.shown = shown;
+        Some(a)
     }
 
     fn config(&mut self, dir: &Path) -> Result<Option<Config>, String> {
@@ -662,9 +709,7 @@ impl<'c> Server<'c> {
     }
 
     fn doc_by_path(&self, path: &Path) -> Option<&Document> {
-        self.docs
-            .values()
-            .find(|d| d.path.as_deref() == Some(path))
+        self.docs.values().find(|d| d.path.as_deref() == Some(path))
     }
 
     /// The text of a catalogue or policy file, and its URI: the open
@@ -684,34 +729,34 @@ impl<'c> Server<'c> {
     /// Publishes the diagnostics of every URI whose set changed, and of the
     /// documents in `own` (just re-checked) in any case.
     fn publish_all(&mut self, own: &HashSet<lsp::Uri>) {
-        let mut by_uri: HashMap<lsp::Uri, Vec<lsp::Diagnostic>> = HashMap::new();
-        let mut seen: HashSet<(lsp::Uri, String)> = HashSet::new();
+        // Each URI's diagnostics from every compilation that reads its file,
+        // with how many compilations gave some: the same problem in a
+        // shared policy is found by each plan checked against it.
+        let mut by_uri: HashMap<lsp::Uri, (usize, Vec<lsp::Diagnostic>)> = HashMap::new();
         let mut docs: Vec<&Document> = self.docs.values().collect();
         docs.sort_by(|a, b| a.uri.cmp(&b.uri));
-        for doc in docs {
+        for (k, doc) in docs.iter().enumerate() {
             let Some(a) = &doc.analysis else { continue };
-            let mut add = |uri: lsp::Uri, d: lsp::Diagnostic| {
-                let key = format!(
-                    "{:?}|{:?}|{}",
-                    d.range,
-                    d.code,
-                    d.message
-                );
-                if seen.insert((uri.clone(), key)) {
-                    by_uri.entry(uri).or_default().push(d);
+            for (uri, d) in &a.shown {
+                let entry = by_uri.entry(uri.clone()).or_insert((k, Vec::new()));
+                if entry.0 != k {
+                    entry.0 = usize::MAX;
                 }
-            };
-            if let Some(file) = a.doc_file() {
-                for e in &a.project_errors {
-                    add(doc.uri.clone(), convert::project_error(file, e));
-                }
-            }
-            for d in &a.diagnostics {
-                if let Some((uri, d)) = convert::diagnostic(a, d) {
-                    add(uri, d);
-                }
+                entry.1.push(d.clone());
             }
         }
+        let mut by_uri: HashMap<lsp::Uri, Vec<lsp::Diagnostic>> = by_uri
+            .into_iter()
+            .map(|(uri, (from, mut diags))| {
+                if from == usize::MAX {
+                    let mut seen = HashSet::new();
+                    diags.retain(|d| {
+                        seen.insert((d.range, format!("{:?}", d.code), d.message.clone()))
+                    });
+                }
+                (uri, diags)
+            })
+            .collect();
         let mut uris: Vec<lsp::Uri> = by_uri
             .keys()
             .chain(self.published.keys())
