@@ -846,6 +846,15 @@ fn completion_in_each_context() {
         "bind period_end = $.owner.|",
     );
     assert_eq!(labels(&complete(&mut c, &text, "|")), ["name", "email"]);
+    // Inside an interpolation, the bindings in scope; elsewhere in a
+    // string, nothing.
+    let text = GOOD.replace("template: \"confirm\"", "template: \"for ${|");
+    assert_eq!(
+        labels(&complete(&mut c, &text, "|")),
+        ["account_id", "sub_id", "period_end"]
+    );
+    let text = GOOD.replace("template: \"confirm\"", "template: \"conf|");
+    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
     // `after` targets.
     let text = GOOD.replace("after change", "after |");
     assert_eq!(
@@ -1226,5 +1235,75 @@ fn latency_of_a_thousand_step_plan() {
         p99.as_secs_f64() * 1e3,
         times.last().unwrap().as_secs_f64() * 1e3
     );
+    c.shutdown();
+}
+
+#[test]
+fn an_edited_planc_toml_wins_over_the_disk() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let toml_uri = p.uri("planc.toml");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    assert_eq!(problems(&c.diagnostics(&uri)), Vec::<Value>::new());
+    // Opened, `planc.toml` is not checked as a plan: nothing is published
+    // for it. Edited to drop the policy, every tool is denied.
+    c.open(
+        &toml_uri,
+        "catalog = [\"tools.plan\"]\npolicy = \"policy.plan\"\n",
+    );
+    c.change(&toml_uri, 2, "catalog = [\"tools.plan\"]\n");
+    let d = loop {
+        let d = c.diagnostics(&uri);
+        if !problems(&d).is_empty() {
+            break d;
+        }
+    };
+    assert_eq!(errors(&d), ["E0301", "E0301", "E0301", "E0301"], "{d:#?}");
+    assert!(!c.inbox.iter().any(|m| matches!(m, Message::Notification(n)
+        if n.method == "textDocument/publishDiagnostics" && n.params["uri"] == toml_uri
+            && !n.params["diagnostics"].as_array().unwrap().is_empty())));
+    c.shutdown();
+}
+
+#[test]
+fn every_position_of_a_plan_and_its_prefixes_is_served() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let text = CREDIT.replace("amount_eur: 4180", "amount_eur: 4180, 😀: é");
+    let mut c = Client::start();
+    c.open(&uri, &text);
+    c.diagnostics(&uri);
+    let positions: Vec<Value> = text
+        .char_indices()
+        .map(|(i, _)| {
+            let line = text[..i].matches('\n').count();
+            let start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+            json!({ "line": line, "character": text[start..i].encode_utf16().count() })
+        })
+        .collect();
+    for position in &positions {
+        for method in [
+            "textDocument/hover",
+            "textDocument/definition",
+            "textDocument/completion",
+            "textDocument/prepareRename",
+        ] {
+            if let Err(e) = c.request(method, at(&uri, position.clone())) {
+                assert_ne!(e.code, -32603, "{method} at {position}: {}", e.message);
+            }
+        }
+    }
+    // Every prefix of the plan, as typed, completes without failing.
+    let mut version = 1;
+    for (i, _) in text.char_indices().step_by(7) {
+        version += 1;
+        let prefix = &text[..i];
+        c.change(&uri, version, prefix);
+        let line = prefix.matches('\n').count();
+        let start = prefix.rfind('\n').map_or(0, |n| n + 1);
+        let position = json!({ "line": line, "character": prefix[start..].encode_utf16().count() });
+        c.ok("textDocument/completion", at(&uri, position));
+    }
     c.shutdown();
 }
