@@ -11,6 +11,7 @@ pub mod diagnostics;
 pub mod driver;
 pub mod ir;
 pub mod limits;
+pub mod lsp;
 pub mod policy;
 pub mod project;
 pub mod source;

@@ -49,6 +49,8 @@ enum Command {
         /// A code such as E0106.
         code: String,
     },
+    /// Run the language server on standard input and output.
+    Lsp,
 }
 
 #[derive(clap::Args)]
@@ -119,6 +121,9 @@ fn main() -> ExitCode {
             options,
         } => compile(&file, output.as_deref(), &options),
         Command::Explain { code } => explain(&code),
+        Command::Lsp => planc::lsp::run_stdio()
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Failure),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,1309 @@
+//! The language server in process, through `Connection::memory()`: each
+//! feature, pinned to the code and the text under each range (computed here
+//! from UTF-16 positions independently of the server's conversion).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use serde_json::{Value, json};
+
+const TOOLS: &str = include_str!("ui/check/tools.plan");
+const POLICY: &str = include_str!("ui/check/policy.plan");
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+// ---------------------------------------------------------------- harness
+
+/// A folder with `planc.toml`, `tools.plan` and `policy.plan`, removed on drop.
+struct Project {
+    dir: PathBuf,
+}
+
+impl Project {
+    fn new() -> Project {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "planc-lsp-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = Project { dir };
+        p.write(
+            "planc.toml",
+            "catalog = [\"tools.plan\"]\npolicy = \"policy.plan\"\n",
+        );
+        p.write("tools.plan", TOOLS);
+        p.write("policy.plan", POLICY);
+        p
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        std::fs::write(self.dir.join(name), text).unwrap();
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    fn uri(&self, name: &str) -> String {
+        uri_of(&self.path(name))
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn uri_of(path: &Path) -> String {
+    planc::lsp::uri::from_path(path)
+        .unwrap()
+        .as_str()
+        .to_string()
+}
+
+struct Client {
+    conn: Connection,
+    server: Option<JoinHandle<Result<(), String>>>,
+    next_id: i32,
+    /// Notifications and server requests received while waiting for
+    /// something else.
+    inbox: Vec<Message>,
+    init: Value,
+}
+
+impl Client {
+    fn start() -> Client {
+        Client::start_with(json!({
+            "textDocument": {
+                "completion": { "completionItem": { "snippetSupport": false } },
+                "hover": { "contentFormat": ["markdown", "plaintext"] }
+            },
+            "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } }
+        }))
+    }
+
+    fn start_with(capabilities: Value) -> Client {
+        let (server_side, client_side) = Connection::memory();
+        let server = std::thread::spawn(move || planc::lsp::run(&server_side));
+        let mut c = Client {
+            conn: client_side,
+            server: Some(server),
+            next_id: 0,
+            inbox: Vec::new(),
+            init: Value::Null,
+        };
+        c.init = c
+            .request(
+                "initialize",
+                json!({ "processId": null, "rootUri": null, "capabilities": capabilities }),
+            )
+            .unwrap();
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.conn
+            .sender
+            .send(Message::Notification(Notification::new(
+                method.to_string(),
+                params,
+            )))
+            .unwrap();
+    }
+
+    fn recv(&mut self) -> Message {
+        self.conn
+            .receiver
+            .recv_timeout(TIMEOUT)
+            .expect("the server did not answer in time")
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Result<Value, lsp_server::ResponseError> {
+        self.next_id += 1;
+        let id = RequestId::from(self.next_id);
+        self.conn
+            .sender
+            .send(Message::Request(Request::new(
+                id.clone(),
+                method.to_string(),
+                params,
+            )))
+            .unwrap();
+        loop {
+            match self.recv() {
+                Message::Response(Response {
+                    id: rid,
+                    response_result,
+                }) if rid == id => return response_result,
+                other => self.inbox.push(other),
+            }
+        }
+    }
+
+    fn ok(&mut self, method: &str, params: Value) -> Value {
+        match self.request(method, params) {
+            Ok(v) => v,
+            Err(e) => panic!("`{method}` failed: {} ({})", e.message, e.code),
+        }
+    }
+
+    fn open(&self, uri: &str, text: &str) {
+        let lang = if uri.ends_with(".json") {
+            "json"
+        } else {
+            "planc"
+        };
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": lang, "version": 1, "text": text } }),
+        );
+    }
+
+    fn change(&self, uri: &str, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": uri, "version": version },
+                "contentChanges": [{ "text": text }]
+            }),
+        );
+    }
+
+    /// The next diagnostics published for `uri`.
+    fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
+        let found = |m: &Message| match m {
+            Message::Notification(n)
+                if n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri =>
+            {
+                Some(n.params["diagnostics"].as_array().unwrap().clone())
+            }
+            _ => None,
+        };
+        if let Some(i) = self.inbox.iter().position(|m| found(m).is_some()) {
+            let m = self.inbox.remove(i);
+            return found(&m).unwrap();
+        }
+        loop {
+            let m = self.recv();
+            if let Some(d) = found(&m) {
+                return d;
+            }
+            self.inbox.push(m);
+        }
+    }
+
+    /// Diagnostics for `uri` published for `version`, skipping older ones.
+    fn diagnostics_at(&mut self, uri: &str, version: i32) -> Vec<Value> {
+        loop {
+            let found = self.inbox.iter().position(|m| {
+                matches!(m, Message::Notification(n)
+                    if n.method == "textDocument/publishDiagnostics"
+                        && n.params["uri"] == uri
+                        && n.params["version"] == version)
+            });
+            if let Some(i) = found {
+                let Message::Notification(n) = self.inbox.remove(i) else {
+                    unreachable!()
+                };
+                return n.params["diagnostics"].as_array().unwrap().clone();
+            }
+            let m = self.recv();
+            self.inbox.push(m);
+        }
+    }
+
+    fn shutdown(mut self) {
+        assert_eq!(self.ok("shutdown", Value::Null), Value::Null);
+        self.notify("exit", Value::Null);
+        let server = self.server.take().unwrap();
+        assert_eq!(server.join().unwrap(), Ok(()));
+    }
+}
+
+fn codes(diags: &[Value]) -> Vec<String> {
+    diags
+        .iter()
+        .map(|d| d["code"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The errors and warnings, without the notes (the plans here change a
+/// plan, which needs approval: N0301).
+fn problems(diags: &[Value]) -> Vec<Value> {
+    diags
+        .iter()
+        .filter(|d| d["severity"] != 3)
+        .cloned()
+        .collect()
+}
+
+/// The codes of the errors.
+fn errors(diags: &[Value]) -> Vec<String> {
+    diags
+        .iter()
+        .filter(|d| d["severity"] == 1)
+        .map(|d| d["code"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The byte offset of a UTF-16 position, counted here independently.
+fn offset_of(text: &str, pos: &Value) -> usize {
+    let line = pos["line"].as_u64().unwrap() as usize;
+    let col = pos["character"].as_u64().unwrap() as usize;
+    let mut start = 0;
+    for _ in 0..line {
+        start += text[start..].find('\n').unwrap() + 1;
+    }
+    let mut units = 0;
+    for (i, c) in text[start..].char_indices() {
+        if units >= col || c == '\n' {
+            return start + i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+/// The text a range covers.
+fn under<'t>(text: &'t str, range: &Value) -> &'t str {
+    &text[offset_of(text, &range["start"])..offset_of(text, &range["end"])]
+}
+
+/// The UTF-16 position of the `nth` occurrence of `needle`, plus `delta`
+/// characters.
+fn pos(text: &str, needle: &str, nth: usize, delta: usize) -> Value {
+    let at = text
+        .match_indices(needle)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no {needle:?} #{nth}"))
+        .0;
+    let at = at
+        + text[at..]
+            .chars()
+            .take(delta)
+            .map(char::len_utf8)
+            .sum::<usize>();
+    let line = text[..at].matches('\n').count();
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let character: usize = text[line_start..at].chars().map(char::len_utf16).sum();
+    json!({ "line": line, "character": character })
+}
+
+fn at(uri: &str, position: Value) -> Value {
+    json!({ "textDocument": { "uri": uri }, "position": position })
+}
+
+// ---------------------------------------------------------------- the plans
+
+/// The "done when" plan: `acount_id` is misspelt (E0105) and the credit is a
+/// literal 4,180 EUR under a 500 EUR ceiling (E0303).
+const CREDIT: &str = r#"plan credit "credit the customer" {
+    step resolve = customer.resolve(email: "a.kohl@northwind-traders.co.uk") {
+        post len($.results) == 1
+        bind account_id = $.results[0].id
+    }
+    step credit = billing.issue_credit(account_id: acount_id, amount_eur: 4180, reason: "prorated downgrade") {
+        post exists($.credit_id)
+    }
+}
+"#;
+
+const GOOD: &str = r#"plan downgrade "downgrade at end of period" {
+    step resolve = customer.resolve(email: "a.kohl@northwind-traders.co.uk") {
+        post len($.results) == 1
+        bind account_id = $.results[0].id
+    }
+    step subscription = billing.get_subscription(account_id: account_id, as_of: 2026-03-04) {
+        post $.commitment in ["none", "monthly"]
+        bind sub_id = $.id
+        bind period_end = $.current_period_end
+    }
+    step change = billing.change_plan(subscription_id: sub_id, plan: "starter", effective: period_end) {
+        post $.status == "scheduled"
+        on_unmet halt
+    }
+    step confirm = email.send(to: "a.kohl@northwind-traders.co.uk", template: "confirm",
+                              facts: { plan: "starter", effective: period_end }) {
+        post exists($.message_id)
+        after change
+    }
+}
+"#;
+
+// ---------------------------------------------------------------- tests
+
+#[test]
+fn initialize_announces_the_features() {
+    let c = Client::start();
+    let caps = &c.init["capabilities"];
+    assert_eq!(c.init["serverInfo"]["name"], "planc");
+    assert_eq!(caps["textDocumentSync"]["change"], 1, "full sync");
+    assert_eq!(caps["textDocumentSync"]["openClose"], true);
+    assert_eq!(caps["positionEncoding"], "utf-16");
+    for key in [
+        "hoverProvider",
+        "definitionProvider",
+        "referencesProvider",
+        "documentSymbolProvider",
+    ] {
+        assert_eq!(caps[key], true, "{key}");
+    }
+    assert_eq!(caps["renameProvider"]["prepareProvider"], true);
+    assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix"])
+    );
+    assert!(
+        caps["completionProvider"]["triggerCharacters"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("."))
+    );
+    c.shutdown();
+}
+
+#[test]
+fn misspelt_binding_and_ceiling_then_the_fix_clears_only_e0105() {
+    let p = Project::new();
+    let uri = p.uri("credit.plan");
+    let mut c = Client::start();
+    c.open(&uri, CREDIT);
+    let all = c.diagnostics(&uri);
+    // `account_id` is bound and, misspelt, never used: W0403.
+    assert_eq!(codes(&all), ["W0403", "E0105", "E0303"], "{all:#?}");
+    assert_eq!(under(CREDIT, &all[0]["range"]), "account_id");
+    let d = &all[1..];
+    assert_eq!(errors(d), ["E0105", "E0303"]);
+    assert_eq!(under(CREDIT, &d[0]["range"]), "acount_id");
+    assert_eq!(under(CREDIT, &d[1]["range"]), "4180");
+    assert_eq!(d[0]["severity"], 1);
+    assert_eq!(d[0]["source"], "planc");
+    assert!(d[0]["message"].as_str().unwrap().contains("`acount_id`"));
+    assert!(
+        d[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("help: did you mean `account_id`?"),
+        "{}",
+        d[0]["message"]
+    );
+    assert_eq!(d[0]["data"]["title"], "reference to a name no step binds");
+    // E0303 shows the ceiling's source, in the policy file.
+    let related = d[1]["relatedInformation"].as_array().unwrap();
+    let ceiling = related
+        .iter()
+        .find(|r| r["location"]["uri"] == p.uri("policy.plan"))
+        .expect("the ceiling's location");
+    assert!(under(POLICY, &ceiling["location"]["range"]).contains("500"));
+
+    let fixed = CREDIT.replace("acount_id", "account_id");
+    c.change(&uri, 2, &fixed);
+    let d = c.diagnostics_at(&uri, 2);
+    assert_eq!(codes(&d), ["E0303"]);
+    assert_eq!(under(&fixed, &d[0]["range"]), "4180");
+    c.shutdown();
+}
+
+#[test]
+fn a_valid_edit_clears_the_diagnostics() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, &GOOD.replace("email.send", "email.sned"));
+    let d = c.diagnostics(&uri);
+    assert_eq!(codes(&problems(&d)), ["E0101"]);
+    c.change(&uri, 2, GOOD);
+    assert_eq!(problems(&c.diagnostics_at(&uri, 2)), Vec::<Value>::new());
+    c.shutdown();
+}
+
+#[test]
+fn notes_and_warnings_are_mapped() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    // `change_plan` needs approval (N0301); `sub_id` bound and never used
+    // (W0403).
+    let text = GOOD.replace(
+        "bind sub_id = $.id\n",
+        "bind sub_id = $.id\n        bind spare = $.id\n",
+    );
+    c.open(&uri, &text);
+    let d = c.diagnostics(&uri);
+    let w = d.iter().find(|d| d["code"] == "W0403").expect("W0403");
+    assert_eq!(w["severity"], 2);
+    assert_eq!(w["tags"], json!([1]), "unused is tagged unnecessary");
+    assert_eq!(under(&text, &w["range"]), "spare");
+    let n = d.iter().find(|d| d["code"] == "N0301").expect("N0301");
+    assert_eq!(n["severity"], 3, "a note is information");
+    c.shutdown();
+}
+
+#[test]
+fn hover_shows_tools_bindings_and_arguments() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    c.diagnostics(&uri);
+
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(GOOD, "customer.resolve", 0, 3)),
+    );
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(
+        v.contains("customer.resolve(email: string, include_children: bool = false)"),
+        "{v}"
+    );
+    assert!(v.contains("`read` · idempotent"), "{v}");
+    assert!(
+        v.contains("Finds customer accounts by a contact's email address."),
+        "{v}"
+    );
+    assert!(v.contains("requires `crm:read`"), "{v}");
+    assert_eq!(under(GOOD, &h["range"]), "customer.resolve");
+
+    // A reference: its type and the step that binds it.
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(GOOD, "effective: period_end)", 0, 13)),
+    );
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("bind period_end: date"), "{v}");
+    assert!(
+        v.contains("bound by step `subscription` from `$.current_period_end`"),
+        "{v}"
+    );
+    assert_eq!(under(GOOD, &h["range"]), "period_end");
+
+    // An argument: the parameter's type.
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(GOOD, "plan: \"starter\"", 0, 1)),
+    );
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("plan: \"starter\" | \"pro\""), "{v}");
+    assert!(v.contains("parameter of `billing.change_plan`"), "{v}");
+
+    // An untrusted tool says so; a write tool under a ceiling shows it.
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(GOOD, "email.send", 0, 0)),
+    );
+    assert!(
+        h["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("`write` · not idempotent")
+    );
+
+    // Nothing under the cursor: null.
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(GOOD, "\"downgrade at", 0, 3)),
+    );
+    assert_eq!(h, Value::Null);
+    c.shutdown();
+}
+
+#[test]
+fn definition_of_references_tools_and_after_targets() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    c.diagnostics(&uri);
+
+    // A reference goes to its `bind`.
+    let d = c.ok(
+        "textDocument/definition",
+        at(&uri, pos(GOOD, "sub_id", 1, 0)),
+    );
+    assert_eq!(d["uri"], uri);
+    assert_eq!(d["range"]["start"], pos(GOOD, "sub_id", 0, 0));
+    assert_eq!(under(GOOD, &d["range"]), "sub_id");
+
+    // A tool goes to its declaration in the catalogue.
+    let d = c.ok(
+        "textDocument/definition",
+        at(&uri, pos(GOOD, "billing.change_plan", 0, 8)),
+    );
+    assert_eq!(d["uri"], p.uri("tools.plan"));
+    assert_eq!(under(TOOLS, &d["range"]), "billing.change_plan");
+    assert_eq!(d["range"]["start"], pos(TOOLS, "billing.change_plan", 0, 0));
+
+    // An `after` target goes to its step.
+    let d = c.ok(
+        "textDocument/definition",
+        at(&uri, pos(GOOD, "after change", 0, 7)),
+    );
+    assert_eq!(d["range"]["start"], pos(GOOD, "change =", 0, 0));
+
+    // A reference inside a record.
+    let d = c.ok(
+        "textDocument/definition",
+        at(&uri, pos(GOOD, "effective: period_end }", 0, 12)),
+    );
+    assert_eq!(d["range"]["start"], pos(GOOD, "period_end =", 0, 0));
+    c.shutdown();
+}
+
+#[test]
+fn definition_into_a_json_catalogue() {
+    let p = Project::new();
+    p.write(
+        "planc.toml",
+        "catalog = [\"mcp.json\"]\npolicy = \"policy.plan\"\n",
+    );
+    let mcp = r#"{"tools": [
+  {"name": "customer.resolve", "description": "Finds accounts.",
+   "inputSchema": {"type": "object", "properties": {"email": {"type": "string"}}, "required": ["email"]},
+   "outputSchema": {"type": "object", "properties": {"results": {"type": "array", "items": {"type": "string"}}}, "required": ["results"]},
+   "annotations": {"readOnlyHint": true, "idempotentHint": true}}
+]}"#;
+    p.write("mcp.json", mcp);
+    let uri = p.uri("plan.plan");
+    let text = "plan p \"g\" {\n    step r = customer.resolve(email: \"a@b.c\") {\n        post len($.results) == 1\n    }\n}\n";
+    let mut c = Client::start();
+    c.open(&uri, text);
+    assert_eq!(c.diagnostics(&uri), Vec::<Value>::new());
+    let d = c.ok(
+        "textDocument/definition",
+        at(&uri, pos(text, "customer.resolve", 0, 2)),
+    );
+    assert_eq!(d["uri"], p.uri("mcp.json"));
+    assert_eq!(under(mcp, &d["range"]), "customer.resolve");
+    c.shutdown();
+}
+
+#[test]
+fn references_of_a_binding_a_step_and_a_tool() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    c.diagnostics(&uri);
+
+    let params = |position: Value, decl: bool| {
+        let mut v = at(&uri, position);
+        v["context"] = json!({ "includeDeclaration": decl });
+        v
+    };
+    let r = c.ok(
+        "textDocument/references",
+        params(pos(GOOD, "period_end", 0, 1), true),
+    );
+    let r = r.as_array().unwrap();
+    assert_eq!(r.len(), 3, "{r:#?}");
+    assert!(r.iter().all(|l| under(GOOD, &l["range"]) == "period_end"));
+    let r = c.ok(
+        "textDocument/references",
+        params(pos(GOOD, "period_end", 0, 1), false),
+    );
+    assert_eq!(r.as_array().unwrap().len(), 2);
+
+    let r = c.ok(
+        "textDocument/references",
+        params(pos(GOOD, "change =", 0, 1), true),
+    );
+    let r = r.as_array().unwrap();
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[1]["range"]["start"], pos(GOOD, "after change", 0, 6));
+
+    // A tool: its declaration, the policy's rule and the step.
+    let r = c.ok(
+        "textDocument/references",
+        params(pos(GOOD, "email.send", 0, 1), true),
+    );
+    let mut uris: Vec<&str> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["uri"].as_str().unwrap())
+        .collect();
+    uris.sort();
+    let mut want = vec![uri.clone(), p.uri("policy.plan"), p.uri("tools.plan")];
+    want.sort();
+    assert_eq!(uris, want);
+    c.shutdown();
+}
+
+#[test]
+fn rename_bindings_and_steps_and_refuse_bad_names() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    c.diagnostics(&uri);
+
+    let prep = c.ok(
+        "textDocument/prepareRename",
+        at(&uri, pos(GOOD, "sub_id", 1, 2)),
+    );
+    assert_eq!(prep["placeholder"], "sub_id");
+    assert_eq!(under(GOOD, &prep["range"]), "sub_id");
+
+    let mut params = at(&uri, pos(GOOD, "sub_id", 1, 2));
+    params["newName"] = json!("subscription_id_value");
+    let edit = c.ok("textDocument/rename", params);
+    let edits = edit["changes"][&uri].as_array().unwrap();
+    assert_eq!(edits.len(), 2);
+    let mut renamed = GOOD.to_string();
+    let mut ranges: Vec<(usize, usize)> = edits
+        .iter()
+        .map(|e| {
+            assert_eq!(e["newText"], "subscription_id_value");
+            (
+                offset_of(GOOD, &e["range"]["start"]),
+                offset_of(GOOD, &e["range"]["end"]),
+            )
+        })
+        .collect();
+    ranges.sort();
+    for (a, b) in ranges.into_iter().rev() {
+        renamed.replace_range(a..b, "subscription_id_value");
+    }
+    assert_eq!(renamed, GOOD.replace("sub_id", "subscription_id_value"));
+    c.change(&uri, 2, &renamed);
+    assert_eq!(problems(&c.diagnostics_at(&uri, 2)), Vec::<Value>::new());
+
+    // A step: its name and the `after` that names it.
+    let mut params = at(&uri, pos(&renamed, "after change", 0, 8));
+    params["newName"] = json!("downgrade");
+    let edit = c.ok("textDocument/rename", params);
+    let edits = edit["changes"][&uri].as_array().unwrap();
+    assert_eq!(edits.len(), 2);
+    assert!(
+        edits
+            .iter()
+            .all(|e| under(&renamed, &e["range"]) == "change")
+    );
+
+    // Refused: not a name, a name taken, a tool.
+    for (new, why) in [
+        ("2fast", "is not a valid name"),
+        ("true", "is not a valid name"),
+        ("period_end", "already has a binding named `period_end`"),
+    ] {
+        let mut params = at(&uri, pos(&renamed, "account_id", 0, 1));
+        params["newName"] = json!(new);
+        let e = c.request("textDocument/rename", params).unwrap_err();
+        assert!(e.message.contains(why), "{new}: {}", e.message);
+    }
+    let e = c
+        .request(
+            "textDocument/prepareRename",
+            at(&uri, pos(&renamed, "email.send", 0, 1)),
+        )
+        .unwrap_err();
+    assert!(
+        e.message.contains("only steps and bindings"),
+        "{}",
+        e.message
+    );
+    c.shutdown();
+}
+
+fn labels(items: &Value) -> Vec<String> {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn completion_in_each_context() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    c.diagnostics(&uri);
+    let mut version = 1;
+    let mut complete = |c: &mut Client, text: &str, marker: &str| -> Value {
+        // `marker` stands where the cursor is.
+        version += 1;
+        let at_cursor = pos(text, marker, 0, 0);
+        let text = text.replacen(marker, "", 1);
+        c.change(&uri, version, &text);
+        c.ok("textDocument/completion", at(&uri, at_cursor))
+    };
+
+    // Tool names, with the signature as detail, replacing a dotted prefix.
+    let text = GOOD.replace(
+        "step change = billing.change_plan",
+        "step change = billing.ch|",
+    );
+    let items = complete(&mut c, &text, "|");
+    let names = labels(&items);
+    assert!(
+        names.contains(&"billing.change_plan".to_string()),
+        "{names:?}"
+    );
+    assert!(names.contains(&"email.send".to_string()));
+    let item = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "billing.change_plan")
+        .unwrap();
+    assert!(
+        item["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("billing.change_plan(subscription_id: string")
+    );
+    let edit_range = &item["textEdit"]["range"];
+    let cursor_text = text.replacen('|', "", 1);
+    assert_eq!(under(&cursor_text, edit_range), "billing.ch");
+
+    // Argument names with their types, leaving out those already given.
+    let text = GOOD.replace(
+        "billing.change_plan(subscription_id: sub_id, plan: \"starter\", effective: period_end)",
+        "billing.change_plan(subscription_id: sub_id, |)",
+    );
+    let items = complete(&mut c, &text, "|");
+    let names = labels(&items);
+    assert_eq!(names, ["plan", "effective"]);
+    assert_eq!(items[0]["detail"], "\"starter\" | \"pro\" (required)");
+    assert_eq!(items[0]["textEdit"]["newText"], "plan: ");
+
+    // Bindings in scope: only those of earlier steps; fitting types first.
+    let text = GOOD.replace("effective: period_end)", "effective: |)");
+    let items = complete(&mut c, &text, "|");
+    let names = labels(&items);
+    assert_eq!(names, ["account_id", "sub_id", "period_end"]);
+    let date_first = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .min_by_key(|i| i["sortText"].as_str().unwrap().to_string())
+        .unwrap();
+    assert_eq!(date_first["label"], "period_end");
+    // In the first step, nothing is in scope.
+    let text = GOOD.replace("email: \"a.kohl@northwind-traders.co.uk\")", "email: |)");
+    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
+
+    // Clause keywords inside a step body.
+    let text = GOOD.replace(
+        "        on_unmet halt\n",
+        "        on_unmet halt\n        |\n",
+    );
+    assert_eq!(
+        labels(&complete(&mut c, &text, "|")),
+        ["post", "bind", "on_unmet", "retry", "after"]
+    );
+    // `on_unmet` actions.
+    let text = GOOD.replace("on_unmet halt", "on_unmet |");
+    assert_eq!(
+        labels(&complete(&mut c, &text, "|")),
+        ["replan", "halt", "escalate"]
+    );
+    // Probe forms after `post`, with concrete ones from the result type.
+    let text = GOOD.replace("post $.status == \"scheduled\"", "post |");
+    let names = labels(&complete(&mut c, &text, "|"));
+    for want in [
+        "len(PATH) == N",
+        "exists(PATH)",
+        "PATH == VALUE",
+        "PATH in [...]",
+        "PATH not in [...]",
+        "exists($.status)",
+        "$.status == \"scheduled\"",
+    ] {
+        assert!(names.contains(&want.to_string()), "{want}: {names:?}");
+    }
+    // Result paths after `$.`.
+    let text = GOOD.replace(
+        "bind period_end = $.current_period_end",
+        "bind period_end = $.cu|",
+    );
+    let items = complete(&mut c, &text, "|");
+    let names = labels(&items);
+    assert!(
+        names.contains(&"current_period_end".to_string()),
+        "{names:?}"
+    );
+    assert!(names.contains(&"owner".to_string()));
+    let text = GOOD.replace(
+        "bind period_end = $.current_period_end",
+        "bind period_end = $.owner.|",
+    );
+    assert_eq!(labels(&complete(&mut c, &text, "|")), ["name", "email"]);
+    // Inside an interpolation, the bindings in scope; elsewhere in a
+    // string, nothing.
+    let text = GOOD.replace("template: \"confirm\"", "template: \"for ${|");
+    assert_eq!(
+        labels(&complete(&mut c, &text, "|")),
+        ["account_id", "sub_id", "period_end"]
+    );
+    let text = GOOD.replace("template: \"confirm\"", "template: \"conf|");
+    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
+    // `after` targets.
+    let text = GOOD.replace("after change", "after |");
+    assert_eq!(
+        labels(&complete(&mut c, &text, "|")),
+        ["resolve", "subscription", "change"]
+    );
+    c.shutdown();
+}
+
+#[test]
+fn document_symbols_nest_steps_in_plans() {
+    let p = Project::new();
+    let uri = p.uri("all.plan");
+    let text = format!("{TOOLS}\n{POLICY}\n{GOOD}");
+    let mut c = Client::start();
+    p.write("planc.toml", "");
+    c.open(&uri, &text);
+    c.diagnostics(&uri);
+    let s = c.ok(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    let s = s.as_array().unwrap();
+    let tools: Vec<&Value> = s.iter().filter(|x| x["kind"] == 12).collect();
+    assert_eq!(tools.len(), 10);
+    assert_eq!(tools[0]["name"], "customer.resolve");
+    assert!(
+        tools[0]["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("customer.resolve(email: string")
+    );
+    let policy = s.iter().find(|x| x["kind"] == 3).unwrap();
+    assert_eq!(policy["name"], "support_agent");
+    assert_eq!(policy["children"].as_array().unwrap().len(), 9);
+    let plan = s.iter().find(|x| x["kind"] == 2).unwrap();
+    assert_eq!(plan["name"], "downgrade");
+    assert_eq!(plan["detail"], "downgrade at end of period");
+    let steps: Vec<&str> = plan["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["resolve", "subscription", "change", "confirm"]);
+    let sub = &plan["children"][1];
+    assert_eq!(under(&text, &sub["selectionRange"]), "subscription");
+    assert!(under(&text, &sub["range"]).starts_with("step subscription ="));
+    let binds: Vec<&str> = sub["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(binds, ["sub_id", "period_end"]);
+    c.shutdown();
+}
+
+#[test]
+fn quick_fix_from_a_did_you_mean() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let text = GOOD.replace("billing.change_plan", "billing.change_plna");
+    let mut c = Client::start();
+    c.open(&uri, &text);
+    let d = problems(&c.diagnostics(&uri));
+    assert_eq!(codes(&d), ["E0101"]);
+    let mut params = json!({ "textDocument": { "uri": uri }, "range": d[0]["range"] });
+    params["context"] = json!({ "diagnostics": d });
+    let actions = c.ok("textDocument/codeAction", params.clone());
+    let actions = actions.as_array().unwrap();
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    let a = &actions[0];
+    assert_eq!(a["kind"], "quickfix");
+    assert_eq!(a["title"], "replace with `billing.change_plan`");
+    assert_eq!(a["diagnostics"][0]["code"], "E0101");
+    let e = &a["edit"]["changes"][&uri][0];
+    assert_eq!(e["newText"], "billing.change_plan");
+    assert_eq!(under(&text, &e["range"]), "billing.change_plna");
+    // Elsewhere in the file there is nothing to fix.
+    params["range"] =
+        json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } });
+    assert_eq!(c.ok("textDocument/codeAction", params), json!([]));
+    c.shutdown();
+}
+
+#[test]
+fn utf16_positions_with_emoji_and_accents() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    // Astral emoji (two UTF-16 units, four bytes) and accented letters (one
+    // unit, two bytes) before the misspelt reference on the same line.
+    let text = GOOD.replace(
+        "template: \"confirm\",",
+        "template: \"réservé 😀🎉 confirm\", to_cc: perod_end,",
+    );
+    let mut c = Client::start();
+    c.open(&uri, &text);
+    let d = c.diagnostics(&uri);
+    let e = d.iter().find(|d| d["code"] == "E0105").expect("E0105");
+    assert_eq!(under(&text, &e["range"]), "perod_end");
+    assert_eq!(e["range"]["start"], pos(&text, "perod_end", 0, 0));
+    let line = text.lines().find(|l| l.contains("perod_end")).unwrap();
+    let byte_col = line.find("perod_end").unwrap();
+    let utf16_col = line[..byte_col].encode_utf16().count();
+    assert_ne!(byte_col, utf16_col);
+    assert_eq!(e["range"]["start"]["character"], utf16_col);
+
+    // A hover after the emoji on a later line lands on the right name.
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(&text, "period_end }", 0, 3)),
+    );
+    assert_eq!(under(&text, &h["range"]), "period_end");
+    // And the fix replaces exactly the misspelling.
+    let mut params = json!({ "textDocument": { "uri": uri }, "range": e["range"] });
+    params["context"] = json!({ "diagnostics": [] });
+    let actions = c.ok("textDocument/codeAction", params);
+    let fix = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "replace with `period_end`")
+        .expect("a fix");
+    assert_eq!(
+        under(&text, &fix["edit"]["changes"][&uri][0]["range"]),
+        "perod_end"
+    );
+    c.shutdown();
+}
+
+#[test]
+fn an_edited_catalogue_re_checks_the_open_plans() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let tools_uri = p.uri("tools.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    assert_eq!(problems(&c.diagnostics(&uri)), Vec::<Value>::new());
+
+    // The open catalogue's text wins over the disk: remove `email.send`.
+    c.open(&tools_uri, TOOLS);
+    assert_eq!(c.diagnostics(&tools_uri), Vec::<Value>::new());
+    // The plan was re-checked against the open catalogue: the same.
+    assert_eq!(problems(&c.diagnostics(&uri)), Vec::<Value>::new());
+    let cut = TOOLS.replace("tool email.send(", "tool email.post(");
+    c.change(&tools_uri, 2, &cut);
+    let d = problems(&c.diagnostics(&uri));
+    assert_eq!(codes(&d), ["E0101"], "{d:#?}");
+    assert!(d[0]["message"].as_str().unwrap().contains("`email.send`"));
+    // Closing it without saving: the disk's catalogue is back.
+    c.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": tools_uri } }),
+    );
+    assert_eq!(problems(&c.diagnostics(&uri)), Vec::<Value>::new());
+    c.shutdown();
+}
+
+#[test]
+fn a_policy_changed_on_disk_re_checks_through_the_watcher() {
+    let p = Project::new();
+    let uri = p.uri("credit.plan");
+    let mut c = Client::start();
+    // The server asked to watch the project files.
+    c.open(&uri, &CREDIT.replace("acount_id", "account_id"));
+    assert_eq!(codes(&c.diagnostics(&uri)), ["E0303"]);
+    let registered = c.inbox.iter().any(|m| {
+        matches!(m, Message::Request(r) if r.method == "client/registerCapability"
+            && r.params["registrations"][0]["method"] == "workspace/didChangeWatchedFiles")
+    });
+    assert!(registered);
+
+    p.write(
+        "policy.plan",
+        &POLICY.replace("amount_eur <= 500", "amount_eur <= 5000"),
+    );
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": p.uri("policy.plan"), "type": 2 }] }),
+    );
+    assert_eq!(c.diagnostics(&uri), Vec::<Value>::new());
+
+    // A broken `planc.toml` is one diagnostic on the first line; the plan is
+    // not checked against a catalogue it cannot find.
+    p.write("planc.toml", "catalog = [\"missing.plan\"]\n");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": p.uri("planc.toml"), "type": 2 }] }),
+    );
+    let d = c.diagnostics(&uri);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(d[0]["message"].as_str().unwrap().contains("missing.plan"));
+    assert_eq!(d[0]["range"]["start"], json!({ "line": 0, "character": 0 }));
+    c.shutdown();
+}
+
+#[test]
+fn diagnostics_in_the_policy_go_to_the_policy() {
+    let p = Project::new();
+    p.write(
+        "policy.plan",
+        &POLICY.replace("amount_eur <= 500", "amount_euro <= 500"),
+    );
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    let policy = c.diagnostics(&p.uri("policy.plan"));
+    assert_eq!(codes(&policy), ["E0102"]);
+    let text = std::fs::read_to_string(p.path("policy.plan")).unwrap();
+    assert_eq!(under(&text, &policy[0]["range"]), "amount_euro");
+    c.shutdown();
+}
+
+#[test]
+fn json_plans_get_diagnostics_and_navigation() {
+    let p = Project::new();
+    let uri = p.uri("plan.json");
+    let text = r#"{
+  "goal": "credit",
+  "steps": [
+    {"n": 0, "tool": "customer.resolve", "args": {"email": "a@b.c"},
+     "post": {"probe": "result_count", "path": "$.results", "equals": 1},
+     "binds": {"account_id": "$.results[0].id"}},
+    {"n": 1, "tool": "billing.issue_credt",
+     "args": {"account_id": "${account_id}", "amount_eur": 20, "reason": "r"},
+     "post": {"probe": "field_exists", "path": "$.credit_id"}}
+  ]
+}"#;
+    let mut c = Client::start();
+    c.open(&uri, text);
+    let d = c.diagnostics(&uri);
+    assert_eq!(codes(&d), ["E0101"]);
+    assert_eq!(under(text, &d[0]["range"]), "billing.issue_credt");
+    let def = c.ok(
+        "textDocument/definition",
+        at(&uri, pos(text, "${account_id}", 0, 4)),
+    );
+    assert_eq!(under(text, &def["range"]), "account_id");
+    assert_eq!(
+        def["range"]["start"],
+        pos(text, "account_id\": \"$.results", 0, 0)
+    );
+    c.shutdown();
+}
+
+#[test]
+fn bad_requests_get_errors_and_never_stop_the_server() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    let e = c
+        .request("textDocument/semanticTokens/full", json!({}))
+        .unwrap_err();
+    assert_eq!(e.code, -32601, "MethodNotFound");
+    let e = c
+        .request("textDocument/hover", json!({ "nonsense": 1 }))
+        .unwrap_err();
+    assert_eq!(e.code, -32602, "InvalidParams");
+    // Notifications with garbage, or for documents never opened.
+    c.notify("textDocument/didChange", json!({ "textDocument": 5 }));
+    c.notify("textDocument/didOpen", json!(null));
+    c.notify("$/cancelRequest", json!({ "id": 99 }));
+    c.change("file:///nowhere/x.plan", 3, "plan");
+    // Requests on a document that is not open answer null.
+    assert_eq!(
+        c.ok(
+            "textDocument/hover",
+            at(&uri, json!({"line": 0, "character": 0}))
+        ),
+        Value::Null
+    );
+    // Positions past the end clamp.
+    c.open(&uri, "plan p {\n  step a = x.y(\n");
+    c.diagnostics(&uri);
+    for (line, character) in [(0, 0), (1, 99), (99, 0), (2, 4_000_000)] {
+        let position = json!({ "line": line, "character": character });
+        c.ok("textDocument/hover", at(&uri, position.clone()));
+        c.ok("textDocument/completion", at(&uri, position.clone()));
+        c.ok("textDocument/definition", at(&uri, position));
+    }
+    // Random bytes as a document.
+    let junk: String = (0..2000u32)
+        .map(|i| char::from_u32((i * 7919) % 0x2FFF).unwrap_or('x'))
+        .collect();
+    c.change(&uri, 5, &junk);
+    c.diagnostics_at(&uri, 5);
+    let mut cursor = 0;
+    for line in 0..20 {
+        cursor = (cursor + 37) % 80;
+        c.ok(
+            "textDocument/completion",
+            at(&uri, json!({"line": line, "character": cursor})),
+        );
+    }
+    c.shutdown();
+}
+
+#[test]
+fn after_shutdown_requests_are_refused_and_exit_without_shutdown_is_an_error() {
+    let mut c = Client::start();
+    assert_eq!(c.ok("shutdown", Value::Null), Value::Null);
+    let e = c.request("textDocument/hover", json!({})).unwrap_err();
+    assert_eq!(e.code, -32600, "InvalidRequest");
+    c.notify("exit", Value::Null);
+    assert_eq!(c.server.take().unwrap().join().unwrap(), Ok(()));
+
+    let mut c = Client::start();
+    c.notify("exit", Value::Null);
+    assert!(c.server.take().unwrap().join().unwrap().is_err());
+}
+
+/// A 1,000-step plan: (text, the byte offset of a literal to edit).
+fn big_plan(steps: usize) -> String {
+    let mut s = String::from("plan big \"many steps\" {\n");
+    s.push_str(
+        "    step s0 = customer.resolve(email: \"a@b.c\") {\n        post len($.results) == 1\n        bind acct0 = $.results[0].id\n    }\n",
+    );
+    for i in 1..steps {
+        s.push_str(&format!(
+            "    step s{i} = customer.resolve(email: \"${{acct{}}}@x.y\") {{\n        post len($.results) == 1\n        bind acct{i} = $.results[0].id\n    }}\n",
+            i - 1
+        ));
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[test]
+fn a_thousand_step_plan_checks_clean() {
+    let p = Project::new();
+    let uri = p.uri("big.plan");
+    let text = big_plan(1000);
+    let mut c = Client::start();
+    c.open(&uri, &text);
+    let d = c.diagnostics(&uri);
+    // Only the last binding is unused.
+    assert_eq!(codes(&d), ["W0403"], "{d:#?}");
+    c.shutdown();
+}
+
+/// Change-to-diagnostics latency on a 1,000-step plan over ~200 edits; run
+/// with `cargo test --release --test lsp -- --ignored --nocapture`. The
+/// criterion benchmark (`benches/lsp.rs`) measures the same path.
+#[test]
+#[ignore = "a measurement, not a check: run it on purpose"]
+fn latency_of_a_thousand_step_plan() {
+    let p = Project::new();
+    let uri = p.uri("big.plan");
+    let text = big_plan(1000);
+    let mut c = Client::start();
+    c.open(&uri, &text);
+    c.diagnostics(&uri);
+    let mut times = Vec::new();
+    for i in 0..220 {
+        // Alternate a misspelling in the middle of the plan with its fix.
+        let edited = if i % 2 == 0 {
+            text.replacen("${acct499}", "${acct49x}", 1)
+        } else {
+            text.clone()
+        };
+        let start = Instant::now();
+        c.change(&uri, i + 2, &edited);
+        let d = c.diagnostics_at(&uri, i + 2);
+        let took = start.elapsed();
+        assert_eq!(d.len(), if i % 2 == 0 { 3 } else { 1 }, "{d:#?}");
+        if i >= 20 {
+            times.push(took);
+        }
+    }
+    times.sort();
+    let p50 = times[times.len() / 2];
+    let p99 = times[times.len() * 99 / 100];
+    println!(
+        "1,000-step plan, {} edits: change to diagnostics p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        times.len(),
+        p50.as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3,
+        times.last().unwrap().as_secs_f64() * 1e3
+    );
+    c.shutdown();
+}
+
+#[test]
+fn an_edited_planc_toml_wins_over_the_disk() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let toml_uri = p.uri("planc.toml");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    assert_eq!(problems(&c.diagnostics(&uri)), Vec::<Value>::new());
+    // Opened, `planc.toml` is not checked as a plan: nothing is published
+    // for it. Edited to drop the policy, every tool is denied.
+    c.open(
+        &toml_uri,
+        "catalog = [\"tools.plan\"]\npolicy = \"policy.plan\"\n",
+    );
+    c.change(&toml_uri, 2, "catalog = [\"tools.plan\"]\n");
+    let d = loop {
+        let d = c.diagnostics(&uri);
+        if !problems(&d).is_empty() {
+            break d;
+        }
+    };
+    assert_eq!(errors(&d), ["E0301", "E0301", "E0301", "E0301"], "{d:#?}");
+    assert!(!c.inbox.iter().any(|m| matches!(m, Message::Notification(n)
+        if n.method == "textDocument/publishDiagnostics" && n.params["uri"] == toml_uri
+            && !n.params["diagnostics"].as_array().unwrap().is_empty())));
+    c.shutdown();
+}
+
+#[test]
+fn every_position_of_a_plan_and_its_prefixes_is_served() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let text = CREDIT.replace("amount_eur: 4180", "amount_eur: 4180, 😀: é");
+    let mut c = Client::start();
+    c.open(&uri, &text);
+    c.diagnostics(&uri);
+    let positions: Vec<Value> = text
+        .char_indices()
+        .map(|(i, _)| {
+            let line = text[..i].matches('\n').count();
+            let start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+            json!({ "line": line, "character": text[start..i].encode_utf16().count() })
+        })
+        .collect();
+    for position in &positions {
+        for method in [
+            "textDocument/hover",
+            "textDocument/definition",
+            "textDocument/completion",
+            "textDocument/prepareRename",
+        ] {
+            if let Err(e) = c.request(method, at(&uri, position.clone())) {
+                assert_ne!(e.code, -32603, "{method} at {position}: {}", e.message);
+            }
+        }
+    }
+    // Every prefix of the plan, as typed, completes without failing.
+    let mut version = 1;
+    for (i, _) in text.char_indices().step_by(7) {
+        version += 1;
+        let prefix = &text[..i];
+        c.change(&uri, version, prefix);
+        let line = prefix.matches('\n').count();
+        let start = prefix.rfind('\n').map_or(0, |n| n + 1);
+        let position = json!({ "line": line, "character": prefix[start..].encode_utf16().count() });
+        c.ok("textDocument/completion", at(&uri, position));
+    }
+    c.shutdown();
+}

@@ -1,0 +1,199 @@
+//! The real `planc lsp` binary, spoken to over stdio as an editor does:
+//! Content-Length framed JSON-RPC, initialize, didOpen, publishDiagnostics,
+//! shutdown, exit. Every read has a deadline, so a hang fails the test
+//! instead of blocking it.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_planc"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("cannot start planc lsp");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, messages) = channel();
+        // A reader thread turns the framed stream into messages.
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length: ") {
+                        length = Some(n.parse::<usize>().unwrap());
+                    }
+                }
+                let mut body = vec![0; length.expect("a Content-Length header")];
+                if r.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let v: Value = serde_json::from_slice(&body).unwrap();
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        Server {
+            child,
+            stdin,
+            messages,
+        }
+    }
+
+    fn send(&mut self, msg: Value) {
+        let mut msg = msg;
+        msg["jsonrpc"] = json!("2.0");
+        let body = serde_json::to_vec(&msg).unwrap();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        self.stdin.write_all(&body).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message that `want` accepts; others are dropped.
+    fn wait(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + DEADLINE;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.messages.recv_timeout(left) {
+                Ok(m) if want(&m) => return m,
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => {
+                    let _ = self.child.kill();
+                    panic!("no {what} from the server within {DEADLINE:?}");
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the server closed its output before sending {what}")
+                }
+            }
+        }
+    }
+
+    /// Waits for the process to end, killing it after the deadline.
+    fn exit_status(mut self) -> std::process::ExitStatus {
+        drop(self.stdin);
+        let end = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                panic!("the server did not exit");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+const PLAN: &str = r#"tool billing.issue_credit(account_id: string, amount_eur: decimal, reason: string) -> {
+    credit_id: string,
+} write
+
+policy agent {
+    actor [billing:write]
+    billing.issue_credit requires [billing:write] where amount_eur <= 500
+}
+
+plan credit "credit" {
+    step credit = billing.issue_credit(account_id: acct, amount_eur: 4180, reason: "réduction 😀") {
+        post exists($.credit_id)
+    }
+}
+"#;
+
+#[test]
+fn an_editor_session_over_stdio() {
+    let dir = std::env::temp_dir().join(format!("planc-lsp-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("credit.plan");
+    std::fs::write(&path, PLAN).unwrap();
+    let uri = planc::lsp::uri::from_path(&path)
+        .unwrap()
+        .as_str()
+        .to_string();
+
+    let mut s = Server::start();
+    s.send(json!({"id": 1, "method": "initialize", "params": {"processId": null, "rootUri": null, "capabilities": {}}}));
+    let init = s.wait("the initialize response", |m| m["id"] == 1);
+    assert_eq!(init["result"]["serverInfo"]["name"], "planc");
+    s.send(json!({"method": "initialized", "params": {}}));
+    s.send(
+        json!({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "planc", "version": 1, "text": PLAN}}}),
+    );
+    let published = s.wait("diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+    });
+    let diags = published["params"]["diagnostics"].as_array().unwrap();
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["E0105", "E0303"], "{diags:#?}");
+    // Line 11 (0-based 10): `acct` at UTF-16 column 51, `4180` at 69.
+    assert_eq!(
+        diags[0]["range"]["start"],
+        json!({"line": 10, "character": 51})
+    );
+    assert_eq!(
+        diags[1]["range"]["start"],
+        json!({"line": 10, "character": 69})
+    );
+
+    // An unknown request is answered, not fatal.
+    s.send(json!({"id": 2, "method": "planc/nonsense", "params": {}}));
+    let r = s.wait("the error response", |m| m["id"] == 2);
+    assert_eq!(r["error"]["code"], -32601);
+
+    s.send(json!({"id": 3, "method": "shutdown"}));
+    let r = s.wait("the shutdown response", |m| m["id"] == 3);
+    assert_eq!(r["result"], Value::Null);
+    s.send(json!({"method": "exit"}));
+    assert!(s.exit_status().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn exit_without_shutdown_fails_and_closed_input_ends_the_server() {
+    let mut s = Server::start();
+    s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    s.wait("the initialize response", |m| m["id"] == 1);
+    s.send(json!({"method": "initialized", "params": {}}));
+    s.send(json!({"method": "exit"}));
+    assert_eq!(s.exit_status().code(), Some(2));
+
+    // The editor goes away without a word.
+    let mut s = Server::start();
+    s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    s.wait("the initialize response", |m| m["id"] == 1);
+    assert!(!s.exit_status().success());
+}
