@@ -838,18 +838,29 @@ impl<'a> Parser<'a> {
         e
     }
 
-    fn array(&mut self, depth: usize) -> PResult<Json<'a>> {
+    /// Opens an array or object at `depth` (E0003 past the limit) and
+    /// consumes its opening bracket; returns the span of the whole container
+    /// when it is empty (`close` follows at once), else `None`.
+    fn enter(&mut self, depth: usize, close: u8) -> PResult<Option<Span>> {
         let open = self.pos;
         if depth > limits::MAX_DEPTH {
             return Err(self.too_deep(open));
         }
         self.pos += 1;
         self.skip_ws();
-        if self.peek() == Some(b']') {
+        if self.peek() == Some(close) {
             self.pos += 1;
+            return Ok(Some(self.span(open, self.pos)));
+        }
+        Ok(None)
+    }
+
+    fn array(&mut self, depth: usize) -> PResult<Json<'a>> {
+        let open = self.pos;
+        if let Some(span) = self.enter(depth, b']')? {
             return Ok(Json {
                 value: Value::Array(Vec::new()),
-                span: self.span(open, self.pos),
+                span,
             });
         }
         let base = self.items.len();
@@ -891,16 +902,10 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> PResult<Json<'a>> {
         let open = self.pos;
-        if depth > limits::MAX_DEPTH {
-            return Err(self.too_deep(open));
-        }
-        self.pos += 1;
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
+        if let Some(span) = self.enter(depth, b'}')? {
             return Ok(Json {
                 value: Value::Object(Vec::new()),
-                span: self.span(open, self.pos),
+                span,
             });
         }
         let base = self.members.len();

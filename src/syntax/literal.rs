@@ -308,35 +308,40 @@ pub fn check_datetime(s: &str) -> Result<(), String> {
 }
 
 /// The E0002 for a `DATE` token that is not on the calendar.
-pub fn invalid_date(
-    span: crate::source::Span,
-    text: &str,
-    why: &str,
-) -> crate::diagnostics::Diagnostic {
-    crate::diagnostics::Diagnostic::new(
-        crate::diagnostics::Code::E0002,
+pub fn invalid_date(span: Span, text: &str, why: &str) -> Diagnostic {
+    invalid_calendar(
         span,
-        format!("invalid date `{text}`: {why}"),
+        "date",
+        text,
+        why,
+        "not a calendar date",
+        "write a date that is on the calendar, as `YYYY-MM-DD`",
     )
-    .with_label("not a calendar date")
-    .with_help("write a date that is on the calendar, as `YYYY-MM-DD`")
 }
 
 /// The E0002 for a `DATETIME` token that is not a real date and time.
-pub fn invalid_datetime(
-    span: crate::source::Span,
-    text: &str,
-    why: &str,
-) -> crate::diagnostics::Diagnostic {
-    crate::diagnostics::Diagnostic::new(
-        crate::diagnostics::Code::E0002,
+pub fn invalid_datetime(span: Span, text: &str, why: &str) -> Diagnostic {
+    invalid_calendar(
         span,
-        format!("invalid datetime `{text}`: {why}"),
-    )
-    .with_label("not a valid date and time")
-    .with_help(
+        "datetime",
+        text,
+        why,
+        "not a valid date and time",
         "write a real date and time, as `2026-03-04T10:00:00Z` or `2026-03-04T10:00:00+01:00`",
     )
+}
+
+fn invalid_calendar(
+    span: Span,
+    kind: &str,
+    text: &str,
+    why: &str,
+    label: &str,
+    help: &str,
+) -> Diagnostic {
+    Diagnostic::new(Code::E0002, span, format!("invalid {kind} `{text}`: {why}"))
+        .with_label(label)
+        .with_help(help)
 }
 
 #[cfg(test)]
