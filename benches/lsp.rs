@@ -4,8 +4,9 @@
 //! same text. A keystroke is about 10 ms apart at the fastest typing; the
 //! server has to stay far under that.
 //!
-//! The percentiles over a run of edits are printed by the ignored test
-//! `latency_of_a_thousand_step_plan` in `tests/lsp.rs`.
+//! The percentiles over a run of edits, through the real binary over stdio,
+//! are printed by the ignored test `latency_of_a_thousand_step_plan` in
+//! `tests/lsp_e2e.rs`.
 
 #![allow(
     clippy::unwrap_used,
@@ -15,43 +16,20 @@
 )]
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
 
-const TOOLS: &str = include_str!("../tests/ui/check/tools.plan");
-const POLICY: &str = include_str!("../tests/ui/check/policy.plan");
+// The allocator of the `planc` binary, which the server runs in.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn big_plan(steps: usize) -> String {
-    let mut s = String::from("plan big \"many steps\" {\n");
-    s.push_str(
-        "    step s0 = customer.resolve(email: \"a@b.c\") {\n        post len($.results) == 1\n        bind acct0 = $.results[0].id\n    }\n",
-    );
-    for i in 1..steps {
-        s.push_str(&format!(
-            "    step s{i} = customer.resolve(email: \"${{acct{}}}@x.y\") {{\n        post len($.results) == 1\n        bind acct{i} = $.results[0].id\n    }}\n",
-            i - 1
-        ));
-    }
-    s.push_str("}\n");
-    s
-}
-
-fn project() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("planc-lsp-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("planc.toml"),
-        "catalog = [\"tools.plan\"]\npolicy = \"policy.plan\"\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("tools.plan"), TOOLS).unwrap();
-    std::fs::write(dir.join("policy.plan"), POLICY).unwrap();
-    dir
-}
+#[path = "../tests/support/big.rs"]
+mod big;
+use big::{POLICY, TOOLS, big_plan};
 
 fn notify(c: &Connection, method: &str, params: Value) {
     c.sender
@@ -78,7 +56,7 @@ fn published(c: &Connection, version: i32) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let dir = project();
+    let dir = big::project("planc-lsp-bench");
     let path = dir.join("big.plan");
     let uri = planc::lsp::uri::from_path(&path)
         .unwrap()

@@ -13,6 +13,14 @@ use planc::driver::{self, Job, Outcome};
 use planc::project::{self, Config};
 use planc::{Code, SourceKind};
 
+/// A compilation allocates many small values (names, nodes, diagnostics)
+/// and frees them all at once; mimalloc does both about twice as fast as
+/// the system allocator here, which halves the language server's time from
+/// an edit to its diagnostics on a long plan (`tests/lsp_e2e.rs`).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// planc: checks plans written by agent planners against a tool catalogue
 /// and an authorization policy, and compiles them to an IR executors run.
 #[derive(Parser)]

@@ -12,13 +12,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use serde_json::{Value, json};
 
-const TOOLS: &str = include_str!("ui/check/tools.plan");
-const POLICY: &str = include_str!("ui/check/policy.plan");
+#[path = "support/big.rs"]
+mod big;
+use big::{POLICY, TOOLS, big_plan};
+
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 // ---------------------------------------------------------------- harness
@@ -1168,20 +1170,6 @@ fn after_shutdown_requests_are_refused_and_exit_without_shutdown_is_an_error() {
 }
 
 /// A 1,000-step plan: (text, the byte offset of a literal to edit).
-fn big_plan(steps: usize) -> String {
-    let mut s = String::from("plan big \"many steps\" {\n");
-    s.push_str(
-        "    step s0 = customer.resolve(email: \"a@b.c\") {\n        post len($.results) == 1\n        bind acct0 = $.results[0].id\n    }\n",
-    );
-    for i in 1..steps {
-        s.push_str(&format!(
-            "    step s{i} = customer.resolve(email: \"${{acct{}}}@x.y\") {{\n        post len($.results) == 1\n        bind acct{i} = $.results[0].id\n    }}\n",
-            i - 1
-        ));
-    }
-    s.push_str("}\n");
-    s
-}
 
 #[test]
 fn a_thousand_step_plan_checks_clean() {
@@ -1193,48 +1181,6 @@ fn a_thousand_step_plan_checks_clean() {
     let d = c.diagnostics(&uri);
     // Only the last binding is unused.
     assert_eq!(codes(&d), ["W0403"], "{d:#?}");
-    c.shutdown();
-}
-
-/// Change-to-diagnostics latency on a 1,000-step plan over ~200 edits; run
-/// with `cargo test --release --test lsp -- --ignored --nocapture`. The
-/// criterion benchmark (`benches/lsp.rs`) measures the same path.
-#[test]
-#[ignore = "a measurement, not a check: run it on purpose"]
-fn latency_of_a_thousand_step_plan() {
-    let p = Project::new();
-    let uri = p.uri("big.plan");
-    let text = big_plan(1000);
-    let mut c = Client::start();
-    c.open(&uri, &text);
-    c.diagnostics(&uri);
-    let mut times = Vec::new();
-    for i in 0..220 {
-        // Alternate a misspelling in the middle of the plan with its fix.
-        let edited = if i % 2 == 0 {
-            text.replacen("${acct499}", "${acct49x}", 1)
-        } else {
-            text.clone()
-        };
-        let start = Instant::now();
-        c.change(&uri, i + 2, &edited);
-        let d = c.diagnostics_at(&uri, i + 2);
-        let took = start.elapsed();
-        assert_eq!(d.len(), if i % 2 == 0 { 3 } else { 1 }, "{d:#?}");
-        if i >= 20 {
-            times.push(took);
-        }
-    }
-    times.sort();
-    let p50 = times[times.len() / 2];
-    let p99 = times[times.len() * 99 / 100];
-    println!(
-        "1,000-step plan, {} edits: change to diagnostics p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        times.len(),
-        p50.as_secs_f64() * 1e3,
-        p99.as_secs_f64() * 1e3,
-        times.last().unwrap().as_secs_f64() * 1e3
-    );
     c.shutdown();
 }
 

@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "support/big.rs"]
+mod big;
+
 const DEADLINE: Duration = Duration::from_secs(30);
 
 struct Server {
@@ -196,4 +199,68 @@ fn exit_without_shutdown_fails_and_closed_input_ends_the_server() {
     s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}));
     s.wait("the initialize response", |m| m["id"] == 1);
     assert!(!s.exit_status().success());
+}
+
+/// Change-to-diagnostics latency on a 1,000-step plan, through the real
+/// binary over stdio as an editor sees it: 200 full-text edits (about
+/// 100 KB each), sent one after the other as soon as the previous edit's
+/// diagnostics arrive, alternating a misspelt binding in the middle of the
+/// plan with its fix. A measurement, not a check; run it with
+/// `cargo test --release --test lsp_e2e -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check: run it on purpose"]
+fn latency_of_a_thousand_step_plan() {
+    let dir = big::project("planc-lsp-latency");
+    let uri = planc::lsp::uri::from_path(&dir.join("big.plan"))
+        .unwrap()
+        .as_str()
+        .to_string();
+    let text = big::big_plan(1000);
+    let misspelt = text.replacen("${acct499}", "${acct49x}", 1);
+
+    let mut s = Server::start();
+    s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    s.wait("the initialize response", |m| m["id"] == 1);
+    s.send(json!({"method": "initialized", "params": {}}));
+    s.send(
+        json!({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "planc", "version": 1, "text": text}}}),
+    );
+    s.wait("diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+    });
+    let mut times = Vec::new();
+    for version in 2..222 {
+        let edited = if version % 2 == 0 { &misspelt } else { &text };
+        let start = Instant::now();
+        s.send(json!({"method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"text": edited}]}}));
+        let published = s.wait("diagnostics", |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == version
+        });
+        let took = start.elapsed();
+        // The misspelling: E0105, and W0403 for the binding it no longer
+        // uses, beside the last binding's W0403.
+        let count = published["params"]["diagnostics"].as_array().unwrap().len();
+        assert_eq!(count, if version % 2 == 0 { 3 } else { 1 });
+        // The first edits warm the caches.
+        if version >= 22 {
+            times.push(took);
+        }
+    }
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "1,000-step plan, {} edits over stdio: change to diagnostics p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        times.len(),
+        ms(times[times.len() / 2]),
+        ms(times[times.len() * 99 / 100]),
+        ms(*times.last().unwrap())
+    );
+    s.send(json!({"id": 2, "method": "shutdown"}));
+    s.wait("the shutdown response", |m| m["id"] == 2);
+    s.send(json!({"method": "exit"}));
+    assert!(s.exit_status().success());
+    let _ = std::fs::remove_dir_all(&dir);
 }
