@@ -404,6 +404,16 @@ fn misspelt_binding_and_ceiling_then_the_fix_clears_only_e0105() {
         d[0]["message"]
     );
     assert_eq!(d[0]["data"]["title"], "reference to a name no step binds");
+    // The code links to its explain page, written out as a file.
+    for (d, code) in d.iter().zip([planc::Code::E0105, planc::Code::E0303]) {
+        let href = d["codeDescription"]["href"].as_str().unwrap();
+        assert!(href.starts_with("file://") && href.ends_with(&format!("/{code}.md")));
+        let path = planc::lsp::uri::to_path(&href.parse().unwrap()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(path).unwrap(),
+            planc::diagnostics::explain::page(code)
+        );
+    }
     // E0303 shows the ceiling's source, in the policy file.
     let related = d[1]["relatedInformation"].as_array().unwrap();
     let ceiling = related
@@ -932,7 +942,7 @@ fn quick_fix_from_a_did_you_mean() {
     let a = &actions[0];
     assert_eq!(a["kind"], "quickfix");
     assert_eq!(a["title"], "replace with `billing.change_plan`");
-    assert_eq!(a["diagnostics"][0]["code"], "E0101");
+    assert_eq!(a["diagnostics"][0], d[0]);
     let e = &a["edit"]["changes"][&uri][0];
     assert_eq!(e["newText"], "billing.change_plan");
     assert_eq!(under(&text, &e["range"]), "billing.change_plna");
@@ -1252,4 +1262,23 @@ fn every_position_of_a_plan_and_its_prefixes_is_served() {
         c.ok("textDocument/completion", at(&uri, position));
     }
     c.shutdown();
+}
+
+#[test]
+fn explain_pages_are_written_once_and_repaired() {
+    let p = Project::new();
+    let dir = p.path("pages");
+    let uris = planc::lsp::pages::write_into(&dir).unwrap();
+    assert_eq!(uris.len(), planc::Code::ALL.len());
+    let page = dir.join("E0303.md");
+    let text = planc::diagnostics::explain::page(planc::Code::E0303);
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), text);
+    // A damaged or stale page is written again; nothing else is left over.
+    std::fs::write(&page, "stale").unwrap();
+    planc::lsp::pages::write_into(&dir).unwrap();
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), text);
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        planc::Code::ALL.len()
+    );
 }

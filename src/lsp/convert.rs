@@ -51,10 +51,14 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
 
 /// A planc diagnostic for the protocol: the code and its title (in `data`,
 /// with the step), the help and notes after the message, each secondary
-/// label as related information. There is no URL to give as
-/// `codeDescription`: the explain pages are read with `planc explain CODE`.
-/// Returns the URI of the file the diagnostic is in.
-pub fn diagnostic(a: &Analysis, d: &Diagnostic) -> Option<(lsp::Uri, lsp::Diagnostic)> {
+/// label as related information, and the code's explain page (`page`, see
+/// [`super::pages`]) as `codeDescription`. Returns the URI of the file the
+/// diagnostic is in.
+pub fn diagnostic(
+    a: &Analysis,
+    d: &Diagnostic,
+    page: Option<&lsp::Uri>,
+) -> Option<(lsp::Uri, lsp::Diagnostic)> {
     let file = a.file(d.span.file)?;
     let uri = a.uri(d.span.file)?.clone();
     let mut message = d.message.clone();
@@ -103,7 +107,7 @@ pub fn diagnostic(a: &Analysis, d: &Diagnostic) -> Option<(lsp::Uri, lsp::Diagno
             range: range(file, d.span),
             severity: Some(severity(d.severity)),
             code: Some(lsp::NumberOrString::String(d.code.as_str().to_string())),
-            code_description: None,
+            code_description: page.map(|href| lsp::CodeDescription { href: href.clone() }),
             source: Some("planc".to_string()),
             message,
             related_information: if related.is_empty() {

@@ -601,7 +601,7 @@ pub fn code_actions(
         {
             continue;
         }
-        let shown = convert::diagnostic(a, d).map(|(_, d)| d);
+        let shown = convert::diagnostic(a, d, s.pages.get(&d.code)).map(|(_, d)| d);
         for fix in &d.fixes {
             let Some(l) = convert::location(a, fix.span) else {
                 continue;

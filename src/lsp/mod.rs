@@ -25,6 +25,7 @@ pub mod analysis;
 mod completion;
 pub mod convert;
 mod features;
+pub mod pages;
 pub mod uri;
 
 use std::collections::{HashMap, HashSet};
@@ -181,6 +182,8 @@ pub(crate) struct Server<'c> {
     actor: Option<Vec<String>>,
     shutdown: bool,
     next_id: i32,
+    /// Each code's explain page, as a file the editor can open.
+    pub(crate) pages: HashMap<crate::Code, lsp::Uri>,
 }
 
 impl<'c> Server<'c> {
@@ -199,6 +202,7 @@ impl<'c> Server<'c> {
                 .and_then(settings_actor),
             shutdown: false,
             next_id: 0,
+            pages: pages::write(),
         }
     }
 
@@ -653,7 +657,7 @@ impl<'c> Server<'c> {
         shown.extend(
             a.diagnostics
                 .iter()
-                .filter_map(|d| convert::diagnostic(&a, d)),
+                .filter_map(|d| convert::diagnostic(&a, d, self.pages.get(&d.code))),
         );
         a.shown = shown;
         Some(a)
