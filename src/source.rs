@@ -172,9 +172,9 @@ pub struct SourceFile {
     pub text: String,
     pub kind: SourceKind,
     line_starts: Vec<u32>,
-    /// For JSON files: the span of every value with its RFC 6901 pointer,
-    /// sorted by start, outer values before inner ones.
-    pointers: Vec<(Span, String)>,
+    /// For JSON files: where each value is and how to spell its RFC 6901
+    /// pointer.
+    pointers: PointerTable,
 }
 
 impl SourceFile {
@@ -197,7 +197,7 @@ impl SourceFile {
             text,
             kind,
             line_starts,
-            pointers: Vec::new(),
+            pointers: PointerTable::default(),
         }
     }
 
@@ -283,25 +283,16 @@ impl SourceFile {
         end
     }
 
-    /// Records the RFC 6901 pointers of a JSON document's values.
-    pub fn set_pointers(&mut self, mut pointers: Vec<(Span, String)>) {
-        pointers.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(b.0.end.cmp(&a.0.end)));
+    /// Records the pointer table of a JSON document (see
+    /// `syntax::json::pointers`).
+    pub fn set_pointers(&mut self, pointers: PointerTable) {
         self.pointers = pointers;
     }
 
-    /// The pointer of the innermost JSON value that contains `span`.
-    pub fn pointer_at(&self, span: Span) -> Option<&str> {
-        // Values are sorted by start; the innermost container of `span` is
-        // the last value starting at or before it that also ends after it.
-        let upto = self
-            .pointers
-            .partition_point(|(s, _)| s.start <= span.start);
-        self.pointers
-            .get(..upto)?
-            .iter()
-            .rev()
-            .find(|(s, _)| s.end >= span.end)
-            .map(|(_, p)| p.as_str())
+    /// The RFC 6901 pointer of the innermost JSON value that contains
+    /// `span`; `None` for a text file or a span outside the document.
+    pub fn pointer_at(&self, span: Span) -> Option<String> {
+        self.pointers.pointer_at(&self.text, span)
     }
 
     pub fn slice(&self, span: Span) -> &str {
@@ -356,6 +347,154 @@ impl SourceMap {
     }
 }
 
+/// The values of a JSON document, for the RFC 6901 pointer of a span. One
+/// entry per value in document order (so sorted by start, a container before
+/// what it holds), each with its parent and its last reference token; a
+/// pointer is spelt out only when a diagnostic asks for it, so reading a
+/// document allocates nothing per value for it.
+#[derive(Clone, Debug, Default)]
+pub struct PointerTable {
+    entries: Vec<PointerEntry>,
+    /// Keys that are not spelt as they read in the source (they have
+    /// escapes).
+    keys: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PointerEntry {
+    /// The value's span; for an object member, from its key to the end of
+    /// its value, so that a diagnostic on a key gets the member's pointer.
+    span: Span,
+    /// The index of the containing value's entry (the root is its own).
+    parent: u32,
+    token: PointerToken,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum PointerToken {
+    Root,
+    Index(u32),
+    /// A key spelt in the source as it reads: the span of its text.
+    Source {
+        start: u32,
+        end: u32,
+    },
+    /// A key with escapes: its index in `keys`.
+    Decoded(u32),
+}
+
+impl PointerTable {
+    /// Adds the root value; returns its entry index.
+    pub fn root(&mut self, span: Span) -> u32 {
+        self.push(span, None, PointerToken::Root)
+    }
+
+    /// Adds the `index`th item of the array at entry `parent`.
+    pub fn item(&mut self, span: Span, parent: u32, index: usize) -> u32 {
+        self.push(span, Some(parent), PointerToken::Index(clamp_u32(index)))
+    }
+
+    /// Adds a member of the object at entry `parent`: `key` is the decoded
+    /// key, `key_text` the span of its text in the source (no quotes).
+    pub fn member(
+        &mut self,
+        span: Span,
+        parent: u32,
+        key: &str,
+        key_text: Span,
+        source: &str,
+    ) -> u32 {
+        let token = if source.get(key_text.range()) == Some(key) {
+            PointerToken::Source {
+                start: key_text.start,
+                end: key_text.end,
+            }
+        } else {
+            self.keys.push(key.to_string());
+            PointerToken::Decoded(clamp_u32(self.keys.len() - 1))
+        };
+        self.push(span, Some(parent), token)
+    }
+
+    fn push(&mut self, span: Span, parent: Option<u32>, token: PointerToken) -> u32 {
+        let index = clamp_u32(self.entries.len());
+        self.entries.push(PointerEntry {
+            span,
+            parent: parent.unwrap_or(index),
+            token,
+        });
+        index
+    }
+
+    /// Every value's span and pointer, in document order.
+    pub fn all(&self, source: &str) -> Vec<(Span, String)> {
+        (0..self.entries.len())
+            .filter_map(|i| Some((self.entries.get(i)?.span, self.spell(source, i))))
+            .collect()
+    }
+
+    /// The pointer of the innermost value containing `span`.
+    pub fn pointer_at(&self, source: &str, span: Span) -> Option<String> {
+        // Entries are sorted by start; the innermost container of `span` is
+        // the last entry starting at or before it that also ends after it.
+        let upto = self.entries.partition_point(|e| e.span.start <= span.start);
+        let i = (0..upto)
+            .rev()
+            .find(|&i| self.entries.get(i).is_some_and(|e| e.span.end >= span.end))?;
+        Some(self.spell(source, i))
+    }
+
+    /// The pointer of entry `i`: its tokens from the root down, each with
+    /// `~` as `~0` and `/` as `~1`.
+    fn spell(&self, source: &str, i: usize) -> String {
+        let mut chain = Vec::new();
+        let mut at = i;
+        // Parents come before their children, so the walk ends; the bound
+        // keeps it finite whatever the table holds.
+        while let Some(e) = self.entries.get(at) {
+            if chain.len() > self.entries.len() {
+                break;
+            }
+            match e.token {
+                PointerToken::Root => break,
+                token => chain.push(token),
+            }
+            at = e.parent as usize;
+        }
+        let mut out = String::new();
+        for token in chain.iter().rev() {
+            out.push('/');
+            match *token {
+                PointerToken::Root => {}
+                PointerToken::Index(n) => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "{n}");
+                }
+                PointerToken::Source { start, end } => push_pointer_token(
+                    &mut out,
+                    source.get(start as usize..end as usize).unwrap_or(""),
+                ),
+                PointerToken::Decoded(k) => push_pointer_token(
+                    &mut out,
+                    self.keys.get(k as usize).map_or("", String::as_str),
+                ),
+            }
+        }
+        out
+    }
+}
+
+/// Appends a key as an RFC 6901 reference token: `~` as `~0`, `/` as `~1`.
+fn push_pointer_token(buf: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => buf.push_str("~0"),
+            '/' => buf.push_str("~1"),
+            c => buf.push(c),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,17 +521,20 @@ mod tests {
 
     #[test]
     fn innermost_pointer() {
-        let mut f = SourceFile::new(FileId(0), "a.json", r#"{"a": [1, 2]}"#, SourceKind::Json);
+        let text = r#"{"a": [1, 2], "x/\u0079": 3}"#;
+        let mut f = SourceFile::new(FileId(0), "a.json", text, SourceKind::Json);
         let s = |a, b| Span::new(FileId(0), a, b);
-        f.set_pointers(vec![
-            (s(0, 13), String::new()),
-            (s(6, 12), "/a".into()),
-            (s(7, 8), "/a/0".into()),
-            (s(10, 11), "/a/1".into()),
-        ]);
-        assert_eq!(f.pointer_at(s(10, 11)), Some("/a/1"));
-        assert_eq!(f.pointer_at(s(8, 9)), Some("/a"));
-        assert_eq!(f.pointer_at(s(0, 1)), Some(""));
+        let mut t = PointerTable::default();
+        let root = t.root(s(0, text.len()));
+        let a = t.member(s(1, 12), root, "a", s(2, 3), text);
+        t.item(s(7, 8), a, 0);
+        t.item(s(10, 11), a, 1);
+        t.member(s(14, 27), root, "x/y", s(15, 23), text);
+        f.set_pointers(t);
+        assert_eq!(f.pointer_at(s(10, 11)).as_deref(), Some("/a/1"));
+        assert_eq!(f.pointer_at(s(8, 9)).as_deref(), Some("/a"));
+        assert_eq!(f.pointer_at(s(0, 1)).as_deref(), Some(""));
+        assert_eq!(f.pointer_at(s(26, 27)).as_deref(), Some("/x~1y"));
     }
 
     #[test]

@@ -410,10 +410,12 @@ fn wide_documents_are_fine() {
 
 #[test]
 fn every_value_has_a_pointer() {
-    let text = r#"{"steps": [{"binds": {"a/b": "$.x", "t~": [true, null]}}], "": 0}"#;
+    let text =
+        r#"{"steps": [{"binds": {"a/b": "$.x", "t~": [true, null]}}], "": 0, "k\u00e9/y": 1}"#;
     let v = accept(text);
-    let table = json::pointers(&v);
-    let pointers: Vec<&str> = table.iter().map(|(_, p)| p.as_str()).collect();
+    let table = json::pointers(text, &v);
+    let all = table.all(text);
+    let pointers: Vec<&str> = all.iter().map(|(_, p)| p.as_str()).collect();
     assert_eq!(
         pointers,
         vec![
@@ -426,6 +428,7 @@ fn every_value_has_a_pointer() {
             "/steps/0/binds/t~0/0",
             "/steps/0/binds/t~0/1",
             "/",
+            "/ké~1y",
         ]
     );
     let mut file = SourceFile::new(FileId(0), "p.json", text, SourceKind::Json);
@@ -435,15 +438,34 @@ fn every_value_has_a_pointer() {
         let start = text.find(needle).unwrap_or(0);
         Span::new(FileId(0), start, start + needle.len())
     };
-    assert_eq!(file.pointer_at(at(r#""$.x""#)), Some("/steps/0/binds/a~1b"));
-    assert_eq!(file.pointer_at(at(r#""a/b""#)), Some("/steps/0/binds/a~1b"));
-    assert_eq!(file.pointer_at(at("null")), Some("/steps/0/binds/t~0/1"));
-    let zero = text.rfind('0').unwrap_or(0);
     assert_eq!(
-        file.pointer_at(Span::new(FileId(0), zero, zero + 1)),
+        file.pointer_at(at(r#""$.x""#)).as_deref(),
+        Some("/steps/0/binds/a~1b")
+    );
+    assert_eq!(
+        file.pointer_at(at(r#""a/b""#)).as_deref(),
+        Some("/steps/0/binds/a~1b")
+    );
+    assert_eq!(
+        file.pointer_at(at("null")).as_deref(),
+        Some("/steps/0/binds/t~0/1")
+    );
+    let one = text.rfind("1}").unwrap_or(0);
+    assert_eq!(
+        file.pointer_at(Span::new(FileId(0), one, one + 1))
+            .as_deref(),
+        Some("/ké~1y")
+    );
+    let zero = text.rfind("0,").unwrap_or(0);
+    assert_eq!(
+        file.pointer_at(Span::new(FileId(0), zero, zero + 1))
+            .as_deref(),
         Some("/")
     );
-    assert_eq!(file.pointer_at(Span::new(FileId(0), 0, 1)), Some(""));
+    assert_eq!(
+        file.pointer_at(Span::new(FileId(0), 0, 1)).as_deref(),
+        Some("")
+    );
 }
 
 // ------------------------------------------------------------------ differential

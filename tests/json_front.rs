@@ -295,24 +295,30 @@ fn the_pointer_table_maps_spans_to_pointers() {
         panic!()
     };
     assert_eq!(
-        file.pointer_at(path.span),
+        file.pointer_at(path.span).as_deref(),
         Some("/steps/0/binds/account_id")
     );
     assert_eq!(
-        file.pointer_at(name.span),
+        file.pointer_at(name.span).as_deref(),
         Some("/steps/0/binds/account_id")
     );
     assert_eq!(
-        file.pointer_at(p.steps[1].args[0].value.span),
+        file.pointer_at(p.steps[1].args[0].value.span).as_deref(),
         Some("/steps/1/args/account_id")
     );
-    assert_eq!(file.pointer_at(p.steps[1].tool.span), Some("/steps/1/tool"));
     assert_eq!(
-        file.pointer_at(span_of(t, r#""monthly""#, 0)),
+        file.pointer_at(p.steps[1].tool.span).as_deref(),
+        Some("/steps/1/tool")
+    );
+    assert_eq!(
+        file.pointer_at(span_of(t, r#""monthly""#, 0)).as_deref(),
         Some("/steps/1/post/values/1")
     );
-    assert_eq!(file.pointer_at(p.steps[1].span), Some("/steps/1"));
-    assert_eq!(file.pointer_at(p.span), Some(""));
+    assert_eq!(
+        file.pointer_at(p.steps[1].span).as_deref(),
+        Some("/steps/1")
+    );
+    assert_eq!(file.pointer_at(p.span).as_deref(), Some(""));
 }
 
 // ------------------------------------------------------------------ steps

@@ -464,7 +464,7 @@ proptest! {
             report
                 .diagnostics
                 .iter()
-                .any(|d| d.code == code.as_str() && d.pointer == Some(pointer.as_str())),
+                .any(|d| d.code == code.as_str() && d.pointer.as_deref() == Some(pointer.as_str())),
             "{m:?} (JSON): no {} at `{pointer}`\n{}",
             code.as_str(),
             render::json(&run.job.sources, &run.outcome.diagnostics)

@@ -252,7 +252,7 @@ pub struct JsonDiagnostic<'a> {
     pub message: &'a str,
     #[serde(flatten)]
     pub location: JsonLocation<'a>,
-    pub pointer: Option<&'a str>,
+    pub pointer: Option<String>,
     pub step: Option<&'a str>,
     pub labels: Vec<JsonLabel<'a>>,
     pub help: Option<&'a str>,
@@ -281,7 +281,7 @@ pub struct JsonLabel<'a> {
     pub message: &'a str,
     #[serde(flatten)]
     pub location: JsonLocation<'a>,
-    pub pointer: Option<&'a str>,
+    pub pointer: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -310,7 +310,7 @@ fn location(sources: &SourceMap, span: Span) -> JsonLocation<'_> {
     }
 }
 
-fn pointer(sources: &SourceMap, span: Span) -> Option<&str> {
+fn pointer(sources: &SourceMap, span: Span) -> Option<String> {
     sources.get(span.file).and_then(|f| f.pointer_at(span))
 }
 

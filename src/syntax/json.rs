@@ -32,7 +32,7 @@ use std::borrow::Cow;
 use super::ast::{Item, Module};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::limits;
-use crate::source::{FileId, Span};
+use crate::source::{FileId, PointerTable, Span};
 use crate::suggest;
 
 /// One JSON value with its span (for a string, the span includes the quotes).
@@ -170,65 +170,33 @@ pub fn parse(file: FileId, text: &str) -> Result<Json<'_>, Box<Diagnostic>> {
     p.document().map_err(|e| Box::new(e.into_diagnostic()))
 }
 
-/// The RFC 6901 pointer of every value of a document, with its span. For an
-/// object member the span runs from the key to the end of the value, so a
-/// diagnostic on a key (an unknown argument, say) gets the member's pointer.
-pub fn pointers(root: &Json<'_>) -> Vec<(Span, String)> {
-    let mut out = Vec::with_capacity(count_values(root));
-    let mut buf = String::new();
-    out.push((root.span, String::new()));
-    walk_pointers(root, &mut buf, &mut out);
-    out
+/// The pointer table of a document (see [`PointerTable`]): every value with
+/// its span. For an object member the span runs from the key to the end of
+/// the value, so a diagnostic on a key (an unknown argument, say) gets the
+/// member's pointer.
+pub fn pointers(source: &str, root: &Json<'_>) -> PointerTable {
+    let mut table = PointerTable::default();
+    let at = table.root(root.span);
+    walk_pointers(source, root, at, &mut table);
+    table
 }
 
-/// The number of values in a document (bounded recursion: the depth is
-/// capped by the parser).
-fn count_values(v: &Json<'_>) -> usize {
-    1 + match &v.value {
-        Value::Array(items) => items.iter().map(count_values).sum(),
-        Value::Object(members) => members.iter().map(|m| count_values(&m.value)).sum(),
-        _ => 0,
-    }
-}
-
-fn walk_pointers(v: &Json<'_>, buf: &mut String, out: &mut Vec<(Span, String)>) {
-    let len = buf.len();
+/// Bounded recursion: the depth is capped by the parser.
+fn walk_pointers(source: &str, v: &Json<'_>, at: u32, table: &mut PointerTable) {
     match &v.value {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                buf.push('/');
-                push_index(buf, i);
-                out.push((item.span, buf.clone()));
-                walk_pointers(item, buf, out);
-                buf.truncate(len);
+                let child = table.item(item.span, at, i);
+                walk_pointers(source, item, child, table);
             }
         }
         Value::Object(members) => {
             for m in members {
-                buf.push('/');
-                push_pointer_token(buf, &m.key);
-                out.push((m.span(), buf.clone()));
-                walk_pointers(&m.value, buf, out);
-                buf.truncate(len);
+                let child = table.member(m.span(), at, &m.key, m.key_text_span(), source);
+                walk_pointers(source, &m.value, child, table);
             }
         }
         _ => {}
-    }
-}
-
-fn push_index(buf: &mut String, i: usize) {
-    use std::fmt::Write;
-    let _ = write!(buf, "{i}");
-}
-
-/// Appends a key as an RFC 6901 reference token: `~` as `~0`, `/` as `~1`.
-pub fn push_pointer_token(buf: &mut String, key: &str) {
-    for c in key.chars() {
-        match c {
-            '~' => buf.push_str("~0"),
-            '/' => buf.push_str("~1"),
-            c => buf.push(c),
-        }
     }
 }
 
@@ -1031,7 +999,7 @@ impl<'a> Parser<'a> {
 /// What the JSON front end's entry points return: the tree, the diagnostics,
 /// and the pointer table for `SourceFile::set_pointers` (empty when the text
 /// is not JSON).
-pub type JsonRead = (Module, Vec<Diagnostic>, Vec<(Span, String)>);
+pub type JsonRead = (Module, Vec<Diagnostic>, PointerTable);
 
 /// Parses `text` and reads the document with `read`, its diagnostics sorted
 /// by position; a document that does not parse is one `Item::Error` and its
@@ -1045,7 +1013,7 @@ pub fn read_with(
         Ok(root) => {
             let (module, mut diags) = read(text, &root);
             crate::diagnostics::sort(&mut diags);
-            let pointers = pointers(&root);
+            let pointers = pointers(text, &root);
             (module, diags, pointers)
         }
         Err(d) => {
@@ -1053,7 +1021,7 @@ pub fn read_with(
             let module = Module {
                 items: vec![Item::Error(span)],
             };
-            (module, vec![*d], Vec::new())
+            (module, vec![*d], PointerTable::default())
         }
     }
 }
@@ -1415,8 +1383,13 @@ mod tests {
 
     #[test]
     fn pointer_tokens_escape() {
-        let v = ok(r#"{"a/b": {"m~n": [0]}}"#);
-        let p: Vec<String> = pointers(&v).into_iter().map(|(_, p)| p).collect();
+        let text = r#"{"a/b": {"m~n": [0]}}"#;
+        let v = ok(text);
+        let p: Vec<String> = pointers(text, &v)
+            .all(text)
+            .into_iter()
+            .map(|(_, p)| p)
+            .collect();
         assert_eq!(p, vec!["", "/a~1b", "/a~1b/m~0n", "/a~1b/m~0n/0"]);
     }
 }
