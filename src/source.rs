@@ -426,6 +426,15 @@ impl PointerTable {
         index
     }
 
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// Every value's span and pointer, in document order.
     pub fn all(&self, source: &str) -> Vec<(Span, String)> {
         (0..self.entries.len())

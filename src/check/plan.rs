@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::fmt;
 
 use crate::catalog::{self, Catalog, Tool, Ty, Value};
 use crate::diagnostics::{Code, Diagnostic};
@@ -13,6 +14,30 @@ use crate::syntax::ast::{self, CmpOp, Effect, PathSeg};
 
 use super::graph;
 use super::model::*;
+
+/// What a value is, for messages: "argument `facts`", "an element of
+/// field `a` of argument `facts`". Spelt out only when a message needs it:
+/// most values are fine, and formatting the name of each was a measurable
+/// part of checking.
+#[derive(Clone, Copy)]
+enum What<'a> {
+    Plain(&'a str),
+    Arg(&'a str),
+    Item(&'a What<'a>),
+    Field(&'a str, &'a What<'a>),
+}
+
+impl fmt::Display for What<'_> {
+    /// Recursion as deep as the value's nesting, which the front ends cap.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            What::Plain(s) => f.write_str(s),
+            What::Arg(name) => write!(f, "argument `{name}`"),
+            What::Item(of) => write!(f, "an element of {of}"),
+            What::Field(name, of) => write!(f, "field `{name}` of {of}"),
+        }
+    }
+}
 
 /// What every plan is checked against.
 pub(crate) struct Env<'a> {
@@ -590,7 +615,7 @@ impl<'a> Checker<'a, '_> {
                 .with_help("give each argument once");
                 self.report(i, d);
                 // Still resolve its references: their errors are their own.
-                self.check_expr(i, &arg.value, &Ty::Error, &arg.name.node);
+                self.check_expr(i, &arg.value, &Ty::Error, What::Plain(&arg.name.node));
                 continue;
             }
             seen.insert(&arg.name.node, arg.name.span);
@@ -627,8 +652,7 @@ impl<'a> Checker<'a, '_> {
                 (Some(_), Some(p)) => p.ty.clone(),
                 (None, _) => Ty::Error,
             };
-            let what = format!("argument `{}`", arg.name.node);
-            let value = self.check_expr(i, &arg.value, &expected, &what);
+            let value = self.check_expr(i, &arg.value, &expected, What::Arg(&arg.name.node));
             let untrusted_from = self.taint_of(&value);
             out.push(CheckedArg {
                 name: arg.name.node.clone(),
@@ -703,7 +727,13 @@ impl<'a> Checker<'a, '_> {
 
     /// Checks an expression against the type it must have and classifies
     /// it. `what` names it for messages ("argument `facts`").
-    fn check_expr(&mut self, i: usize, expr: &ast::Expr, expected: &Ty, what: &str) -> TypedValue {
+    fn check_expr(
+        &mut self,
+        i: usize,
+        expr: &ast::Expr,
+        expected: &Ty,
+        what: What<'_>,
+    ) -> TypedValue {
         let error = |span| TypedValue {
             kind: ValueKind::Error,
             ty: Ty::Error,
@@ -718,7 +748,7 @@ impl<'a> Checker<'a, '_> {
                     span: expr.span,
                 },
                 Err(e) => {
-                    let d = catalog::literal_error(&e, lit, expected, expr.span, what);
+                    let d = catalog::literal_error(&e, lit, expected, expr.span, &what.to_string());
                     self.report(i, d);
                     error(expr.span)
                 }
@@ -791,10 +821,10 @@ impl<'a> Checker<'a, '_> {
                         Ty::Error
                     }
                 };
-                let what_item = format!("an element of {what}");
+                let what_item = What::Item(&what);
                 let values: Vec<TypedValue> = items
                     .iter()
-                    .map(|x| self.check_expr(i, x, &elem, &what_item))
+                    .map(|x| self.check_expr(i, x, &elem, what_item))
                     .collect();
                 TypedValue {
                     kind: ValueKind::List(values),
@@ -860,7 +890,7 @@ impl<'a> Checker<'a, '_> {
         expr: &ast::Expr,
         entries: &[ast::RecordEntry],
         expected: &Ty,
-        what: &str,
+        what: What<'_>,
     ) -> TypedValue {
         let fields: Option<&[catalog::FieldTy]> = match expected.strip_optional() {
             Ty::Record(f) => Some(f),
@@ -891,7 +921,7 @@ impl<'a> Checker<'a, '_> {
                 .with_label("given again here")
                 .with_secondary(*first, "first given here");
                 self.report(i, d);
-                self.check_expr(i, &e.value, &Ty::Error, "");
+                self.check_expr(i, &e.value, &Ty::Error, What::Plain(""));
                 continue;
             }
             seen.insert(&e.name.node, e.name.span);
@@ -924,8 +954,7 @@ impl<'a> Checker<'a, '_> {
                 None if open => expected.strip_optional().clone(),
                 None => Ty::Error,
             };
-            let what_field = format!("field `{}` of {what}", e.name.node);
-            let v = self.check_expr(i, &e.value, &field_ty, &what_field);
+            let v = self.check_expr(i, &e.value, &field_ty, What::Field(&e.name.node, &what));
             tys.push(catalog::FieldTy {
                 name: e.name.node.clone(),
                 optional: false,
