@@ -361,6 +361,7 @@ fn initialize_announces_the_features() {
         "definitionProvider",
         "referencesProvider",
         "documentSymbolProvider",
+        "workspaceSymbolProvider",
     ] {
         assert_eq!(caps[key], true, "{key}");
     }
@@ -922,6 +923,77 @@ fn document_symbols_nest_steps_in_plans() {
         .map(|b| b["name"].as_str().unwrap())
         .collect();
     assert_eq!(binds, ["sub_id", "period_end"]);
+    c.shutdown();
+}
+
+#[test]
+fn workspace_symbols_across_plans_catalogue_and_policy() {
+    let p = Project::new();
+    let a = p.uri("a.plan");
+    let b = p.uri("b.plan");
+    let mut c = Client::start();
+    c.open(&a, GOOD);
+    c.open(&b, &GOOD.replace("plan downgrade", "plan other"));
+    c.diagnostics(&a);
+    c.diagnostics(&b);
+    let query = |c: &mut Client, q: &str| -> Vec<(String, String, String)> {
+        let r = c.ok("workspace/symbol", json!({ "query": q }));
+        r.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_string(),
+                    s["containerName"].as_str().unwrap_or("").to_string(),
+                    s["location"]["uri"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // Characters in order, any case: both plans' step, and the tool and
+    // rule of the shared catalogue and policy, listed once.
+    let steps = query(&mut c, "SUBSCR");
+    let s = |n: &str, c: &str, u: &str| (n.to_string(), c.to_string(), u.to_string());
+    assert_eq!(
+        steps,
+        [
+            s("subscription", "downgrade", &a),
+            s("billing.get_subscription", "", &p.uri("tools.plan")),
+            s(
+                "billing.get_subscription",
+                "support_agent",
+                &p.uri("policy.plan")
+            ),
+            s("subscription", "other", &b),
+        ]
+    );
+    assert_eq!(
+        query(&mut c, "chgplan"),
+        [
+            s("billing.change_plan", "", &p.uri("tools.plan")),
+            s(
+                "billing.change_plan",
+                "support_agent",
+                &p.uri("policy.plan")
+            ),
+        ]
+    );
+    let r = c.ok(
+        "workspace/symbol",
+        json!({ "query": "billing.change_plan" }),
+    );
+    let tool = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["location"]["uri"] == p.uri("tools.plan"))
+        .unwrap();
+    assert_eq!(
+        under(TOOLS, &tool["location"]["range"]),
+        "billing.change_plan"
+    );
+    assert_eq!(tool["kind"], 12);
+    assert_eq!(query(&mut c, "zzz"), []);
     c.shutdown();
 }
 

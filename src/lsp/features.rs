@@ -477,6 +477,18 @@ pub fn document_symbols(
     let (Some(file), Some(module)) = (a.doc_file(), a.doc_module()) else {
         return Ok(None);
     };
+    Ok(Some(lsp::DocumentSymbolResponse::Nested(module_symbols(
+        a, file, module,
+    ))))
+}
+
+/// The symbols of one parsed file: its tools, its policies with their
+/// rules, its plans with their steps and each step's bindings.
+fn module_symbols(
+    a: &Analysis,
+    file: &SourceFile,
+    module: &ast::Module,
+) -> Vec<lsp::DocumentSymbol> {
     let catalog = &a.outcome.checked.catalog;
     let mut out = Vec::new();
     for item in &module.items {
@@ -567,7 +579,61 @@ pub fn document_symbols(
             ast::Item::Error(_) => {}
         }
     }
-    Ok(Some(lsp::DocumentSymbolResponse::Nested(out)))
+    out
+}
+
+/// Every symbol of the open documents and of the files they are checked
+/// against (catalogues, policies) whose name matches the query: its
+/// characters in order, ignoring case, as editors' symbol pickers expect.
+pub fn workspace_symbols(
+    s: &Server<'_>,
+    p: lsp::WorkspaceSymbolParams,
+) -> Result<Option<lsp::WorkspaceSymbolResponse>, Failure> {
+    let query = p.query.to_lowercase();
+    let matches = |name: &str| {
+        let mut name = name.chars().flat_map(char::to_lowercase);
+        query.chars().all(|q| name.any(|c| c == q))
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut analyses: Vec<&Analysis> = s.analyses().collect();
+    analyses.sort_by_key(|a| a.uri(a.doc).map(|u| u.as_str().to_string()));
+    for a in analyses {
+        for parsed in &a.outcome.parsed {
+            let (Some(file), Some(uri)) = (a.file(parsed.file), a.uri(parsed.file)) else {
+                continue;
+            };
+            // A policy or catalogue shared by several plans is listed once.
+            if !seen.insert(uri.clone()) {
+                continue;
+            }
+            let mut stack: Vec<(lsp::DocumentSymbol, Option<String>)> =
+                module_symbols(a, file, &parsed.module)
+                    .into_iter()
+                    .rev()
+                    .map(|d| (d, None))
+                    .collect();
+            while let Some((mut d, container)) = stack.pop() {
+                for child in d.children.take().into_iter().flatten().rev() {
+                    stack.push((child, Some(d.name.clone())));
+                }
+                if matches(&d.name) {
+                    out.push(lsp::WorkspaceSymbol {
+                        name: d.name,
+                        kind: d.kind,
+                        tags: None,
+                        container_name: container,
+                        location: lsp::OneOf::Left(lsp::Location {
+                            uri: uri.clone(),
+                            range: d.selection_range,
+                        }),
+                        data: None,
+                    });
+                }
+            }
+        }
+    }
+    Ok(Some(lsp::WorkspaceSymbolResponse::Nested(out)))
 }
 
 // ---------------------------------------------------------------- quick fixes

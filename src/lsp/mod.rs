@@ -103,6 +103,7 @@ fn capabilities() -> lsp::ServerCapabilities {
         definition_provider: Some(lsp::OneOf::Left(true)),
         references_provider: Some(lsp::OneOf::Left(true)),
         document_symbol_provider: Some(lsp::OneOf::Left(true)),
+        workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
         code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
             lsp::CodeActionOptions {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
@@ -316,6 +317,9 @@ impl<'c> Server<'c> {
             Completion::METHOD => self.call::<Completion>(req, completion::completion),
             DocumentSymbolRequest::METHOD => {
                 self.call::<DocumentSymbolRequest>(req, features::document_symbols)
+            }
+            WorkspaceSymbolRequest::METHOD => {
+                self.call::<WorkspaceSymbolRequest>(req, features::workspace_symbols)
             }
             CodeActionRequest::METHOD => {
                 self.call::<CodeActionRequest>(req, features::code_actions)
