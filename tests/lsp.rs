@@ -1354,3 +1354,419 @@ fn explain_pages_are_written_once_and_repaired() {
         planc::Code::ALL.len()
     );
 }
+
+/// [`GOOD`] as a JSON plan, with one more binding (`owner`, a record).
+const GOOD_JSON: &str = r#"{
+  "name": "downgrade",
+  "goal": "downgrade at end of period",
+  "steps": [
+    {"name": "resolve", "tool": "customer.resolve",
+     "args": {"email": "a.kohl@northwind-traders.co.uk"},
+     "post": {"probe": "result_count", "path": "$.results", "equals": 1},
+     "binds": {"account_id": "$.results[0].id"}},
+    {"name": "subscription", "tool": "billing.get_subscription",
+     "args": {"account_id": "${account_id}", "as_of": "2026-03-04"},
+     "post": {"probe": "field_in", "path": "$.commitment", "values": ["none", "monthly"]},
+     "binds": {"sub_id": "$.id", "period_end": "$.current_period_end", "owner": "$.owner"}},
+    {"name": "change", "tool": "billing.change_plan",
+     "args": {"subscription_id": "${sub_id}", "plan": "starter", "effective": "${period_end}"},
+     "post": {"probe": "field_equals", "path": "$.status", "value": "scheduled"},
+     "on_unmet": "halt"},
+    {"name": "confirm", "tool": "email.send",
+     "args": {"to": "${owner.email}", "template": "confirm",
+              "facts": {"plan": "starter", "effective": "${period_end}"}},
+     "post": {"probe": "field_exists", "path": "$.message_id"},
+     "after": ["change"]}
+  ]
+}
+"#;
+
+/// The item labelled `label`, its detail and edit (range text, new text).
+fn item<'i>(items: &'i Value, label: &str) -> &'i Value {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == label)
+        .unwrap_or_else(|| panic!("no {label:?} in {items:#}"))
+}
+
+#[test]
+fn json_completion_in_each_context() {
+    let p = Project::new();
+    let uri = p.uri("plan.json");
+    let mut c = Client::start();
+    c.open(&uri, GOOD_JSON);
+    assert_eq!(errors(&c.diagnostics(&uri)), Vec::<String>::new());
+    let mut version = 1;
+    // Completes `text` at its `|`; returns the items and the text without
+    // the marker. Most of these documents are not valid JSON.
+    let mut complete = |c: &mut Client, text: &str| -> (Value, String) {
+        version += 1;
+        let at_cursor = pos(text, "|", 0, 0);
+        let text = text.replacen('|', "", 1);
+        c.change(&uri, version, &text);
+        (c.ok("textDocument/completion", at(&uri, at_cursor)), text)
+    };
+    let edit = |items: &Value, label: &str, text: &str| -> (String, String) {
+        let e = &item(items, label)["textEdit"];
+        (
+            under(text, &e["range"]).to_string(),
+            e["newText"].as_str().unwrap().to_string(),
+        )
+    };
+
+    // A step's `tool`: tool names with their signature, inside the string
+    // (the dotted prefix replaced, the quotes kept) and outside (quoted).
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"billing.change_plan\"", "\"billing.ch|\""),
+    );
+    assert!(labels(&items).contains(&"email.send".to_string()));
+    assert!(
+        item(&items, "billing.change_plan")["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("billing.change_plan(subscription_id: string")
+    );
+    assert_eq!(
+        edit(&items, "billing.change_plan", &text),
+        ("billing.ch".into(), "billing.change_plan".into())
+    );
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"tool\": \"billing.change_plan\"", "\"tool\": |"),
+    );
+    assert_eq!(
+        edit(&items, "email.send", &text),
+        (String::new(), "\"email.send\"".into())
+    );
+
+    // `args` keys: the parameters not yet given (before or after the
+    // cursor), with their types; in a key string and where a key starts.
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace(
+            "\"plan\": \"starter\", \"effective\"",
+            "\"pl|\": \"starter\", \"effective\"",
+        ),
+    );
+    assert_eq!(labels(&items), ["plan"]);
+    assert_eq!(items[0]["detail"], "\"starter\" | \"pro\" (required)");
+    assert_eq!(edit(&items, "plan", &text), ("pl".into(), "plan".into()));
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace(
+            "{\"subscription_id\": \"${sub_id}\", \"plan\": \"starter\", \"effective\": \"${period_end}\"}",
+            "{\"subscription_id\": \"${sub_id}\", |}",
+        ),
+    );
+    assert_eq!(labels(&items), ["plan", "effective"]);
+    assert_eq!(
+        edit(&items, "plan", &text),
+        (String::new(), "\"plan\": ".into())
+    );
+    // The tool may come after the arguments.
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace(
+            "{\"name\": \"change\", \"tool\": \"billing.change_plan\",\n     \"args\": {\"subscription_id\": \"${sub_id}\", ",
+            "{\"name\": \"change\",\n     \"args\": {\"|\", \"subscription_id\": \"${sub_id}\", ",
+        )
+        .replace("\"on_unmet\": \"halt\"", "\"on_unmet\": \"halt\", \"tool\": \"billing.change_plan\""),
+    );
+    assert_eq!(labels(&items), Vec::<String>::new(), "all given");
+
+    // Argument values: the bindings of earlier steps, fitting types first,
+    // written as references; and an enum's values.
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"effective\": \"${period_end}\"}", "\"effective\": |}"),
+    );
+    assert_eq!(
+        labels(&items),
+        ["account_id", "sub_id", "period_end", "owner"]
+    );
+    let first = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .min_by_key(|i| i["sortText"].as_str().unwrap().to_string())
+        .unwrap();
+    assert_eq!(first["label"], "period_end");
+    assert_eq!(
+        item(&items, "period_end")["detail"],
+        "date (from step `subscription`)"
+    );
+    assert_eq!(
+        edit(&items, "period_end", &text),
+        (String::new(), "\"${period_end}\"".into())
+    );
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace(
+            "\"plan\": \"starter\", \"effective\"",
+            "\"plan\": \"st|\", \"effective\"",
+        ),
+    );
+    assert_eq!(
+        edit(&items, "starter", &text),
+        ("st".into(), "starter".into())
+    );
+    assert_eq!(
+        edit(&items, "sub_id", &text),
+        ("st".into(), "${sub_id}".into())
+    );
+    // In the first step, nothing is in scope.
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace(
+            "{\"email\": \"a.kohl@northwind-traders.co.uk\"}",
+            "{\"email\": \"|\"}",
+        ),
+    );
+    assert_eq!(labels(&items), Vec::<String>::new());
+
+    // After `${` in a string (at any depth of the arguments): the names in
+    // scope; after `${name.`, the fields of its type.
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"for ${per|"),
+    );
+    assert_eq!(
+        labels(&items),
+        ["account_id", "sub_id", "period_end", "owner"]
+    );
+    assert_eq!(
+        edit(&items, "period_end", &text),
+        ("per".into(), "period_end".into())
+    );
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace(
+            "\"effective\": \"${period_end}\"}},",
+            "\"effective\": \"${|}\"}},",
+        ),
+    );
+    assert_eq!(
+        labels(&items),
+        ["account_id", "sub_id", "period_end", "owner"]
+    );
+    let (items, text) = complete(&mut c, &GOOD_JSON.replace("${owner.email}", "${owner.em|}"));
+    assert_eq!(labels(&items), ["name", "email"]);
+    assert_eq!(item(&items, "email")["detail"], "string");
+    assert_eq!(edit(&items, "email", &text), ("em".into(), "email".into()));
+    // `$${` is a literal.
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"$${|\""),
+    );
+    assert_eq!(labels(&items), Vec::<String>::new());
+    // A `$` starts a reference.
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"$|\""),
+    );
+    assert_eq!(
+        edit(&items, "owner", &text),
+        ("$".into(), "${owner}".into())
+    );
+
+    // A step's keys, those not yet present.
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"on_unmet\": \"halt\"}", "\"on_unmet\": \"halt\", |}"),
+    );
+    assert_eq!(labels(&items), ["n", "id", "binds", "retry", "after"]);
+    assert_eq!(
+        edit(&items, "after", &text),
+        (String::new(), "\"after\": ".into())
+    );
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"on_unmet\": \"halt\"}", "\"on_unmet\": \"halt\", \"a|\"}"),
+    );
+    assert!(labels(&items).contains(&"after".to_string()));
+    // The plan's keys and the budget's.
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replacen("\"name\": \"downgrade\",", "|", 1),
+    );
+    assert_eq!(labels(&items), ["name", "budget"]);
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replacen(
+            "\"name\": \"downgrade\",",
+            "\"budget\": {\"replans\": 1, \"|\"},",
+            1,
+        ),
+    );
+    assert_eq!(labels(&items), ["max_steps"]);
+
+    // `on_unmet` actions, `after` targets (as names).
+    let (items, text) = complete(&mut c, &GOOD_JSON.replace("\"halt\"", "\"h|\""));
+    assert_eq!(labels(&items), ["replan", "halt", "escalate"]);
+    assert_eq!(edit(&items, "halt", &text), ("h".into(), "halt".into()));
+    let (items, text) = complete(&mut c, &GOOD_JSON.replace("[\"change\"]", "[|]"));
+    assert_eq!(labels(&items), ["resolve", "subscription", "change"]);
+    assert_eq!(item(&items, "change")["detail"], "billing.change_plan");
+    assert_eq!(
+        edit(&items, "change", &text),
+        (String::new(), "\"change\"".into())
+    );
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace("[\"change\"]", "[\"change\", \"|"),
+    );
+    assert_eq!(labels(&items), ["resolve", "subscription", "change"]);
+
+    // Probe objects for `post`, generic and from the result type.
+    let post =
+        "\"post\": {\"probe\": \"field_equals\", \"path\": \"$.status\", \"value\": \"scheduled\"}";
+    let (items, text) = complete(&mut c, &GOOD_JSON.replace(post, "\"post\": |"));
+    let names = labels(&items);
+    for want in [
+        "result_count",
+        "field_exists",
+        "field_equals",
+        "field_in",
+        "field_not_in",
+        "field_compare",
+        "exists($.status)",
+        "$.status == \"scheduled\"",
+    ] {
+        assert!(names.contains(&want.to_string()), "{want}: {names:?}");
+    }
+    assert_eq!(
+        edit(&items, "$.status == \"scheduled\"", &text).1,
+        r#"{"probe": "field_equals", "path": "$.status", "value": "scheduled"}"#
+    );
+    let (items, _) = complete(&mut c, &GOOD_JSON.replace(post, "\"post\": [|]"));
+    assert!(labels(&items).contains(&"exists($.status)".to_string()));
+    // A probe's keys (by its kind), kinds, paths and operators.
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace(post, "\"post\": {\"probe\": \"field_compare\", |}"),
+    );
+    assert_eq!(labels(&items), ["path", "op", "value"]);
+    let (items, _) = complete(&mut c, &GOOD_JSON.replace(post, "\"post\": {|}"));
+    assert_eq!(labels(&items)[0], "probe");
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace(post, "\"post\": [{\"probe\": \"field_|"),
+    );
+    assert_eq!(
+        labels(&items),
+        [
+            "result_count",
+            "field_equals",
+            "field_in",
+            "field_not_in",
+            "field_exists",
+            "field_compare"
+        ]
+    );
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"path\": \"$.status\"", "\"path\": \"$.st|\""),
+    );
+    assert_eq!(labels(&items), ["status"]);
+    assert_eq!(
+        edit(&items, "status", &text),
+        ("st".into(), "status".into())
+    );
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"path\": \"$.status\"", "\"path\": |"),
+    );
+    assert_eq!(
+        edit(&items, "$.status", &text),
+        (String::new(), "\"$.status\"".into())
+    );
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace(
+            "\"path\": \"$.message_id\"",
+            "\"path\": \"$.message_id\", \"op\": \"|",
+        ),
+    );
+    assert_eq!(labels(&items), ["==", "!=", "<", "<=", ">", ">="]);
+
+    // Result paths in `binds`, nested.
+    let (items, _) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"owner\": \"$.owner\"", "\"owner\": \"$.owner.|\""),
+    );
+    assert_eq!(labels(&items), ["name", "email"]);
+    let (items, text) = complete(
+        &mut c,
+        &GOOD_JSON.replace("\"owner\": \"$.owner\"", "\"owner\": \"|\""),
+    );
+    assert!(labels(&items).contains(&"$.current_period_end".to_string()));
+    assert_eq!(
+        edit(&items, "$.owner", &text),
+        (String::new(), "$.owner".into())
+    );
+
+    // Elsewhere, nothing: the goal, a plain argument string's middle after
+    // a non-reference, numbers, after a key before its colon.
+    for marked in [
+        GOOD_JSON.replace("\"goal\": \"downgrade", "\"goal\": \"down|grade"),
+        GOOD_JSON.replace("\"equals\": 1", "\"equals\": 1|"),
+        GOOD_JSON.replace("\"on_unmet\": \"halt\"", "\"on_unmet\" | : \"halt\""),
+        GOOD_JSON.replace("\"binds\": {\"account_id\"", "\"binds\": {\"acc|ount_id\""),
+    ] {
+        let (items, _) = complete(&mut c, &marked);
+        assert_eq!(labels(&items), Vec::<String>::new(), "{marked}");
+    }
+    c.shutdown();
+}
+
+#[test]
+fn every_position_of_a_json_plan_and_its_prefixes_is_served() {
+    let p = Project::new();
+    let uri = p.uri("plan.json");
+    let text = GOOD_JSON
+        .replace(
+            "\"template\": \"confirm\"",
+            "\"template\": \"😀 é \\\" \\\\ ${\"",
+        )
+        .replace("\"goal\": ", "\"gøal\": \"\\u00e9\", \"goal\": ");
+    let mut c = Client::start();
+    c.open(&uri, &text);
+    c.diagnostics(&uri);
+    let position = |prefix: &str| {
+        let line = prefix.matches('\n').count();
+        let start = prefix.rfind('\n').map_or(0, |n| n + 1);
+        json!({ "line": line, "character": prefix[start..].encode_utf16().count() })
+    };
+    for (i, _) in text.char_indices() {
+        for method in [
+            "textDocument/hover",
+            "textDocument/definition",
+            "textDocument/completion",
+        ] {
+            if let Err(e) = c.request(method, at(&uri, position(&text[..i]))) {
+                assert_ne!(e.code, -32603, "{method} at {i}: {}", e.message);
+            }
+        }
+    }
+    // Every prefix, as typed, and every prefix with the rest of the plan
+    // after it, complete at the end of the prefix without failing; an
+    // edit's range is always within the document.
+    let mut version = 1;
+    for (i, _) in text.char_indices().step_by(3) {
+        let prefix = &text[..i];
+        for doc in [prefix.to_string(), format!("{prefix}\"{{[,:")] {
+            version += 1;
+            c.change(&uri, version, &doc);
+            let items = c.ok("textDocument/completion", at(&uri, position(prefix)));
+            for item in items.as_array().unwrap() {
+                if item["textEdit"].is_object() {
+                    under(&doc, &item["textEdit"]["range"]);
+                }
+            }
+        }
+    }
+    c.shutdown();
+}

@@ -25,6 +25,7 @@ pub mod analysis;
 mod completion;
 pub mod convert;
 mod features;
+mod json_scan;
 pub mod pages;
 pub mod uri;
 

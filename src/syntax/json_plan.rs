@@ -41,12 +41,12 @@ use crate::limits;
 use crate::source::{Span, Spanned};
 use crate::suggest;
 
-const PLAN_KEYS: &[&str] = &["name", "goal", "steps", "budget"];
-const BUDGET_KEYS: &[&str] = &["replans", "max_steps"];
-const STEP_KEYS: &[&str] = &[
+pub(crate) const PLAN_KEYS: &[&str] = &["name", "goal", "steps", "budget"];
+pub(crate) const BUDGET_KEYS: &[&str] = &["replans", "max_steps"];
+pub(crate) const STEP_KEYS: &[&str] = &[
     "n", "id", "name", "tool", "args", "post", "binds", "on_unmet", "retry", "after",
 ];
-const PROBE_KINDS: &[&str] = &[
+pub(crate) const PROBE_KINDS: &[&str] = &[
     "result_count",
     "field_equals",
     "field_in",
@@ -54,7 +54,7 @@ const PROBE_KINDS: &[&str] = &[
     "field_exists",
     "field_compare",
 ];
-const ON_UNMET: &[&str] = &["replan", "halt", "escalate"];
+pub(crate) const ON_UNMET: &[&str] = &["replan", "halt", "escalate"];
 
 /// Reads a parsed JSON plan document. Never fails: problems are reported and
 /// the rest is read.
@@ -487,7 +487,20 @@ const FIELD_IN_KEYS: &[&str] = &["probe", "path", "values"];
 const FIELD_EXISTS_KEYS: &[&str] = &["probe", "path"];
 const FIELD_COMPARE_KEYS: &[&str] = &["probe", "path", "op", "value"];
 const PROBE_ANY_KEYS: &[&str] = &["probe", "path", "equals", "op", "value", "values"];
-const OPS: &[&str] = &["==", "!=", "<", "<=", ">", ">="];
+pub(crate) const OPS: &[&str] = &["==", "!=", "<", "<=", ">", ">="];
+
+/// The keys of a probe of `kind`; every probe key when the kind is not
+/// known (the language server's completion offers these).
+pub(crate) fn probe_keys(kind: Option<&str>) -> &'static [&'static str] {
+    match kind {
+        Some("result_count") => RESULT_COUNT_KEYS,
+        Some("field_equals") => FIELD_EQUALS_KEYS,
+        Some("field_in" | "field_not_in") => FIELD_IN_KEYS,
+        Some("field_exists") => FIELD_EXISTS_KEYS,
+        Some("field_compare") => FIELD_COMPARE_KEYS,
+        _ => PROBE_ANY_KEYS,
+    }
+}
 
 /// Every key list of this module, for a test that they fit the reader.
 #[cfg(test)]
