@@ -1,0 +1,1 @@
+//! Conversion between the text and JSON forms (`planc fmt --to`): not written yet.

@@ -1,0 +1,1 @@
+//! The text form's layout.
