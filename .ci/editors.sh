@@ -70,9 +70,9 @@ step "tree-sitter grammar (grammar/tree-sitter-planc)"
   done
   # The project's own plans must parse without errors here too: the examples
   # and the fixtures that the Rust parser accepts (not the err/ ones).
-  mapfile -t plans < <(find "$root/examples" "$root/tests/ui" -path '*/err' -prune -o -name '*.plan' -print 2>/dev/null | sort)
+  mapfile -t plans < <(find "$root/examples" "$root/tests/ui" "$root/tests/fmt" -path '*/err' -prune -o -name '*.plan' -print 2>/dev/null | sort)
   if [ "${#plans[@]}" -gt 0 ]; then
-    printf '+ tree-sitter parse --quiet (%s .plan files from examples/ and tests/ui/, err/ left out)\n' "${#plans[@]}"
+    printf '+ tree-sitter parse --quiet (%s .plan files from examples/, tests/ui/ and tests/fmt/, err/ left out)\n' "${#plans[@]}"
     tree-sitter parse --quiet --config-path "$scratch/config.json" "${plans[@]}" ||
       fail "the tree-sitter grammar rejects a plan that the planc parser accepts (listed above)"
   fi

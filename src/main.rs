@@ -57,6 +57,21 @@ enum Command {
         /// A code such as E0106.
         code: String,
     },
+    /// Lay out `.plan` files in place: indentation, spacing and line
+    /// breaks; nothing but whitespace changes, comments included.
+    Fmt {
+        /// `.plan` files; `-` reads standard input and writes the result
+        /// to standard output.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Write nothing: list the files that are not laid out, and exit
+        /// with 1 when there are any.
+        #[arg(long)]
+        check: bool,
+        /// When to colour the report of a file that does not parse.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
     /// Run the language server on standard input and output.
     Lsp,
 }
@@ -129,6 +144,11 @@ fn main() -> ExitCode {
             options,
         } => compile(&file, output.as_deref(), &options),
         Command::Explain { code } => explain(&code),
+        Command::Fmt {
+            files,
+            check,
+            color,
+        } => fmt(&files, check, color),
         Command::Lsp => planc::lsp::run_stdio()
             .map(|()| ExitCode::SUCCESS)
             .map_err(Failure),
@@ -308,6 +328,80 @@ fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<Exit
         None => std::io::stdout()
             .write_all(text.as_bytes())
             .map_err(|e| Failure(format!("cannot write the IR: {e}")))?,
+    }
+    Ok(code)
+}
+
+/// Lays out each file. A file that does not parse is reported and left
+/// alone (status 1); a JSON file, an unreadable one or a layout that would
+/// change more than whitespace stops the command (status 2).
+fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure> {
+    let mut code = ExitCode::SUCCESS;
+    for path in files {
+        let stdin = path == Path::new("-");
+        let (name, text) = if stdin {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Failure(format!("cannot read standard input: {e}")))?;
+            (
+                "<stdin>".to_string(),
+                project::decode("<stdin>", bytes).map_err(Failure)?,
+            )
+        } else {
+            (
+                display_path(path),
+                project::read_source(path).map_err(Failure)?,
+            )
+        };
+        let json = if stdin {
+            SourceKind::sniff(&text) == SourceKind::Json
+        } else {
+            SourceKind::from_name(&name) == SourceKind::Json
+        };
+        if json {
+            return Err(Failure(format!(
+                "`{name}` is JSON: `planc fmt` lays out the text form"
+            )));
+        }
+        let laid_out = match planc::fmt::layout::layout(&text) {
+            Ok(t) => t,
+            Err(planc::fmt::layout::LayoutError::Syntax(diagnostics)) => {
+                let mut sources = planc::SourceMap::new();
+                sources.add_with_kind(name, text, SourceKind::Text);
+                let color = match color {
+                    Color::Always => true,
+                    Color::Never => false,
+                    Color::Auto => {
+                        std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                    }
+                };
+                let mut s = render::human(&sources, &diagnostics, color);
+                s.push_str(&render::summary(&diagnostics));
+                s.push('\n');
+                eprint!("{s}");
+                code = ExitCode::from(1);
+                continue;
+            }
+            Err(planc::fmt::layout::LayoutError::Internal(why)) => {
+                return Err(Failure(format!(
+                    "cannot lay out `{name}`: {why}; the file is left as it was (this is a bug in planc)"
+                )));
+            }
+        };
+        if check {
+            if laid_out != text {
+                println!("{name}");
+                code = ExitCode::from(1);
+            }
+        } else if stdin {
+            std::io::stdout()
+                .write_all(laid_out.as_bytes())
+                .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
+        } else if laid_out != text {
+            std::fs::write(path, laid_out)
+                .map_err(|e| Failure(format!("cannot write `{name}`: {e}")))?;
+        }
     }
     Ok(code)
 }

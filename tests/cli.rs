@@ -386,3 +386,47 @@ fn sarif_is_structurally_valid() {
         assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
     }
 }
+
+#[test]
+fn fmt_writes_checks_and_refuses() {
+    let dir = scratch("fmt");
+    let run = |args: &[&str], input: &str| {
+        let o = run_stdin_in(&dir, args, input.as_bytes());
+        (o.status.code().unwrap(), stdout(&o), stderr(&o))
+    };
+    let messy = "plan p{step a=t.x(n:1){retry 2}}\n";
+    let tidy = "plan p {\n    step a = t.x(n: 1) {\n        retry 2\n    }\n}\n";
+    std::fs::write(dir.join("a.plan"), messy).unwrap();
+    std::fs::write(dir.join("b.plan"), tidy).unwrap();
+
+    // --check lists what is not laid out and writes nothing.
+    let (code, out, _) = run(&["fmt", "--check", "a.plan", "b.plan"], "");
+    assert_eq!((code, out.as_str()), (1, "a.plan\n"));
+    assert_eq!(std::fs::read_to_string(dir.join("a.plan")).unwrap(), messy);
+
+    // Without it, files are written in place.
+    let (code, out, err) = run(&["fmt", "a.plan", "b.plan"], "");
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    assert_eq!(std::fs::read_to_string(dir.join("a.plan")).unwrap(), tidy);
+    assert_eq!(run(&["fmt", "--check", "a.plan", "b.plan"], "").0, 0);
+
+    // Standard input to standard output.
+    let (code, out, _) = run(&["fmt", "-"], messy);
+    assert_eq!((code, out.as_str()), (0, tidy));
+
+    // A file that does not parse is reported and left alone.
+    std::fs::write(dir.join("broken.plan"), "plan p { step a = }\n").unwrap();
+    let (code, out, err) = run(&["fmt", "--color", "never", "broken.plan"], "");
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("E0001"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("broken.plan")).unwrap(),
+        "plan p { step a = }\n"
+    );
+
+    // JSON is not laid out.
+    std::fs::write(dir.join("p.json"), "{}").unwrap();
+    let (code, _, err) = run(&["fmt", "p.json"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("`p.json` is JSON"), "{err}");
+}

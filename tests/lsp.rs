@@ -362,6 +362,7 @@ fn initialize_announces_the_features() {
         "referencesProvider",
         "documentSymbolProvider",
         "workspaceSymbolProvider",
+        "documentFormattingProvider",
     ] {
         assert_eq!(caps[key], true, "{key}");
     }
@@ -994,6 +995,39 @@ fn workspace_symbols_across_plans_catalogue_and_policy() {
     );
     assert_eq!(tool["kind"], 12);
     assert_eq!(query(&mut c, "zzz"), []);
+    c.shutdown();
+}
+
+#[test]
+fn formatting_lays_out_the_document() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let messy = "plan p{step a=t.x(n:\"é😀\"){retry 2}}";
+    let mut c = Client::start();
+    c.open(&uri, messy);
+    c.diagnostics(&uri);
+    let params = json!({
+        "textDocument": { "uri": uri },
+        "options": { "tabSize": 4, "insertSpaces": true }
+    });
+    let edits = c.ok("textDocument/formatting", params.clone());
+    let edits = edits.as_array().unwrap();
+    assert_eq!(edits.len(), 1);
+    // One edit over the whole text; its end is in UTF-16 units.
+    assert_eq!(
+        edits[0]["range"],
+        json!({ "start": { "line": 0, "character": 0 },
+                "end": { "line": 0, "character": messy.encode_utf16().count() } })
+    );
+    let tidy = "plan p {\n    step a = t.x(n: \"é😀\") {\n        retry 2\n    }\n}\n";
+    assert_eq!(edits[0]["newText"], tidy);
+    // Laid out already: no edit. Broken: nothing, the diagnostics say why.
+    c.change(&uri, 2, tidy);
+    c.diagnostics_at(&uri, 2);
+    assert_eq!(c.ok("textDocument/formatting", params.clone()), json!([]));
+    c.change(&uri, 3, "plan p { step a = }");
+    c.diagnostics_at(&uri, 3);
+    assert_eq!(c.ok("textDocument/formatting", params), Value::Null);
     c.shutdown();
 }
 

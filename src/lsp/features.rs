@@ -694,3 +694,44 @@ pub fn code_actions(
     }
     Ok(Some(out))
 }
+
+// ---------------------------------------------------------------- formatting
+
+/// `planc fmt`'s layout of a `.plan` document, as one edit over the whole
+/// text (none when it is laid out already). A document with syntax errors
+/// is left as it is (its diagnostics say why); JSON is not laid out.
+pub fn formatting(
+    s: &Server<'_>,
+    p: lsp::DocumentFormattingParams,
+) -> Result<Option<Vec<lsp::TextEdit>>, Failure> {
+    let Some(doc) = s.docs.get(&p.text_document.uri) else {
+        return Ok(None);
+    };
+    if doc.kind != crate::source::SourceKind::Text {
+        return Ok(None);
+    }
+    let laid_out = match crate::fmt::layout::layout(&doc.text) {
+        Ok(t) => t,
+        Err(crate::fmt::layout::LayoutError::Syntax(_)) => return Ok(None),
+        Err(crate::fmt::layout::LayoutError::Internal(why)) => {
+            return Err(Failure(format!("planc cannot lay out this file: {why}")));
+        }
+    };
+    if laid_out == doc.text {
+        return Ok(Some(Vec::new()));
+    }
+    // The end of the text: its last line, in UTF-16 units.
+    let lines = doc.text.matches('\n').count();
+    let last = doc.text.rsplit('\n').next().unwrap_or("");
+    let end = lsp::Position::new(
+        u32::try_from(lines).unwrap_or(u32::MAX),
+        u32::try_from(last.encode_utf16().count()).unwrap_or(u32::MAX),
+    );
+    Ok(Some(vec![lsp::TextEdit {
+        range: lsp::Range {
+            start: lsp::Position::new(0, 0),
+            end,
+        },
+        new_text: laid_out,
+    }]))
+}

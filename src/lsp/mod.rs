@@ -105,6 +105,7 @@ fn capabilities() -> lsp::ServerCapabilities {
         references_provider: Some(lsp::OneOf::Left(true)),
         document_symbol_provider: Some(lsp::OneOf::Left(true)),
         workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
+        document_formatting_provider: Some(lsp::OneOf::Left(true)),
         code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
             lsp::CodeActionOptions {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
@@ -319,6 +320,7 @@ impl<'c> Server<'c> {
             DocumentSymbolRequest::METHOD => {
                 self.call::<DocumentSymbolRequest>(req, features::document_symbols)
             }
+            Formatting::METHOD => self.call::<Formatting>(req, features::formatting),
             WorkspaceSymbolRequest::METHOD => {
                 self.call::<WorkspaceSymbolRequest>(req, features::workspace_symbols)
             }
