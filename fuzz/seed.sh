@@ -16,11 +16,12 @@ seed() { # seed TARGET FILE...
     done
 }
 
-mapfile -t plans < <(find examples tests/ui tests/regressions -name '*.plan' 2>/dev/null | sort)
+mapfile -t plans < <(find examples tests/ui tests/fmt tests/regressions -name '*.plan' 2>/dev/null | sort)
 mapfile -t jsons < <(find examples tests/ui tests/regressions -name '*.json' 2>/dev/null | sort)
 
 seed parse_text "${plans[@]}"
 seed json_document "${jsons[@]}"
 seed json_catalog "${jsons[@]}"
 seed compile "${plans[@]}" "${jsons[@]}"
+seed fmt_layout "${plans[@]}"
 echo "seeded: ${#plans[@]} .plan and ${#jsons[@]} .json files"

@@ -14,6 +14,9 @@
 //!   missing scope, ill-typed argument) is rejected with its code, in the
 //!   step it was made in, at the span it was made at in the text form, and
 //!   with the JSON pointer of what it changed in the JSON form.
+//! - `planc fmt`'s layout of a generated plan, catalogue and policy, with
+//!   whitespace and comments strewn between their tokens, is a fixed point
+//!   and compiles to the same IR.
 //! - Random sequences of tokens never make the compiler panic.
 //!
 //! Cases per property: 64 by default, `PROPTEST_CASES` to change it.
@@ -35,6 +38,7 @@ use std::sync::OnceLock;
 
 use planc::diagnostics::render;
 use planc::driver::{self, Job, Outcome};
+use planc::fmt::layout::layout;
 use planc::ir::{CmpOp, Effect, Literal, PlanIr};
 use planc::{Code, Diagnostic};
 use plangen::{Choices, Plan, Ty, Val, World};
@@ -95,19 +99,27 @@ fn compile(world: &World, name: &str, plan: &str) -> Run {
 /// [`compile`], with the catalogue (an MCP tool list) and the policy in
 /// their JSON forms when `json` is true.
 fn compile_against(world: &World, name: &str, plan: &str, json: bool) -> Run {
-    let mut job = Job::default();
-    let p = job.sources.add(name, plan);
-    let (t, pol) = if json {
-        (
-            job.sources.add("tools.json", plangen::tools_json(world)),
-            job.sources.add("policy.json", plangen::policy_json(world)),
+    if json {
+        compile_with(
+            (name, plan),
+            ("tools.json", &plangen::tools_json(world)),
+            ("policy.json", &plangen::policy_json(world)),
         )
     } else {
-        (
-            job.sources.add("tools.plan", plangen::tools_text(world)),
-            job.sources.add("policy.plan", plangen::policy_text(world)),
+        compile_with(
+            (name, plan),
+            ("tools.plan", &plangen::tools_text(world)),
+            ("policy.plan", &plangen::policy_text(world)),
         )
-    };
+    }
+}
+
+/// Compiles a plan against a catalogue and a policy, each a name and a text.
+fn compile_with(plan: (&str, &str), tools: (&str, &str), policy: (&str, &str)) -> Run {
+    let mut job = Job::default();
+    let p = job.sources.add(plan.0, plan.1);
+    let t = job.sources.add(tools.0, tools.1);
+    let pol = job.sources.add(policy.0, policy.1);
     job.plans.push(p);
     job.catalog.push(t);
     job.policy.push(pol);
@@ -559,6 +571,65 @@ const TOKENS: &[&str] = &[
     ">",
     ">=",
 ];
+
+/// `text` with whitespace or a comment added before some of its tokens
+/// (which `extra` picks): a space, a line break, blank lines, a tab, a
+/// comment to the end of the line.
+fn strew(text: &str, extra: &[u8]) -> String {
+    let lexed = planc::syntax::lexer::lex(planc::FileId(0), text);
+    let mut out = String::new();
+    let mut at = 0;
+    for (k, (_, span)) in lexed.tokens.iter().enumerate() {
+        out.push_str(&text[at..span.start]);
+        out.push_str(match extra.get(k).copied().unwrap_or(u8::MAX) % 8 {
+            0 => " ",
+            1 => "\n",
+            2 => "\n\n\n",
+            3 => "\t ",
+            4 => " // a comment\n",
+            _ => "",
+        });
+        out.push_str(&text[span.start..span.end]);
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The layout of a generated plan, catalogue and policy, whatever
+    /// whitespace and comments are strewn in them, is a fixed point and
+    /// compiles to the same IR as the original.
+    #[test]
+    fn layout_keeps_what_a_plan_means(
+        data in choices(),
+        extra in prop::collection::vec(any::<u8>(), 0..600),
+    ) {
+        let Case { world, plan } = case(&data);
+        let (text, _) = plangen::plan_text(&plan);
+        let tools = plangen::tools_text(&world);
+        let policy = plangen::policy_text(&world);
+        let mut laid = Vec::new();
+        for src in [&text, &tools, &policy] {
+            let strewn = strew(src, &extra);
+            let out = layout(&strewn)
+                .map_err(|e| TestCaseError::fail(format!("{e:?}\n{strewn}")))?;
+            prop_assert_eq!(layout(&out).unwrap(), out.clone(), "not a fixed point:\n{}", strewn);
+            laid.push(out);
+        }
+        let original = compile(&world, "gen.plan", &text);
+        let ir = sound_ir(&original, &world)?;
+        let run = compile_with(
+            ("gen.plan", &laid[0]),
+            ("tools.plan", &laid[1]),
+            ("policy.plan", &laid[2]),
+        );
+        let laid_ir = sound_ir(&run, &world)?;
+        prop_assert_eq!(formless(laid_ir), formless(ir), "{}", listing(&run));
+    }
+}
 
 fn token_soup() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(TOKENS), 0..200).prop_map(|t| t.join(" "))
