@@ -368,6 +368,10 @@ fn initialize_announces_the_features() {
     }
     assert_eq!(caps["renameProvider"]["prepareProvider"], true);
     assert_eq!(
+        caps["signatureHelpProvider"]["triggerCharacters"],
+        json!(["(", ","])
+    );
+    assert_eq!(
         caps["codeActionProvider"]["codeActionKinds"],
         json!(["quickfix"])
     );
@@ -733,6 +737,15 @@ fn rename_bindings_and_steps_and_refuse_bad_names() {
     c.shutdown();
 }
 
+/// Sends `text` as version `version` of the document, less its first `|`,
+/// and asks `method` with the cursor where the `|` was.
+fn ask_at_marker(c: &mut Client, uri: &str, version: i32, text: &str, method: &str) -> Value {
+    let at_cursor = pos(text, "|", 0, 0);
+    let text = text.replacen('|', "", 1);
+    c.change(uri, version, &text);
+    c.ok(method, at(uri, at_cursor))
+}
+
 fn labels(items: &Value) -> Vec<String> {
     items
         .as_array()
@@ -751,12 +764,9 @@ fn completion_in_each_context() {
     c.diagnostics(&uri);
     let mut version = 1;
     let mut complete = |c: &mut Client, text: &str, marker: &str| -> Value {
-        // `marker` stands where the cursor is.
+        assert_eq!(marker, "|");
         version += 1;
-        let at_cursor = pos(text, marker, 0, 0);
-        let text = text.replacen(marker, "", 1);
-        c.change(&uri, version, &text);
-        c.ok("textDocument/completion", at(&uri, at_cursor))
+        ask_at_marker(c, &uri, version, text, "textDocument/completion")
     };
 
     // Tool names, with the signature as detail, replacing a dotted prefix.
@@ -1028,6 +1038,91 @@ fn formatting_lays_out_the_document() {
     c.change(&uri, 3, "plan p { step a = }");
     c.diagnostics_at(&uri, 3);
     assert_eq!(c.ok("textDocument/formatting", params), Value::Null);
+    c.shutdown();
+}
+
+#[test]
+fn signature_help_inside_a_call() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    c.diagnostics(&uri);
+    let mut version = 1;
+    let mut help = |c: &mut Client, text: &str| -> Value {
+        version += 1;
+        ask_at_marker(c, &uri, version, text, "textDocument/signatureHelp")
+    };
+    let call =
+        "billing.change_plan(subscription_id: sub_id, plan: \"starter\", effective: period_end)";
+    // The parameter under the cursor, by name; the label ranges are the
+    // parameters' text in the signature.
+    let h = help(
+        &mut c,
+        &GOOD.replace(
+            call,
+            "billing.change_plan(subscription_id: sub_id, plan: \"st|",
+        ),
+    );
+    let sig = &h["signatures"][0];
+    let label = sig["label"].as_str().unwrap();
+    assert!(
+        label.starts_with("billing.change_plan(subscription_id: string, plan: "),
+        "{label}"
+    );
+    assert_eq!(h["activeParameter"], 1);
+    let params: Vec<String> = sig["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let [a, b] = [
+                p["label"][0].as_u64().unwrap(),
+                p["label"][1].as_u64().unwrap(),
+            ];
+            label[a as usize..b as usize].to_string()
+        })
+        .collect();
+    assert_eq!(
+        params,
+        [
+            "subscription_id: string",
+            "plan: \"starter\" | \"pro\"",
+            "effective: date"
+        ]
+    );
+    // After a comma: the first parameter not given yet, whatever the order.
+    let h = help(
+        &mut c,
+        &GOOD.replace(call, "billing.change_plan(plan: \"pro\", |"),
+    );
+    assert_eq!(h["activeParameter"], 0);
+    // Inside a record or list of an argument, still the call's signature.
+    let h = help(
+        &mut c,
+        &GOOD.replace(
+            "facts: { plan: \"starter\",",
+            "facts: { plan: \"starter\", |",
+        ),
+    );
+    assert!(
+        h["signatures"][0]["label"]
+            .as_str()
+            .unwrap()
+            .starts_with("email.send(")
+    );
+    assert_eq!(
+        h["signatures"][0]["parameters"][h["activeParameter"].as_u64().unwrap() as usize]["label"]
+            .as_array()
+            .map(|l| l.len()),
+        Some(2)
+    );
+    // Outside a call, or in a step's body: nothing.
+    assert_eq!(
+        help(&mut c, &GOOD.replace("on_unmet halt", "on_unmet |halt")),
+        Value::Null
+    );
+    assert_eq!(help(&mut c, &format!("|{GOOD}")), Value::Null);
     c.shutdown();
 }
 

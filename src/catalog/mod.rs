@@ -51,15 +51,25 @@ impl Tool {
 
     /// `name(a: T, b: U = 1) -> R read idempotent`, as hover shows it.
     pub fn signature(&self) -> String {
-        let params: Vec<String> = self
-            .params
-            .iter()
-            .map(|p| match &p.default {
+        self.signature_parts().0
+    }
+
+    /// [`Tool::signature`], with the byte range of each parameter in it.
+    pub fn signature_parts(&self) -> (String, Vec<std::ops::Range<usize>>) {
+        let mut s = format!("{}(", self.name);
+        let mut ranges = Vec::with_capacity(self.params.len());
+        for (i, p) in self.params.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            let start = s.len();
+            s.push_str(&match &p.default {
                 Some(d) => format!("{}: {} = {}", p.name, p.ty, d.display()),
                 None => format!("{}: {}", p.name, p.ty),
-            })
-            .collect();
-        let mut s = format!("{}({}) -> {}", self.name, params.join(", "), self.result);
+            });
+            ranges.push(start..s.len());
+        }
+        s.push_str(&format!(") -> {}", self.result));
         if let Some(e) = self.effect {
             s.push(' ');
             s.push_str(e.as_str());
@@ -70,7 +80,7 @@ impl Tool {
         if self.untrusted {
             s.push_str(" untrusted");
         }
-        s
+        (s, ranges)
     }
 }
 

@@ -181,7 +181,7 @@ fn is_path_char(c: char) -> bool {
     is_word(c) || matches!(c, '$' | '[' | ']')
 }
 
-type Tok<'t> = (Token<'t>, usize, usize);
+pub(super) type Tok<'t> = (Token<'t>, usize, usize);
 
 fn ident<'t>(toks: &[Tok<'t>], i: Option<usize>) -> Option<&'t str> {
     match toks.get(i?)?.0 {
@@ -202,6 +202,62 @@ fn back(i: usize, n: usize) -> Option<usize> {
     i.checked_sub(n)
 }
 
+/// The tokens of `text` but doc comments, with their byte ranges.
+pub(super) fn tokens(text: &str) -> Vec<Tok<'_>> {
+    lexer::lex(FileId(0), text)
+        .tokens
+        .iter()
+        .filter(|(t, _)| !matches!(t, Token::Doc(_)))
+        .map(|(t, s)| (*t, s.start, s.end))
+        .collect()
+}
+
+/// The brackets of `toks` still open at the end, innermost last; and for
+/// each closing bracket, the index of the bracket it closes.
+pub(super) fn brackets(toks: &[Tok<'_>]) -> (Vec<usize>, Vec<Option<usize>>) {
+    let mut stack: Vec<usize> = Vec::new();
+    let mut opener_of: Vec<Option<usize>> = vec![None; toks.len()];
+    for (i, (t, _, _)) in toks.iter().enumerate() {
+        let open = match t {
+            Token::LParen | Token::LBracket | Token::LBrace => {
+                stack.push(i);
+                continue;
+            }
+            Token::RParen => Token::LParen,
+            Token::RBracket => Token::LBracket,
+            Token::RBrace => Token::LBrace,
+            _ => continue,
+        };
+        if let Some(at) = stack
+            .iter()
+            .rposition(|&j| toks.get(j).is_some_and(|o| o.0 == open))
+        {
+            if let (Some(&j), Some(slot)) = (stack.get(at), opener_of.get_mut(i)) {
+                *slot = Some(j);
+            }
+            stack.truncate(at);
+        }
+    }
+    (stack, opener_of)
+}
+
+/// When the `(` at `k` opens a step's call (`step NAME = TOOL(`): the
+/// tool's name and the offset of `step`.
+pub(super) fn step_call<'t>(toks: &[Tok<'t>], k: usize) -> Option<(&'t str, usize)> {
+    let tool = match tok(toks, back(k, 1)) {
+        Some(Token::Ident(t) | Token::DottedName(t)) => t,
+        _ => return None,
+    };
+    if tok(toks, back(k, 2)) == Some(Token::Assign)
+        && ident(toks, back(k, 3)).is_some()
+        && is_kw(toks, back(k, 4), "step")
+    {
+        let step_at = back(k, 4).and_then(|i| toks.get(i)).map_or(0, |t| t.1);
+        return Some((tool, step_at));
+    }
+    None
+}
+
 impl<'a> Ctx<'a> {
     fn items(&self) -> Vec<lsp::CompletionItem> {
         let Some(before) = self.file.text.get(..self.offset) else {
@@ -218,13 +274,7 @@ impl<'a> Ctx<'a> {
         let Some(head) = before.get(..prefix_start) else {
             return Vec::new();
         };
-        let lexed = lexer::lex(FileId(0), head);
-        let mut toks: Vec<Tok<'_>> = lexed
-            .tokens
-            .iter()
-            .filter(|(t, _)| !matches!(t, Token::Doc(_)))
-            .map(|(t, s)| (*t, s.start, s.end))
-            .collect();
+        let mut toks = tokens(head);
         let replace = Span::new(self.file.id, prefix_start, self.offset);
 
         // Inside a string: only an interpolation `${` takes a completion.
@@ -242,43 +292,11 @@ impl<'a> Ctx<'a> {
             toks.pop();
         }
 
-        // The open brackets, innermost last; and for each close, its open.
-        let mut stack: Vec<usize> = Vec::new();
-        let mut opener_of: Vec<Option<usize>> = vec![None; toks.len()];
-        for (i, (t, _, _)) in toks.iter().enumerate() {
-            let open = match t {
-                Token::LParen | Token::LBracket | Token::LBrace => {
-                    stack.push(i);
-                    continue;
-                }
-                Token::RParen => Token::LParen,
-                Token::RBracket => Token::LBracket,
-                Token::RBrace => Token::LBrace,
-                _ => continue,
-            };
-            if let Some(at) = stack
-                .iter()
-                .rposition(|&j| toks.get(j).is_some_and(|o| o.0 == open))
-            {
-                if let (Some(&j), Some(slot)) = (stack.get(at), opener_of.get_mut(i)) {
-                    *slot = Some(j);
-                }
-                stack.truncate(at);
-            }
-        }
+        let (stack, opener_of) = brackets(&toks);
         let classify = |k: usize| -> Opener<'_> {
             match tok(&toks, Some(k)) {
                 Some(Token::LParen) => {
-                    let tool = match tok(&toks, back(k, 1)) {
-                        Some(Token::Ident(t) | Token::DottedName(t)) => Some(t),
-                        _ => None,
-                    };
-                    if let Some(tool) = tool
-                        && tok(&toks, back(k, 2)) == Some(Token::Assign)
-                        && ident(&toks, back(k, 3)).is_some()
-                        && is_kw(&toks, back(k, 4), "step")
-                    {
-                        let step_at = back(k, 4).and_then(|i| toks.get(i)).map_or(0, |t| t.1);
+                    if let Some((tool, step_at)) = step_call(&toks, k) {
                         return Opener::Call { tool, step_at };
                     }
                     if is_kw(&toks, back(k, 1), "len") || is_kw(&toks, back(k, 1), "exists") {
@@ -292,16 +310,7 @@ impl<'a> Ctx<'a> {
                             back(k, 1).and_then(|i| opener_of.get(i).copied().flatten())
                     {
                         // Re-classify the call's `(`, which is closed.
-                        let tool = match tok(&toks, back(open, 1)) {
-                            Some(Token::Ident(t) | Token::DottedName(t)) => Some(t),
-                            _ => None,
-                        };
-                        if let Some(tool) = tool
-                            && tok(&toks, back(open, 2)) == Some(Token::Assign)
-                            && is_kw(&toks, back(open, 4), "step")
-                        {
-                            let step_at =
-                                back(open, 4).and_then(|i| toks.get(i)).map_or(0, |t| t.1);
+                        if let Some((tool, step_at)) = step_call(&toks, open) {
                             return Opener::StepBody { tool, step_at };
                         }
                     }

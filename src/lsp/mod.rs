@@ -27,6 +27,7 @@ pub mod convert;
 mod features;
 mod json_scan;
 pub mod pages;
+mod signature;
 pub mod uri;
 
 use std::collections::{HashMap, HashSet};
@@ -106,6 +107,11 @@ fn capabilities() -> lsp::ServerCapabilities {
         document_symbol_provider: Some(lsp::OneOf::Left(true)),
         workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
         document_formatting_provider: Some(lsp::OneOf::Left(true)),
+        signature_help_provider: Some(lsp::SignatureHelpOptions {
+            trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
+            retrigger_characters: Some(vec![":".to_string()]),
+            work_done_progress_options: Default::default(),
+        }),
         code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
             lsp::CodeActionOptions {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
@@ -321,6 +327,9 @@ impl<'c> Server<'c> {
                 self.call::<DocumentSymbolRequest>(req, features::document_symbols)
             }
             Formatting::METHOD => self.call::<Formatting>(req, features::formatting),
+            SignatureHelpRequest::METHOD => {
+                self.call::<SignatureHelpRequest>(req, signature::signature_help)
+            }
             WorkspaceSymbolRequest::METHOD => {
                 self.call::<WorkspaceSymbolRequest>(req, features::workspace_symbols)
             }
