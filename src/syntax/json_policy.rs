@@ -193,7 +193,7 @@ fn scopes(r: &mut Reader<'_>, v: &Json<'_>) -> Vec<Name> {
 
 /// A scope as the text form spells it: an identifier, then parts of
 /// letters, digits, `_`, `*`, `-` and `.` after each `:`.
-fn is_scope(s: &str) -> bool {
+pub(crate) fn is_scope(s: &str) -> bool {
     let mut parts = s.split(':');
     let head_ok = parts.next().is_some_and(is_ident);
     head_ok
