@@ -58,7 +58,8 @@ enum Command {
         code: String,
     },
     /// Lay out `.plan` files in place: indentation, spacing and line
-    /// breaks; nothing but whitespace changes, comments included.
+    /// breaks; nothing but whitespace changes, comments included. With
+    /// `--to`, convert one file between the text and JSON forms instead.
     Fmt {
         /// `.plan` files; `-` reads standard input and writes the result
         /// to standard output.
@@ -66,8 +67,12 @@ enum Command {
         files: Vec<PathBuf>,
         /// Write nothing: list the files that are not laid out, and exit
         /// with 1 when there are any.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "to")]
         check: bool,
+        /// Convert the file (a plan, a catalogue or a policy, in either
+        /// form) to this form, on standard output.
+        #[arg(long, value_enum, value_name = "FORM")]
+        to: Option<Form>,
         /// When to colour the report of a file that does not parse.
         #[arg(long, value_enum, default_value_t = Color::Auto)]
         color: Color,
@@ -115,6 +120,15 @@ enum Format {
     Sarif,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Form {
+    /// The text form (`.plan`), laid out.
+    Plan,
+    /// The JSON form: the JSON plan shape, an MCP `tools/list` result, or
+    /// the JSON policy shape.
+    Json,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Color {
     Auto,
@@ -146,7 +160,14 @@ fn main() -> ExitCode {
         Command::Explain { code } => explain(&code),
         Command::Fmt {
             files,
+            to: Some(form),
+            color,
+            ..
+        } => convert(&files, form, color),
+        Command::Fmt {
+            files,
             check,
+            to: None,
             color,
         } => fmt(&files, check, color),
         Command::Lsp => planc::lsp::run_stdio()
@@ -192,12 +213,7 @@ fn load(files: &[PathBuf], options: &Options) -> Result<Job, Failure> {
                 return Err(Failure("standard input (`-`) given twice".into()));
             }
             stdin_used = true;
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Failure(format!("cannot read standard input: {e}")))?;
-            let text = project::decode("<stdin>", bytes).map_err(Failure)?;
-            let kind = SourceKind::sniff(&text);
+            let (text, kind) = read_stdin()?;
             job.sources.add_with_kind("<stdin>", text, kind)
         } else {
             add_file(&mut job, path)?
@@ -339,27 +355,8 @@ fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure
     let mut code = ExitCode::SUCCESS;
     for path in files {
         let stdin = path == Path::new("-");
-        let (name, text) = if stdin {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Failure(format!("cannot read standard input: {e}")))?;
-            (
-                "<stdin>".to_string(),
-                project::decode("<stdin>", bytes).map_err(Failure)?,
-            )
-        } else {
-            (
-                display_path(path),
-                project::read_source(path).map_err(Failure)?,
-            )
-        };
-        let json = if stdin {
-            SourceKind::sniff(&text) == SourceKind::Json
-        } else {
-            SourceKind::from_name(&name) == SourceKind::Json
-        };
-        if json {
+        let (name, text, kind) = read_input(path)?;
+        if kind == SourceKind::Json {
             return Err(Failure(format!(
                 "`{name}` is JSON: `planc fmt` lays out the text form"
             )));
@@ -369,17 +366,7 @@ fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure
             Err(planc::fmt::layout::LayoutError::Syntax(diagnostics)) => {
                 let mut sources = planc::SourceMap::new();
                 sources.add_with_kind(name, text, SourceKind::Text);
-                let color = match color {
-                    Color::Always => true,
-                    Color::Never => false,
-                    Color::Auto => {
-                        std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-                    }
-                };
-                let mut s = render::human(&sources, &diagnostics, color);
-                s.push_str(&render::summary(&diagnostics));
-                s.push('\n');
-                eprint!("{s}");
+                report_human(&sources, &diagnostics, color);
                 code = ExitCode::from(1);
                 continue;
             }
@@ -404,6 +391,90 @@ fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure
         }
     }
     Ok(code)
+}
+
+/// Standard input, decoded, and its form told from its content.
+fn read_stdin() -> Result<(String, SourceKind), Failure> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure(format!("cannot read standard input: {e}")))?;
+    let text = project::decode("<stdin>", bytes).map_err(Failure)?;
+    let kind = SourceKind::sniff(&text);
+    Ok((text, kind))
+}
+
+/// A file for `planc fmt`, or standard input for `-`: its name, text and
+/// form (from the name, or from the content for standard input).
+fn read_input(path: &Path) -> Result<(String, String, SourceKind), Failure> {
+    if path == Path::new("-") {
+        let (text, kind) = read_stdin()?;
+        Ok(("<stdin>".to_string(), text, kind))
+    } else {
+        let name = display_path(path);
+        let text = project::read_source(path).map_err(Failure)?;
+        let kind = SourceKind::from_name(&name);
+        Ok((name, text, kind))
+    }
+}
+
+/// Prints diagnostics as human reports on stderr, with the summary line.
+fn report_human(sources: &planc::SourceMap, diagnostics: &[planc::Diagnostic], color: Color) {
+    let color = match color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let mut s = render::human(sources, diagnostics, color);
+    s.push_str(&render::summary(diagnostics));
+    s.push('\n');
+    eprint!("{s}");
+}
+
+/// `planc fmt --to FORM FILE`: the file read in its form (a JSON document
+/// as a plan, a catalogue or a policy, told apart by its keys) and written
+/// in the other, on standard output. A file with syntax errors, or holding
+/// what the other form cannot express, is reported (status 1).
+fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Failure> {
+    let [path] = files else {
+        return Err(Failure(format!(
+            "`--to` converts one file at a time ({} given)",
+            files.len()
+        )));
+    };
+    let (name, text, kind) = read_input(path)?;
+    let mut sources = planc::SourceMap::new();
+    let id = sources.add_with_kind(name, text, kind);
+    let (module, diagnostics) = driver::parse(&mut sources, id, driver::Role::Plan);
+    if diagnostics
+        .iter()
+        .any(|d| d.severity == planc::Severity::Error)
+    {
+        report_human(&sources, &diagnostics, color);
+        return Ok(ExitCode::from(1));
+    }
+    let converted = match form {
+        Form::Json => planc::fmt::convert::to_json(&module),
+        // Laid out as `planc fmt` would, when the layout takes it.
+        Form::Plan => planc::fmt::convert::to_text(&module)
+            .map(|t| planc::fmt::layout::layout(&t).unwrap_or(t)),
+    };
+    match converted {
+        Ok(out) => {
+            std::io::stdout()
+                .write_all(out.as_bytes())
+                .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let (file, at) = match sources.get(e.span.file) {
+                Some(f) => (f.name.as_str(), f.line_col(e.span.start)),
+                None => ("", Default::default()),
+            };
+            eprintln!("{file}:{}:{}: error: {}", at.line, at.column, e.message);
+            Ok(ExitCode::from(1))
+        }
+    }
 }
 
 fn explain(code: &str) -> Result<ExitCode, Failure> {

@@ -429,4 +429,23 @@ fn fmt_writes_checks_and_refuses() {
     let (code, _, err) = run(&["fmt", "p.json"], "");
     assert_eq!(code, 2);
     assert!(err.contains("`p.json` is JSON"), "{err}");
+
+    // --to converts one file, to standard output, either way; the text
+    // comes out laid out.
+    let (code, json, _) = run(&["fmt", "--to", "json", "a.plan"], "");
+    assert_eq!(code, 0);
+    assert!(json.starts_with("{\n  \"name\": \"p\","), "{json}");
+    let (code, text, _) = run(&["fmt", "--to", "plan", "-"], &json);
+    assert_eq!((code, text.as_str()), (0, tidy));
+    // What the other form cannot express is an error of the input, at its
+    // place.
+    let (code, out, err) = run(
+        &["fmt", "--to", "json", "-"],
+        "plan p { step a = t.x(s: \"${x}\") }",
+    );
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.starts_with("<stdin>:1:26: error: the string"), "{err}");
+    // One file at a time, and not with --check.
+    assert_eq!(run(&["fmt", "--to", "json", "a.plan", "b.plan"], "").0, 2);
+    assert_eq!(run(&["fmt", "--check", "--to", "json", "a.plan"], "").0, 2);
 }
