@@ -84,6 +84,12 @@ impl Server {
         self.stdin.flush().unwrap();
     }
 
+    /// Writes bytes as they are, framing and all.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
     /// The next message that `want` accepts; others are dropped.
     fn wait(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
         let end = Instant::now() + DEADLINE;
@@ -183,6 +189,36 @@ fn an_editor_session_over_stdio() {
     s.send(json!({"method": "exit"}));
     assert!(s.exit_status().success());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_malformed_message_is_logged_and_skipped() {
+    let mut s = Server::start();
+    s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    s.wait("the initialize response", |m| m["id"] == 1);
+    s.send(json!({"method": "initialized", "params": {}}));
+    // A body that is not JSON, one that is JSON but not JSON-RPC, and a
+    // header that is not a length: each is reported, and the session goes
+    // on.
+    s.send_raw(b"Content-Length: 5\r\n\r\nhello");
+    let log = s.wait("a log message", |m| m["method"] == "window/logMessage");
+    assert_eq!(log["params"]["type"], 1);
+    assert!(
+        log["params"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("planc: skipped a malformed message"),
+        "{log}"
+    );
+    s.send_raw(b"Content-Length: 10\r\n\r\n{\"foo\": 1}");
+    s.wait("a log message", |m| m["method"] == "window/logMessage");
+    s.send_raw(b"Content-Length: many\r\n\r\n");
+    s.wait("a log message", |m| m["method"] == "window/logMessage");
+    s.send(json!({"id": 2, "method": "shutdown"}));
+    let r = s.wait("the shutdown response", |m| m["id"] == 2);
+    assert_eq!(r["result"], Value::Null);
+    s.send(json!({"method": "exit"}));
+    assert!(s.exit_status().success());
 }
 
 #[test]
