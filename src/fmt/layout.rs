@@ -7,8 +7,9 @@
 //!   clause starts a line; so does every doc comment and what follows it;
 //! - a line break the author put between two tokens is kept (at most one
 //!   blank line), except before a comma;
-//! - a bracket whose contents start on a new line closes on a line of its
-//!   own; otherwise it closes where its contents end;
+//! - a bracket whose contents run over several lines is laid out as a
+//!   block: they start on the line after it, and it closes on a line of
+//!   its own; otherwise it closes where its contents end;
 //! - a line is indented four spaces per open bracket line, and four more
 //!   when it continues the line before (a rule broken before `where`);
 //! - within a line, one space between tokens, none inside `(` `[`, before
@@ -245,7 +246,38 @@ fn texts<'t>(p: &Piece<'t>, split: bool) -> Vec<&'t str> {
 /// contents start on a new line.
 struct Open {
     indent: usize,
-    broken: bool,
+    multi: bool,
+}
+
+/// For each opening bracket, whether its contents run over several lines:
+/// a line starts inside it, at its own level (an anchor, a doc comment, a
+/// line the author broke, the line after a comment). Such a bracket is laid
+/// out as a block: its contents start on a new line, and it closes on a
+/// line of its own.
+fn multiline(pieces: &[Piece<'_>], anchors: &HashSet<usize>) -> Vec<bool> {
+    let mut multi = vec![false; pieces.len()];
+    let mut open: Vec<usize> = Vec::new();
+    let mut prev: Option<Kind<'_>> = None;
+    for (i, p) in pieces.iter().enumerate() {
+        let starts_line = prev.is_some()
+            && (anchors.contains(&i)
+                || p.kind.is_doc()
+                || prev.is_some_and(|k| k.is_doc() || matches!(k, Kind::Comment(_)))
+                || (p.breaks > 0 && !p.kind.is(Token::Comma)));
+        if starts_line
+            && let Some(slot) = open.last().and_then(|&o| multi.get_mut(o))
+        {
+            *slot = true;
+        }
+        if p.kind.closes() {
+            open.pop();
+        }
+        if p.kind.opens() {
+            open.push(i);
+        }
+        prev = Some(p.kind);
+    }
+    multi
 }
 
 fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>) -> String {
@@ -259,23 +291,24 @@ fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>)
     // after a close (`) {` of a step whose arguments run over several
     // lines) belongs to the line that opened the closed one.
     let mut closed_indent = 0usize;
+    let multi = multiline(pieces, anchors);
     for (i, p) in pieces.iter().enumerate() {
         let kind = p.kind;
         let anchored = anchors.contains(&i) || kind.is_doc() || prev.is_some_and(|k| k.is_doc());
         let after_comment = matches!(prev, Some(Kind::Comment(_)));
-        let closer_of_broken = kind.closes() && open.last().is_some_and(|o| o.broken);
+        let in_block = open.last().is_some_and(|o| o.multi);
+        // A block's first line starts after its bracket, but a comment
+        // the author put right after the bracket stays there.
+        let trailing_comment = matches!(kind, Kind::Comment(_)) && p.breaks == 0;
+        let opens_block = in_block && prev.is_some_and(|k| k.opens()) && !trailing_comment;
+        let closes_block = in_block && kind.closes();
         let newline = match prev {
             None => false,
-            Some(_) if after_comment || anchored || closer_of_broken => true,
+            Some(_) if after_comment || anchored || opens_block || closes_block => true,
             // A comma stays with what it follows.
             Some(_) if kind.is(Token::Comma) => false,
             Some(_) => p.breaks > 0,
         };
-        if prev.is_some_and(|k| k.opens())
-            && let Some(o) = open.last_mut()
-        {
-            o.broken = newline || matches!(kind, Kind::Comment(_));
-        }
         if kind.closes() {
             let o = open.pop();
             closed_indent = o.map_or(0, |o| o.indent);
@@ -317,7 +350,7 @@ fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>)
             let after_close = prev.is_some_and(|k| k.closes()) && !newline;
             open.push(Open {
                 indent: if after_close { closed_indent } else { indent },
-                broken: false,
+                multi: multi.get(i).copied().unwrap_or(false),
             });
         }
         if let Kind::Tok(_) = kind {
