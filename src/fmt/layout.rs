@@ -264,9 +264,7 @@ fn multiline(pieces: &[Piece<'_>], anchors: &HashSet<usize>) -> Vec<bool> {
                 || p.kind.is_doc()
                 || prev.is_some_and(|k| k.is_doc() || matches!(k, Kind::Comment(_)))
                 || (p.breaks > 0 && !p.kind.is(Token::Comma)));
-        if starts_line
-            && let Some(slot) = open.last().and_then(|&o| multi.get_mut(o))
-        {
+        if starts_line && let Some(slot) = open.last().and_then(|&o| multi.get_mut(o)) {
             *slot = true;
         }
         if p.kind.closes() {
