@@ -1482,6 +1482,22 @@ fn explain_pages_are_written_once_and_repaired() {
         std::fs::read_dir(&dir).unwrap().count(),
         planc::Code::ALL.len()
     );
+    // Servers starting together into an empty folder (the tests of this
+    // file do, on a fresh machine) all get every page.
+    let fresh = p.path("fresh");
+    let writers: Vec<_> = (0..8)
+        .map(|_| {
+            let fresh = fresh.clone();
+            std::thread::spawn(move || planc::lsp::pages::write_into(&fresh).map(|m| m.len()))
+        })
+        .collect();
+    for w in writers {
+        assert_eq!(w.join().unwrap(), Some(planc::Code::ALL.len()));
+    }
+    assert_eq!(
+        std::fs::read_dir(&fresh).unwrap().count(),
+        planc::Code::ALL.len()
+    );
 }
 
 /// [`GOOD`] as a JSON plan, with one more binding (`owner`, a record).

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lsp_types::Uri;
 
@@ -34,13 +35,22 @@ pub fn write_into(dir: &Path) -> Option<HashMap<Code, Uri>> {
     for &code in Code::ALL {
         let path = dir.join(format!("{code}.md"));
         let text = explain::page(code);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-            // Another server may be writing the same page: write a file of
-            // this process's own and rename it over, so that no reader sees
-            // half a page.
-            let tmp = dir.join(format!(".{code}.md.{}", std::process::id()));
-            std::fs::write(&tmp, text).ok()?;
-            std::fs::rename(&tmp, &path).ok()?;
+        let current = |path: &Path| std::fs::read_to_string(path).ok().as_deref() == Some(text);
+        if !current(&path) {
+            // Other servers (or threads) may be writing the same page:
+            // write a file of this writer's own and rename it over, so that
+            // no reader sees half a page.
+            static WRITES: AtomicUsize = AtomicUsize::new(0);
+            let n = WRITES.fetch_add(1, Ordering::Relaxed);
+            let tmp = dir.join(format!(".{code}.md.{}.{n}", std::process::id()));
+            let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &path));
+            if written.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+                // Someone else's copy will do.
+                if !current(&path) {
+                    return None;
+                }
+            }
         }
         uris.insert(code, uri::from_path(&path)?);
     }
