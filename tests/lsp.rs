@@ -885,6 +885,25 @@ fn completion_in_each_context() {
         labels(&complete(&mut c, &text, "|")),
         ["resolve", "subscription", "change"]
     );
+    // A binding's members, after its name and a dot: only what follows the
+    // dot is replaced.
+    let with_owner = GOOD.replace(
+        "bind sub_id = $.id",
+        "bind sub_id = $.id\n        bind owner = $.owner",
+    );
+    let text = with_owner.replace("to: \"a.kohl@northwind-traders.co.uk\"", "to: owner.em|");
+    let items = complete(&mut c, &text, "|");
+    assert_eq!(labels(&items), ["name", "email"]);
+    assert_eq!(
+        under(&text.replacen('|', "", 1), &items[1]["textEdit"]["range"]),
+        "em"
+    );
+    assert_eq!(items[1]["detail"], "string");
+    // Of a member that is no record, or of no binding: nothing.
+    let text = with_owner.replace("to: \"a.kohl@northwind-traders.co.uk\"", "to: sub_id.|");
+    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
+    let text = with_owner.replace("to: \"a.kohl@northwind-traders.co.uk\"", "to: nobody.|");
+    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
     c.shutdown();
 }
 

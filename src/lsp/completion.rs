@@ -3,7 +3,8 @@
 //! Text: the text before the cursor is lexed (it is often incomplete while
 //! the user types, so the parse tree cannot be trusted to hold the construct
 //! being written) and the innermost open bracket decides the context: a
-//! step's call (argument names, then values), a step's body (clause
+//! step's call (argument names, then values: bindings in scope, and a
+//! binding's fields after `name.`), a step's body (clause
 //! keywords, `on_unmet` actions, `after` targets, probe forms after `post`,
 //! result paths after `$`), a plan's body (`step` and budget lines, tool
 //! names after `step NAME =`), a policy, or the top level. What the names
@@ -648,6 +649,13 @@ impl<'a> Ctx<'a> {
         replace: Span,
         form: Form,
     ) -> Vec<lsp::CompletionItem> {
+        // A reference's members, in the text: `owner.` then its fields.
+        if form == Form::Text {
+            let typed = self.file.text.get(replace.range()).unwrap_or("");
+            if let Some(items) = self.members(bound, typed, replace.start as usize) {
+                return items;
+            }
+        }
         let ty = param.and_then(|p| {
             self.a
                 .outcome
@@ -1185,14 +1193,29 @@ impl Ctx<'_> {
     ) -> Vec<lsp::CompletionItem> {
         let inner = at.typed.get(k..).unwrap_or("");
         let from = at.start + k;
-        let Some(dot) = inner.rfind('.') else {
-            let replace = Span::new(self.file.id, from, self.offset);
-            return self.binding_items(bound, None, replace, Form::Text);
-        };
-        let reference = inner.get(..dot).unwrap_or("");
+        match self.members(bound, inner, from) {
+            Some(items) => items,
+            None => {
+                let replace = Span::new(self.file.id, from, self.offset);
+                self.binding_items(bound, None, replace, Form::Text)
+            }
+        }
+    }
+
+    /// After `name.` or `name.field.` (`typed`, from byte `from` up to the
+    /// cursor): the fields of that member of a binding, replacing what
+    /// follows the last dot. `None` when there is no dot.
+    fn members(
+        &self,
+        bound: &[Bound],
+        typed: &str,
+        from: usize,
+    ) -> Option<Vec<lsp::CompletionItem>> {
+        let dot = typed.rfind('.')?;
+        let reference = typed.get(..dot).unwrap_or("");
         let (name, members) = reference.split_once('.').unwrap_or((reference, ""));
         let Some(b) = bound.iter().find(|b| b.name == name) else {
-            return Vec::new();
+            return Some(Vec::new());
         };
         let path = if members.is_empty() {
             "$".to_string()
@@ -1200,10 +1223,10 @@ impl Ctx<'_> {
             format!("$.{members}")
         };
         let Some(ty) = walk(&b.ty, &path) else {
-            return Vec::new();
+            return Some(Vec::new());
         };
         let replace = Span::new(self.file.id, from + dot + 1, self.offset);
-        self.fields(ty, "", replace, Form::Text)
+        Some(self.fields(ty, "", replace, Form::Text))
     }
 
     /// The bindings of the steps before the cursor's, typed by their tool's
