@@ -136,6 +136,20 @@ enum Color {
     Never,
 }
 
+impl Color {
+    /// Whether reports on stderr are coloured: `auto` colours a terminal
+    /// unless `NO_COLOR` is set.
+    fn on_stderr(self) -> bool {
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => {
+                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        }
+    }
+}
+
 /// Exit status 2: the command itself failed (bad flags, unreadable file,
 /// bad `planc.toml`, catalogue or policy file missing), as opposed to the
 /// input having errors (1).
@@ -267,14 +281,7 @@ fn report(
     let diagnostics = &outcome.diagnostics;
     let (text, machine) = match options.format {
         Format::Human => {
-            let color = match options.color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => {
-                    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-                }
-            };
-            let mut s = render::human(&job.sources, diagnostics, color);
+            let mut s = render::human(&job.sources, diagnostics, options.color.on_stderr());
             if !diagnostics.is_empty() {
                 s.push_str(&render::summary(diagnostics));
                 s.push('\n');
@@ -420,12 +427,7 @@ fn read_input(path: &Path) -> Result<(String, String, SourceKind), Failure> {
 
 /// Prints diagnostics as human reports on stderr, with the summary line.
 fn report_human(sources: &planc::SourceMap, diagnostics: &[planc::Diagnostic], color: Color) {
-    let color = match color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
-    };
-    let mut s = render::human(sources, diagnostics, color);
+    let mut s = render::human(sources, diagnostics, color.on_stderr());
     s.push_str(&render::summary(diagnostics));
     s.push('\n');
     eprint!("{s}");

@@ -704,34 +704,30 @@ pub fn formatting(
     s: &Server<'_>,
     p: lsp::DocumentFormattingParams,
 ) -> Result<Option<Vec<lsp::TextEdit>>, Failure> {
-    let Some(doc) = s.docs.get(&p.text_document.uri) else {
+    // The analysis is of the document's current text: requests are served
+    // after pending changes are checked.
+    let Some(file) = s
+        .analysis(&p.text_document.uri)
+        .and_then(Analysis::doc_file)
+    else {
         return Ok(None);
     };
-    if doc.kind != crate::source::SourceKind::Text {
+    if file.kind != crate::source::SourceKind::Text {
         return Ok(None);
     }
-    let laid_out = match crate::fmt::layout::layout(&doc.text) {
+    let laid_out = match crate::fmt::layout::layout(&file.text) {
         Ok(t) => t,
         Err(crate::fmt::layout::LayoutError::Syntax(_)) => return Ok(None),
         Err(crate::fmt::layout::LayoutError::Internal(why)) => {
             return Err(Failure(format!("planc cannot lay out this file: {why}")));
         }
     };
-    if laid_out == doc.text {
+    if laid_out == file.text {
         return Ok(Some(Vec::new()));
     }
-    // The end of the text: its last line, in UTF-16 units.
-    let lines = doc.text.matches('\n').count();
-    let last = doc.text.rsplit('\n').next().unwrap_or("");
-    let end = lsp::Position::new(
-        u32::try_from(lines).unwrap_or(u32::MAX),
-        u32::try_from(last.encode_utf16().count()).unwrap_or(u32::MAX),
-    );
+    let whole = Span::new(file.id, 0, file.text.len());
     Ok(Some(vec![lsp::TextEdit {
-        range: lsp::Range {
-            start: lsp::Position::new(0, 0),
-            end,
-        },
+        range: convert::range(file, whole),
         new_text: laid_out,
     }]))
 }
