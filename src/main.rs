@@ -406,8 +406,7 @@ fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<Exit
     };
     let text = planc::ir::to_json(ir).map_err(Failure)?;
     match output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Failure(format!("cannot write `{}`: {e}", path.display())))?,
+        Some(path) => project::write_atomic(path, text.as_bytes()).map_err(Failure)?,
         None => std::io::stdout()
             .write_all(text.as_bytes())
             .map_err(|e| Failure(format!("cannot write the IR: {e}")))?,
@@ -453,8 +452,7 @@ fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure
                 .write_all(laid_out.as_bytes())
                 .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
         } else if laid_out != text {
-            std::fs::write(path, laid_out)
-                .map_err(|e| Failure(format!("cannot write `{name}`: {e}")))?;
+            project::write_atomic(path, laid_out.as_bytes()).map_err(Failure)?;
         }
     }
     Ok(code)
