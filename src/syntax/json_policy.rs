@@ -22,9 +22,9 @@ use super::json_reader::{Reader, is_ident};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Spanned;
 
-const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
-const ACTOR_KEYS: &[&str] = &["scopes"];
-const RULE_KEYS: &[&str] = &["scopes", "max", "min", "approval", "untrusted"];
+pub(crate) const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
+pub(crate) const ACTOR_KEYS: &[&str] = &["scopes"];
+pub(crate) const RULE_KEYS: &[&str] = &["scopes", "max", "min", "approval", "untrusted"];
 
 /// Every key list of this module, for a test that they fit the reader.
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::syntax::ast::{
     Clause, CmpOp, Doc, Effect, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, Param,
     Path, PlanDecl, PolicyDecl, PolicyRule, Prim, Probe, ProbeKind, Step, ToolDecl, Type, TypeKind,
 };
+use crate::syntax::json_plan::escape_text as escape_interp;
 use crate::syntax::json_policy::is_scope;
 
 pub(super) fn to_json(module: &Module) -> Result<String> {
@@ -251,10 +252,20 @@ fn literal_json(lit: &Literal, span: Span) -> Result<J> {
     })
 }
 
+<<<<<<< HEAD:src/fmt/convert/json.rs
 /// Text in an argument string: `${` escaped as `$${`, which the JSON plan
 /// reader turns back into `${`.
 fn escape_interp(s: &str) -> String {
     s.replace("${", "$${")
+=======
+fn reference_path(r: &Reference) -> String {
+    let mut s = r.name.node.clone();
+    for m in &r.members {
+        s.push('.');
+        s.push_str(&m.node);
+    }
+    s
+>>>>>>> main:src/fmt/convert.rs
 }
 
 /// Where a value stands: an argument, whose strings may interpolate and
