@@ -252,22 +252,6 @@ fn literal_json(lit: &Literal, span: Span) -> Result<J> {
     })
 }
 
-<<<<<<< HEAD:src/fmt/convert/json.rs
-/// Text in an argument string: `${` escaped as `$${`, which the JSON plan
-/// reader turns back into `${`.
-fn escape_interp(s: &str) -> String {
-    s.replace("${", "$${")
-=======
-fn reference_path(r: &Reference) -> String {
-    let mut s = r.name.node.clone();
-    for m in &r.members {
-        s.push('.');
-        s.push_str(&m.node);
-    }
-    s
->>>>>>> main:src/fmt/convert.rs
-}
-
 /// Where a value stands: an argument, whose strings may interpolate and
 /// which may name bindings, or a catalogue default, a plain value.
 #[derive(Clone, Copy, PartialEq)]
