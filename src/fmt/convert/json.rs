@@ -18,10 +18,15 @@ pub(super) fn to_json(module: &Module) -> Result<String> {
         Kind::Tools(tools) => catalog_json(&tools)?,
         Kind::Policy(p) => policy_json(p)?,
     };
-    let mut out = String::new();
-    write_json(&doc, 0, &mut out);
-    out.push('\n');
-    Ok(out)
+    // Only a number that is not JSON fails here, and `json_number` makes
+    // every number JSON.
+    match serde_json::to_string_pretty(&doc) {
+        Ok(mut out) => {
+            out.push('\n');
+            Ok(out)
+        }
+        Err(e) => fail(Span::default(), format!("the JSON could not be written: {e}")),
+    }
 }
 
 // ---------------------------------------------------------------- which document
@@ -154,60 +159,34 @@ impl Keyed {
     }
 }
 
-fn write_json(v: &J, indent: usize, out: &mut String) {
-    let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
-    match v {
-        J::Null => out.push_str("null"),
-        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        J::Num(n) => out.push_str(n),
-        J::Str(s) => json_string(s, out),
-        J::Arr(items) if items.is_empty() => out.push_str("[]"),
-        J::Obj(members) if members.is_empty() => out.push_str("{}"),
-        J::Arr(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                pad(out, indent + 2);
-                write_json(item, indent + 2, out);
+/// Written by serde_json's pretty printer (2-space indent, `"key": value`),
+/// numbers as their exact text through a raw value.
+impl serde::Serialize for J {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeMap as _, SerializeSeq as _};
+        match self {
+            J::Null => ser.serialize_unit(),
+            J::Bool(b) => ser.serialize_bool(*b),
+            J::Num(n) => serde_json::value::RawValue::from_string(n.clone())
+                .map_err(S::Error::custom)?
+                .serialize(ser),
+            J::Str(s) => ser.serialize_str(s),
+            J::Arr(items) => {
+                let mut seq = ser.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
             }
-            out.push('\n');
-            pad(out, indent);
-            out.push(']');
-        }
-        J::Obj(members) => {
-            out.push('{');
-            for (i, (key, value)) in members.iter().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                pad(out, indent + 2);
-                json_string(key, out);
-                out.push_str(": ");
-                write_json(value, indent + 2, out);
+            J::Obj(members) => {
+                let mut map = ser.serialize_map(Some(members.len()))?;
+                for (key, value) in members {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
             }
-            out.push('\n');
-            pad(out, indent);
-            out.push('}');
         }
     }
-}
-
-/// A JSON string literal (RFC 8259): quotes, backslashes and control
-/// characters escaped.
-fn json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 // ---------------------------------------------------------------- values as JSON
