@@ -315,14 +315,7 @@ fn completions_and_man_pages_come_from_the_cli_definition() {
         assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
         let out = stdout(&o);
         // Every subcommand and a flag of `check` are offered.
-        for word in [
-            "check",
-            "compile",
-            "explain",
-            "fmt",
-            "lsp",
-            "deny-warnings",
-        ] {
+        for word in ["check", "compile", "explain", "fmt", "lsp", "deny-warnings"] {
             assert!(out.contains(word), "{shell} completions lack {word}");
         }
     }
