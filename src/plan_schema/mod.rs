@@ -281,16 +281,20 @@ impl Spec {
                 .iter()
                 .filter(|c| c.arg == p.name && c.limit.is_some())
                 .collect();
-            // A default that breaks a ceiling would be used when the
-            // argument is left out (E0303): then it must be given.
+            // A default that breaks a ceiling, or cannot be compared with
+            // it (`null`), would be used when the argument is left out
+            // (E0303): then it must be given.
             let default_breaks = p.default.as_ref().is_some_and(|d| {
                 ceilings.iter().any(|c| {
                     c.limit
                         .as_ref()
-                        .is_some_and(|l| d.satisfies(c.op, l) == Some(false))
+                        .is_some_and(|l| d.satisfies(c.op, l) != Some(true))
                 })
             });
-            if strict || p.required() || default_breaks {
+            // Under a ceiling, an argument left out with no default is
+            // refused (E0103): the tool would decide what it means.
+            let absent_refused = !ceilings.is_empty() && p.default.is_none();
+            if strict || p.required() || default_breaks || absent_refused {
                 required.push(&p.name);
             }
             let mut notes: Vec<String> = Vec::new();
@@ -337,8 +341,14 @@ impl Spec {
     /// be stated in this dialect.
     fn literal(&self, ty: &Ty, ceilings: &[&CeilingRule]) -> Option<Value> {
         if let Ty::Optional(inner) = ty {
-            // `null` is never over a ceiling.
-            return self.literal(inner, ceilings).map(|l| self.nullable(l));
+            // `null` cannot be compared with a ceiling's limit: under one it
+            // is refused (E0303), so the schema leaves it out.
+            let inner = self.literal(inner, ceilings);
+            return if ceilings.is_empty() {
+                inner.map(|l| self.nullable(l))
+            } else {
+                inner
+            };
         }
         let mut s = match ty {
             Ty::String => json!({"type": "string"}),
@@ -402,6 +412,12 @@ impl Spec {
                 let Some(n) = exact_number(limit) else {
                     return false;
                 };
+                if matches!(ty, Ty::Any | Ty::Error) {
+                    // Only a number can be compared with a numeric limit: any
+                    // other literal is refused (E0303), so only numbers pass.
+                    o.clear();
+                    o.insert("type".into(), json!("number"));
+                }
                 match op {
                     CmpOp::Le => tighten(o, "maximum", n, true),
                     CmpOp::Lt => tighten(o, "exclusiveMaximum", n, true),
