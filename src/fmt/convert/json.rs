@@ -25,7 +25,10 @@ pub(super) fn to_json(module: &Module) -> Result<String> {
             out.push('\n');
             Ok(out)
         }
-        Err(e) => fail(Span::default(), format!("the JSON could not be written: {e}")),
+        Err(e) => fail(
+            Span::default(),
+            format!("the JSON could not be written: {e}"),
+        ),
     }
 }
 
