@@ -38,8 +38,9 @@
 use super::ast::{
     Doc, Effect, Expr, Field, Item, Module, Name, Param, Prim, ToolDecl, Type, TypeKind,
 };
-use super::json::{Json, Member, Reader, Value};
+use super::json::{Json, Member, Value};
 use super::json_plan::plain_expr;
+use super::json_reader::Reader;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Span, Spanned};
 use crate::suggest;

@@ -35,7 +35,8 @@ use super::ast::{
     Arg, Clause, CmpOp, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, OnUnmet,
     Path, PathSeg, PlanDecl, Probe, ProbeKind, RecordEntry, Reference, Step,
 };
-use super::json::{Fields, Json, Reader, Value, is_ident};
+use super::json::{Json, Value};
+use super::json_reader::{Fields, Reader, is_ident};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::limits;
 use crate::source::{Span, Spanned};

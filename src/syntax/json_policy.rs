@@ -16,8 +16,9 @@
 //! none). The name defaults to `policy`. Unknown keys are E0004.
 
 use super::ast::{Approval, Ceiling, CmpOp, Doc, Item, Module, Name, PolicyDecl, PolicyRule};
-use super::json::{Json, Reader, Value, is_ident};
+use super::json::{Json, Value};
 use super::json_plan::literal;
+use super::json_reader::{Reader, is_ident};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Spanned;
 

@@ -63,7 +63,7 @@ fn present(f: &Frame, start: usize) -> Vec<&str> {
 /// A step's name as the JSON form reads it: `name`, or a string `id`, else
 /// `step_N` from `n` or a numeric `id`, else from its index.
 fn json_step_name(step: &Frame, index: usize) -> String {
-    let ident = |s: &&str| crate::syntax::json::is_ident(s);
+    let ident = |s: &&str| crate::syntax::json_reader::is_ident(s);
     if let Some(name) = ["name", "id"]
         .iter()
         .find_map(|k| step.str(k).filter(ident))
