@@ -902,7 +902,7 @@ fn tool_name(name: &Name) -> Result<&str> {
 /// A string's text between quotes, escaped for the text form: every
 /// character it has an escape for, `\$` before `{` (so that no `${` is an
 /// interpolation), and other control characters as `\u{…}`.
-fn escape_text(s: &str, out: &mut String) {
+pub(crate) fn escape_text(s: &str, out: &mut String) {
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -921,7 +921,8 @@ fn escape_text(s: &str, out: &mut String) {
     }
 }
 
-fn string_text(s: &str, out: &mut String) {
+/// A string in the text form: quoted and escaped.
+pub(crate) fn string_text(s: &str, out: &mut String) {
     out.push('"');
     escape_text(s, out);
     out.push('"');
