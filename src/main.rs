@@ -119,17 +119,10 @@ enum Command {
     /// Print a JSON Schema of the JSON plan form, specialised to the
     /// catalogue, the policy and the actor: the tools the actor may call,
     /// each with its arguments, for a planner's structured output.
+    /// `planc.toml` is looked for from the current folder.
     Schema {
-        /// A catalogue file; repeatable. Replaces the `catalog` of
-        /// `planc.toml` (found from the current folder).
-        #[arg(long = "catalog", value_name = "FILE")]
-        catalog: Vec<PathBuf>,
-        /// The policy file. Replaces the `policy` of `planc.toml`.
-        #[arg(long, value_name = "FILE")]
-        policy: Option<PathBuf>,
-        /// The actor's scopes, comma-separated.
-        #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
-        actor: Option<Vec<String>>,
+        #[command(flatten)]
+        inputs: Inputs,
         /// The flavour of JSON Schema.
         #[arg(long, value_enum, default_value_t = SchemaDialect::JsonSchema)]
         dialect: SchemaDialect,
@@ -291,17 +284,13 @@ fn main() -> ExitCode {
             color,
         } => fmt(&files, check, color),
         Command::Schema {
-            catalog,
-            policy,
-            actor,
+            inputs,
             dialect,
             wrap,
             color,
         } => schema(
             &Options {
-                catalog,
-                policy,
-                actor,
+                inputs,
                 format: Format::Human,
                 color,
                 deny_warnings: false,
@@ -705,7 +694,7 @@ fn schema(
     wrap: Option<Wrap>,
 ) -> Result<ExitCode, Failure> {
     use planc::plan_schema::{self, Dialect};
-    let mut job = load(&[], options)?;
+    let mut job = load(&[], &options.inputs)?;
     if job.catalog.is_empty() {
         return Err(Failure(
             "no catalogue: pass `--catalog FILE` or name one in `planc.toml`".into(),
