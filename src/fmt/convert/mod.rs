@@ -56,6 +56,7 @@
 
 mod json;
 mod text;
+pub(crate) use text::{escape_text, string_text};
 
 use crate::source::Span;
 use crate::syntax::ast::{Effect, Module, Reference, ToolDecl};

@@ -95,7 +95,7 @@ fn tool_name(name: &Name) -> Result<&str> {
 /// A string's text between quotes, escaped for the text form: every
 /// character it has an escape for, `\$` before `{` (so that no `${` is an
 /// interpolation), and other control characters as `\u{…}`.
-fn escape_text(s: &str, out: &mut String) {
+pub(crate) fn escape_text(s: &str, out: &mut String) {
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -114,7 +114,7 @@ fn escape_text(s: &str, out: &mut String) {
     }
 }
 
-fn string_text(s: &str, out: &mut String) {
+pub(crate) fn string_text(s: &str, out: &mut String) {
     out.push('"');
     escape_text(s, out);
     out.push('"');
