@@ -64,8 +64,8 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
         SourceKind::Text => syntax::parse_text(file, &f.text),
         SourceKind::Json => {
             let (module, diags, pointers) = match role {
-                // A file given as a plan may be a catalogue or a policy
-                // checked on its own; one that is none of the three is read
+                // A file given as a plan may be a catalogue, a policy or a
+                // progress record checked on its own; one that is none of the three is read
                 // as a plan, whose shape errors say best what is missing.
                 Role::Plan => {
                     json::read_with(file, &f.text, |text, root| match json::detect(root) {
@@ -73,6 +73,9 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
                             syntax::json_catalog::read_catalog(text, root)
                         }
                         Some(json::Shape::Policy) => syntax::json_policy::read_policy(text, root),
+                        Some(json::Shape::Progress) => {
+                            crate::progress::read::read_as_module(text, root)
+                        }
                         _ => syntax::json_plan::read_plan(text, root),
                     })
                 }

@@ -3,6 +3,8 @@
 //!
 //! - [`types`]: the progress record an executor writes as it runs
 //!   (`schema/progress.schema.json` is generated from it).
+//! - [`read`]: the record reader, with diagnostics that point into the record
+//!   (E0601–E0605).
 
 pub mod types;
 
@@ -10,3 +12,4 @@ pub use types::{
     Effect, Failure, FailureKind, JsonNumber, JsonValue, PROGRESS_VERSION, ProgressRecord, Status,
     StepRecord, schema,
 };
+pub mod read;

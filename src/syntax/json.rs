@@ -1032,9 +1032,12 @@ pub enum Shape {
     Plan,
     Catalog,
     Policy,
+    /// A progress record (`progress_version`), read by `crate::progress`.
+    Progress,
 }
 
-/// Tells the documents apart by their keys: a plan has `steps`; a catalogue
+/// Tells the documents apart by their keys: a progress record has
+/// `progress_version`; a plan has `steps`; a catalogue
 /// is an array, or has `tools` as an array, or `result.tools`; a policy has
 /// `tools` as an object, or `actor`.
 pub fn detect(root: &Json<'_>) -> Option<Shape> {
@@ -1042,6 +1045,9 @@ pub fn detect(root: &Json<'_>) -> Option<Shape> {
         return Some(Shape::Catalog);
     }
     root.as_object()?;
+    if root.get("progress_version").is_some() {
+        return Some(Shape::Progress);
+    }
     if root.get("steps").is_some() {
         return Some(Shape::Plan);
     }
@@ -1062,7 +1068,7 @@ pub fn read_any(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
         Some(Shape::Plan) => super::json_plan::read_plan(text, root),
         Some(Shape::Catalog) => super::json_catalog::read_catalog(text, root),
         Some(Shape::Policy) => super::json_policy::read_policy(text, root),
-        None => {
+        Some(Shape::Progress) | None => {
             let at = Span {
                 end: root.span.start.saturating_add(1).min(root.span.end),
                 ..root.span
@@ -1093,6 +1099,9 @@ pub(crate) struct Reader<'t> {
     /// meanwhile.
     pub step_names: Vec<String>,
     pub step: Option<usize>,
+    /// The code of a shape error: E0004 for plans, catalogues and policies,
+    /// E0601 for progress records.
+    pub shape_code: Code,
 }
 
 impl<'t> Reader<'t> {
@@ -1102,6 +1111,7 @@ impl<'t> Reader<'t> {
             diags: Vec::new(),
             step_names: Vec::new(),
             step: None,
+            shape_code: Code::E0004,
         }
     }
 
@@ -1119,7 +1129,7 @@ impl<'t> Reader<'t> {
     pub fn ill_typed(&mut self, what: &str, value: &Json<'_>, expected: &str) {
         self.report(
             Diagnostic::new(
-                Code::E0004,
+                self.shape_code,
                 value.span,
                 format!("{what} must be {expected}, found {}", value.kind_name()),
             )
@@ -1209,7 +1219,7 @@ impl<'t> Reader<'t> {
     pub fn duplicate_key(&mut self, m: &Member<'_>, first: Span) {
         self.report(
             Diagnostic::new(
-                Code::E0004,
+                self.shape_code,
                 m.key_span,
                 format!("duplicate key `{}`", m.key),
             )
@@ -1222,7 +1232,7 @@ impl<'t> Reader<'t> {
     pub fn unknown_key(&mut self, m: &Member<'_>, what: &str, allowed: &[&str]) {
         let near = suggest::nearest(&m.key, allowed.iter().copied());
         let mut d = Diagnostic::new(
-            Code::E0004,
+            self.shape_code,
             m.key_span,
             format!("unknown key `{}` in {what}", m.key),
         )
@@ -1247,9 +1257,13 @@ impl<'t> Reader<'t> {
             ..object
         };
         self.report(
-            Diagnostic::new(Code::E0004, at, format!("missing key `{key}` in {what}"))
-                .with_label(format!("{what} without `{key}`"))
-                .with_help(format!("add `\"{key}\": …` to {what}: it is required")),
+            Diagnostic::new(
+                self.shape_code,
+                at,
+                format!("missing key `{key}` in {what}"),
+            )
+            .with_label(format!("{what} without `{key}`"))
+            .with_help(format!("add `\"{key}\": …` to {what}: it is required")),
         );
     }
 
