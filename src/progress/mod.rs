@@ -5,6 +5,8 @@
 //!   (`schema/progress.schema.json` is generated from it).
 //! - [`read`]: the record reader, with diagnostics that point into the record
 //!   (E0601–E0605).
+//! - [`invalidate`]: what an event during a run invalidates (`planc
+//!   invalidate`, and the executor).
 
 pub mod types;
 
@@ -12,4 +14,7 @@ pub use types::{
     Effect, Failure, FailureKind, JsonNumber, JsonValue, PROGRESS_VERSION, ProgressRecord, Status,
     StepRecord, schema,
 };
+pub mod invalidate;
 pub mod read;
+
+pub use invalidate::{Event, Invalidation, Scope, StepChange, invalidate};
