@@ -20,7 +20,9 @@ use super::types::{
 use crate::diagnostics::{self, Code, Diagnostic};
 use crate::source::{FileId, PointerTable, Span};
 use crate::syntax::ast::{Item, Module};
-use crate::syntax::json::{self, Json, Reader, Value};
+use crate::syntax::json::{self, Json, Value};
+use crate::syntax::json_reader::Reader;
+use crate::syntax::literal::is_ident;
 
 /// The keys of each shape the reader knows.
 pub const RECORD_KEYS: &[&str] = &["progress_version", "plan", "goal", "replans_used", "steps"];
@@ -223,7 +225,7 @@ fn read_record(
 /// A name: a string that is an identifier of the plan language.
 fn name(r: &mut Reader<'_>, key: &str, v: &Json<'_>) -> Option<String> {
     let s = r.string(key, v)?;
-    if json::is_ident(s) {
+    if is_ident(s) {
         Some(s.to_owned())
     } else {
         r.report(
@@ -427,7 +429,7 @@ fn plain_object(
     let mut ok = true;
     let members: Vec<_> = r.unique(members).collect();
     for m in members {
-        if names && !json::is_ident(&m.key) {
+        if names && !is_ident(&m.key) {
             r.report(
                 Diagnostic::new(
                     Code::E0601,
