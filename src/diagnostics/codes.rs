@@ -132,6 +132,11 @@ mod tests {
             .map(|c| c.as_str())
             .collect();
         assert_eq!(syntax, ["E0001", "E0002", "E0003", "E0004"]);
-        assert!(Code::ALL.iter().filter(|c| c.is_unnecessary()).all(|c| c.severity() != Severity::Error));
+        assert!(
+            Code::ALL
+                .iter()
+                .filter(|c| c.is_unnecessary())
+                .all(|c| c.severity() != Severity::Error)
+        );
     }
 }

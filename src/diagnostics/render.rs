@@ -547,7 +547,11 @@ mod tests {
     #[test]
     fn short_without_a_file_still_has_the_message() {
         let (sources, _) = sample();
-        let d = vec![Diagnostic::new(Code::E0001, Span::new(FileId(7), 0, 1), "m")];
+        let d = vec![Diagnostic::new(
+            Code::E0001,
+            Span::new(FileId(7), 0, 1),
+            "m",
+        )];
         assert_eq!(short(&sources, &d), "error[E0001]: m\n");
     }
 
