@@ -21,6 +21,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+#[path = "support/committed.rs"]
+mod committed;
+
 use planc::driver::{self, Job};
 use planc::plan_schema::{self, Dialect, forms};
 use proptest::strategy::{Strategy, ValueTree};
@@ -44,19 +47,12 @@ fn committed_schemas_match_the_readers() {
     let mut stale = Vec::new();
     for (name, schema) in files {
         jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let path = root().join(name);
         let generated = serde_json::to_string_pretty(&schema).unwrap() + "\n";
-        if std::env::var_os("PLANC_WRITE_SCHEMA").is_some() {
-            std::fs::write(&path, &generated).unwrap();
-        }
-        if std::fs::read_to_string(&path).unwrap_or_default() != generated {
-            stale.push(name);
+        if let Err(e) = committed::compare(name, &generated, "plan_schema") {
+            stale.push(e);
         }
     }
-    assert!(
-        stale.is_empty(),
-        "{stale:?} out of date: run `PLANC_WRITE_SCHEMA=1 cargo test --test plan_schema`"
-    );
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
 }
 
 // ------------------------------------------------------------ projects
