@@ -631,7 +631,7 @@ fn patterns_agree_with_the_readers() {
     let ident = validator(&json!({"pattern": IDENT_PATTERN}));
     let reference = validator(&json!({"pattern": REFERENCE_PATTERN}));
     let path = validator(&json!({"pattern": PATH_PATTERN}));
-    let scope = validator(&json!({"pattern": forms::SCOPE_PATTERN}));
+    let scope = validator(&json!({"pattern": planc::syntax::json_policy::SCOPE_PATTERN}));
     let mut runner = TestRunner::deterministic();
     // Dates and datetimes: every one the reader takes has the shape.
     use planc::catalog::value::{DATE_PATTERN, DATETIME_PATTERN};

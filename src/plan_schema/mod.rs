@@ -25,6 +25,8 @@ pub mod forms;
 
 use serde_json::{Map, Value, json};
 
+use forms::with_description;
+
 use crate::catalog::value::{DATE_PATTERN, DATETIME_PATTERN};
 use crate::catalog::{self, Catalog, Tool, Ty};
 use crate::limits;
@@ -477,13 +479,6 @@ impl Spec {
 fn reference() -> Value {
     json!({"type": "string", "pattern": REFERENCE_PATTERN,
            "description": "a reference to a binding of an earlier step: `${name}` or `${name.member}`"})
-}
-
-fn with_description(mut schema: Value, text: &str) -> Value {
-    if let Some(o) = schema.as_object_mut() {
-        o.insert("description".into(), json!(text));
-    }
-    schema
 }
 
 fn tool_description(tool: &Tool, rule: &Rule) -> String {
