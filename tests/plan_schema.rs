@@ -631,7 +631,7 @@ fn patterns_agree_with_the_readers() {
     let ident = validator(&json!({"pattern": IDENT_PATTERN}));
     let reference = validator(&json!({"pattern": REFERENCE_PATTERN}));
     let path = validator(&json!({"pattern": PATH_PATTERN}));
-    let scope = validator(&json!({"pattern": forms::SCOPE_PATTERN}));
+    let scope = validator(&json!({"pattern": planc::syntax::json_policy::SCOPE_PATTERN}));
     let mut runner = TestRunner::deterministic();
     // Dates and datetimes: every one the reader takes has the shape.
     use planc::catalog::value::{DATE_PATTERN, DATETIME_PATTERN};
@@ -747,4 +747,32 @@ fn reports_validate() {
         assert!(e.is_empty(), "{}: {e:?}", path.display());
     }
     assert!(seen > 10, "{seen} diagnostics");
+}
+
+/// The strict dialect's shapes are the reader's: `binds` as an array binds
+/// (a later step's reference resolves), `null` for an absent budget, every
+/// optional key present.
+#[test]
+fn a_plan_in_the_strict_shape_compiles() {
+    let p = project(&root().join("examples/northwind"));
+    let plan = json!({
+        "name": "lookup", "goal": "find the subscription", "budget": null,
+        "steps": [
+            {"name": "resolve", "tool": "customer.resolve",
+             "args": {"email": "a@b.c", "include_children": false},
+             "post": [{"probe": "result_count", "path": "$.results", "op": "==", "value": 1}],
+             "binds": [{"name": "account_id", "path": "$.results[0].id"}],
+             "on_unmet": "replan", "after": [], "retry": 1},
+            {"name": "subscription", "tool": "billing.get_subscription",
+             "args": {"account_id": "${account_id}", "as_of": "2026-03-04"},
+             "post": [{"probe": "field_exists", "path": "$.id"}],
+             "binds": [], "on_unmet": "halt", "after": ["resolve"], "retry": 0}
+        ]
+    });
+    let v = validator(&p.schema(Dialect::OpenAi));
+    let e = errors(&v, &plan);
+    assert!(e.is_empty(), "{e:?}");
+    let mut job = p.job(Some(&plan.to_string()));
+    let outcome = driver::run(&mut job);
+    assert!(outcome.diagnostics.is_empty(), "{:?}", outcome.diagnostics);
 }
