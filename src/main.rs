@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use planc::diagnostics::{counts, render};
 use planc::driver::{self, Job, Outcome};
@@ -24,11 +24,24 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// planc: checks plans written by agent planners against a tool catalogue
 /// and an authorization policy, and compiles them to an IR executors run.
 #[derive(Parser)]
-#[command(name = "planc", version, about, long_about = None)]
+#[command(name = "planc", version, about, long_about = None, after_long_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// The end of `planc --help` and of the man page.
+const AFTER_HELP: &str = "\
+Exit status: 0 when there is no error (warnings allowed unless --deny-warnings), \
+1 when the input has errors, 2 when the command itself failed (bad flags, \
+unreadable file, bad planc.toml).
+
+The catalogue, policy and actor come from the flags or, failing those, from \
+the planc.toml found in the plan's folder or above it (the current folder for \
+standard input).
+
+Colour: reports on a terminal are coloured unless NO_COLOR is set to a \
+non-empty value or TERM is `dumb`; --color always|never decides instead.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -89,10 +102,11 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Color::Auto)]
         color: Color,
     },
-    /// Explain a diagnostic code, with a failing and a fixed example.
+    /// Explain a diagnostic code, with a failing and a fixed example; with
+    /// no code, list every code with its title.
     Explain {
         /// A code such as E0106.
-        code: String,
+        code: Option<String>,
     },
     /// Lay out `.plan` files in place: indentation, spacing and line
     /// breaks; nothing but whitespace changes, comments included. With
@@ -106,6 +120,11 @@ enum Command {
         /// with 1 when there are any.
         #[arg(long, conflicts_with = "to")]
         check: bool,
+        /// Write nothing: print the changes the layout would make as a
+        /// unified diff on standard output, and exit with 1 when there are
+        /// any.
+        #[arg(long, conflicts_with_all = ["to", "check"])]
+        diff: bool,
         /// Convert the file (a plan, a catalogue or a policy, in either
         /// form) to this form, on standard output.
         #[arg(long, value_enum, value_name = "FORM")]
@@ -133,6 +152,20 @@ enum Command {
         /// When to colour reports of problems in the catalogue or policy.
         #[arg(long, value_enum, default_value_t = Color::Auto)]
         color: Color,
+    },
+    /// Print a completion script for a shell, to be sourced by it or saved
+    /// where it looks for completions.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page planc(1) in roff; with `--dir`, write it and
+    /// one page per command (planc-check.1, ...) into that folder.
+    Man {
+        /// The folder to write the pages into.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -224,16 +257,29 @@ enum Color {
 
 impl Color {
     /// Whether reports on stderr are coloured: `auto` colours a terminal
-    /// unless `NO_COLOR` is set.
+    /// unless the environment asks for none.
     fn on_stderr(self) -> bool {
         match self {
             Color::Always => true,
             Color::Never => false,
             Color::Auto => {
-                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                std::io::stderr().is_terminal()
+                    && colour_allowed(
+                        std::env::var_os("NO_COLOR").as_deref(),
+                        std::env::var_os("TERM").as_deref(),
+                    )
             }
         }
     }
+}
+
+/// Whether the environment lets a terminal be coloured: not when `NO_COLOR`
+/// is set to a non-empty value (an empty one is as if unset, as the
+/// convention says), nor when `TERM` is `dumb`.
+fn colour_allowed(no_color: Option<&std::ffi::OsStr>, term: Option<&std::ffi::OsStr>) -> bool {
+    let no_color = no_color.is_some_and(|v| !v.is_empty());
+    let dumb = term.is_some_and(|t| t == "dumb");
+    !no_color && !dumb
 }
 
 /// Exit status 2: the command itself failed (bad flags, unreadable file,
@@ -270,7 +316,8 @@ fn main() -> ExitCode {
             inputs,
             color,
         } => review(&file, output.as_deref(), &inputs, color),
-        Command::Explain { code } => explain(&code),
+        Command::Explain { code: Some(code) } => explain(&code),
+        Command::Explain { code: None } => explain_all(),
         Command::Fmt {
             files,
             to: Some(form),
@@ -280,9 +327,17 @@ fn main() -> ExitCode {
         Command::Fmt {
             files,
             check,
+            diff,
             to: None,
             color,
-        } => fmt(&files, check, color),
+        } => {
+            let mode = match (check, diff) {
+                (_, true) => FmtMode::Diff,
+                (true, false) => FmtMode::Check,
+                (false, false) => FmtMode::Write,
+            };
+            fmt(&files, mode, color)
+        }
         Command::Schema {
             inputs,
             dialect,
@@ -301,6 +356,8 @@ fn main() -> ExitCode {
         Command::Lsp => planc::lsp::run_stdio()
             .map(|()| ExitCode::SUCCESS)
             .map_err(Failure),
+        Command::Completions { shell } => completions(shell),
+        Command::Man { dir } => man(dir.as_deref()),
     };
     match result {
         Ok(code) => code,
@@ -561,10 +618,22 @@ fn review(
     Ok(ExitCode::SUCCESS)
 }
 
+/// What `planc fmt` does with a file whose layout differs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FmtMode {
+    /// Rewrite it (standard input: print the result).
+    Write,
+    /// Name it on standard output.
+    Check,
+    /// Print the change as a unified diff on standard output.
+    Diff,
+}
+
 /// Lays out each file. A file that does not parse is reported and left
 /// alone (status 1); a JSON file, an unreadable one or a layout that would
-/// change more than whitespace stops the command (status 2).
-fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure> {
+/// change more than whitespace stops the command (status 2). `--check` and
+/// `--diff` write nothing and exit with 1 when a file is not laid out.
+fn fmt(files: &[PathBuf], mode: FmtMode, color: Color) -> Result<ExitCode, Failure> {
     let mut code = ExitCode::SUCCESS;
     for path in files {
         let stdin = path == Path::new("-");
@@ -589,17 +658,29 @@ fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure
                 )));
             }
         };
-        if check {
-            if laid_out != text {
+        match mode {
+            FmtMode::Check | FmtMode::Diff if laid_out == text => {}
+            FmtMode::Check => {
                 println!("{name}");
                 code = ExitCode::from(1);
             }
-        } else if stdin {
-            std::io::stdout()
+            FmtMode::Diff => {
+                let diff = similar::TextDiff::from_lines(&text, &laid_out)
+                    .unified_diff()
+                    .header(&name, &name)
+                    .to_string();
+                std::io::stdout()
+                    .write_all(diff.as_bytes())
+                    .map_err(|e| Failure(format!("cannot write the diff: {e}")))?;
+                code = ExitCode::from(1);
+            }
+            FmtMode::Write if stdin => std::io::stdout()
                 .write_all(laid_out.as_bytes())
-                .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
-        } else if laid_out != text {
-            project::write_atomic(path, laid_out.as_bytes()).map_err(Failure)?;
+                .map_err(|e| Failure(format!("cannot write the result: {e}")))?,
+            FmtMode::Write if laid_out != text => {
+                project::write_atomic(path, laid_out.as_bytes()).map_err(Failure)?;
+            }
+            FmtMode::Write => {}
         }
     }
     Ok(code)
@@ -731,6 +812,68 @@ fn schema(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `planc explain` with no code: every code, its severity and its title,
+/// one a line.
+fn explain_all() -> Result<ExitCode, Failure> {
+    let mut out = String::new();
+    for &code in Code::ALL {
+        let severity = code.severity().as_str();
+        out.push_str(&format!(
+            "{}  {severity:<7}  {}\n",
+            code.as_str(),
+            code.title()
+        ));
+    }
+    out.push_str(
+        "\n`planc explain CODE` prints a code's page, with a failing and a fixed example.\n",
+    );
+    std::io::stdout()
+        .write_all(out.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the list: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `planc completions SHELL`: the completion script, from the clap
+/// definitions above.
+fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Failure> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "planc", &mut out);
+    std::io::stdout()
+        .write_all(&out)
+        .map_err(|e| Failure(format!("cannot write the completions: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `planc man`: planc(1) on standard output, or with a folder, planc(1)
+/// and a page per command (`planc-check.1`, ...) written into it.
+fn man(dir: Option<&Path>) -> Result<ExitCode, Failure> {
+    let render = |cmd: clap::Command| {
+        let page = clap_mangen::Man::new(cmd);
+        let mut out = Vec::new();
+        page.render(&mut out)
+            .map(|()| (page.get_filename(), out))
+            .map_err(|e| Failure(format!("cannot render the manual page: {e}")))
+    };
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let Some(dir) = dir else {
+        let (_, page) = render(cmd)?;
+        std::io::stdout()
+            .write_all(&page)
+            .map_err(|e| Failure(format!("cannot write the manual page: {e}")))?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure(format!("cannot create `{}`: {e}", dir.display())))?;
+    let mut commands: Vec<clap::Command> = cmd.get_subcommands().cloned().collect();
+    commands.push(cmd);
+    for command in commands {
+        let (name, page) = render(command)?;
+        project::write_atomic(&dir.join(name), &page).map_err(Failure)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn explain(code: &str) -> Result<ExitCode, Failure> {
     let Some(code) = Code::parse(code) else {
         return Err(Failure(format!(
@@ -739,4 +882,31 @@ fn explain(code: &str) -> Result<ExitCode, Failure> {
     };
     print!("{}", planc::diagnostics::explain::page(code));
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn colour_follows_no_color_and_term() {
+        assert!(colour_allowed(None, None));
+        assert!(colour_allowed(None, Some(OsStr::new("xterm-256color"))));
+        // An empty NO_COLOR is as if it were unset.
+        assert!(colour_allowed(
+            Some(OsStr::new("")),
+            Some(OsStr::new("xterm"))
+        ));
+        assert!(!colour_allowed(
+            Some(OsStr::new("1")),
+            Some(OsStr::new("xterm"))
+        ));
+        assert!(!colour_allowed(None, Some(OsStr::new("dumb"))));
+    }
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }
