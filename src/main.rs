@@ -150,6 +150,22 @@ enum Command {
         #[command(flatten)]
         options: Options,
     },
+    /// Compare two plans step by step (matched by name): added, removed,
+    /// changed (field by field), unchanged; with a progress record, which
+    /// changed or removed steps had completed and which are reused.
+    Diff {
+        /// The plan before the replan.
+        #[arg(value_name = "OLD")]
+        old: PathBuf,
+        /// The plan after it.
+        #[arg(value_name = "NEW")]
+        new: PathBuf,
+        /// The run's progress record.
+        #[arg(long, value_name = "FILE")]
+        progress: Option<PathBuf>,
+        #[command(flatten)]
+        options: Options,
+    },
     /// Print a JSON Schema of the JSON plan form, specialised to the
     /// catalogue, the policy and the actor: the tools the actor may call,
     /// each with its arguments, for a planner's structured output.
@@ -353,6 +369,12 @@ fn main() -> ExitCode {
             };
             fmt(&files, mode, color)
         }
+        Command::Diff {
+            old,
+            new,
+            progress,
+            options,
+        } => diff(&old, &new, progress.as_deref(), &options),
         Command::Invalidate {
             file,
             progress,
@@ -674,6 +696,74 @@ fn load_record(
     Ok((read.record, read.diagnostics))
 }
 
+/// Prints what stops a command that reads plans and records (errors and
+/// warnings, not the plans' notes), and says whether it may go on.
+fn report_blocking(
+    job: &Job,
+    diagnostics: &[planc::Diagnostic],
+    options: &Options,
+) -> Result<bool, Failure> {
+    let mut blocking: Vec<planc::Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.severity != planc::Severity::Note)
+        .cloned()
+        .collect();
+    planc::diagnostics::sort(&mut blocking);
+    if !blocking.is_empty() {
+        report(job, &blocking, options, false)?;
+    }
+    Ok(status(&blocking, options) == ExitCode::SUCCESS)
+}
+
+/// Writes a command's result to standard output.
+fn print_result(text: &str) -> Result<(), Failure> {
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the result: {e}")))
+}
+
+/// `planc diff OLD NEW [--progress P]`: both plans compiled, matched by
+/// step name; the delta as text or as JSON on standard output.
+fn diff(
+    old: &Path,
+    new: &Path,
+    progress: Option<&Path>,
+    options: &Options,
+) -> Result<ExitCode, Failure> {
+    let mut irs = Vec::new();
+    for file in [old, new] {
+        let mut job = load(&[file.to_path_buf()], &options.inputs)?;
+        let outcome = driver::run(&mut job);
+        if !report_blocking(&job, &outcome.diagnostics, options)? {
+            return Ok(ExitCode::from(1));
+        }
+        let irs_of_file = driver::lower(&job, &outcome).map_err(Failure)?;
+        irs.push(one_plan(file, &irs_of_file)?.1.clone());
+    }
+    let record = match progress {
+        Some(p) => {
+            let mut job = Job::default();
+            let (record, diags) = load_record(&mut job, p)?;
+            if !report_blocking(&job, &diags, options)? {
+                return Ok(ExitCode::from(1));
+            }
+            record
+        }
+        None => None,
+    };
+    let [old_ir, new_ir] = irs.as_slice() else {
+        return Err(Failure("two plans expected".into()));
+    };
+    let d = planc::progress::diff(old_ir, new_ir, record.as_ref());
+    let text = if matches!(options.format, Format::Json | Format::Sarif) {
+        planc::ir::to_json(&d).map_err(Failure)?
+    } else {
+        planc::progress::diff::render_human(&d)
+    };
+    print_result(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `planc invalidate PLAN --progress P --event EVENT`: the plan compiled,
 /// the record read, the event applied; the result as a table or as JSON on
 /// standard output. Errors in the plan or the record are reported (1).
@@ -687,24 +777,19 @@ fn invalidate(
     let mut job = load(&[file.to_path_buf()], &options.inputs)?;
     let outcome = driver::run(&mut job);
     let (record, record_diags) = load_record(&mut job, progress)?;
-    // The plan's notes (approvals, guards) are not about the event: only
-    // what stops the invalidation is reported.
-    let mut diagnostics: Vec<planc::Diagnostic> = outcome
+    let diagnostics: Vec<planc::Diagnostic> = outcome
         .diagnostics
         .iter()
         .chain(&record_diags)
-        .filter(|d| d.severity != planc::Severity::Note)
         .cloned()
         .collect();
-    planc::diagnostics::sort(&mut diagnostics);
-    let machine = matches!(options.format, Format::Json | Format::Sarif);
-    if !diagnostics.is_empty() {
-        report(&job, &diagnostics, options, false)?;
-    }
-    let code = status(&diagnostics, options);
-    let Some(record) = record.filter(|_| code == ExitCode::SUCCESS) else {
+    // The plan's notes (approvals, guards) are not about the event: only
+    // what stops the invalidation is reported.
+    let ok = report_blocking(&job, &diagnostics, options)?;
+    let Some(record) = record.filter(|_| ok) else {
         return Ok(ExitCode::from(1));
     };
+    let machine = matches!(options.format, Format::Json | Format::Sarif);
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
     let (_, ir) = one_plan(file, &irs)?;
     let inv =
@@ -714,9 +799,7 @@ fn invalidate(
     } else {
         planc::progress::invalidate::render_human(&inv)
     };
-    std::io::stdout()
-        .write_all(text.as_bytes())
-        .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
+    print_result(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -570,36 +570,6 @@ fn fmt_writes_checks_and_refuses() {
 }
 
 #[test]
-fn schema_prints_a_plan_schema_for_the_project() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
-    let out = planc()
-        .current_dir(&dir)
-        .args(["schema", "--dialect", "openai", "--wrap", "tool"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let tool: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(tool["function"]["name"], "submit_plan");
-    assert_eq!(tool["function"]["strict"], true);
-    let text = stdout(&out);
-    assert!(text.contains("\"const\": \"billing.issue_credit\""));
-    assert!(text.contains("\"maximum\": 500"), "the credit ceiling");
-    // An actor without scopes may call nothing: the command fails.
-    let out = planc()
-        .current_dir(&dir)
-        .args(["schema", "--actor", ""])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("permits no tool"), "{}", stderr(&out));
-    // A catalogue with errors is reported, and no schema is printed.
-    let out = run(&["schema", "--catalog", "tests/ui/json/err/schema_ref.json"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).is_empty());
-    assert!(stderr(&out).contains("E0004"), "{}", stderr(&out));
-}
-
-#[test]
 fn invalidate_reports_the_repair_scope() {
     let o = run(&[
         "invalidate",
@@ -676,4 +646,62 @@ fn invalidate_refuses_a_bad_event_or_record() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("E0601"), "{}", stderr(&o));
+}
+
+#[test]
+fn diff_matches_steps_by_name() {
+    let o = run(&[
+        "diff",
+        "examples/config_dag/provision.plan",
+        "examples/config_dag/replan.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["added"], serde_json::json!(["migrate_schema"]));
+    assert_eq!(v["changed"][0]["step"], "provision_db");
+    assert_eq!(
+        v["reused"],
+        serde_json::json!(["fetch_config", "parse_config", "fetch_schema"])
+    );
+    let o = run(&[
+        "diff",
+        "examples/config_dag/provision.plan",
+        "examples/config_dag/provision.plan.json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "0 added, 0 removed, 0 changed, 5 unchanged\n");
+}
+
+#[test]
+fn schema_prints_a_plan_schema_for_the_project() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
+    let out = planc()
+        .current_dir(&dir)
+        .args(["schema", "--dialect", "openai", "--wrap", "tool"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tool: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(tool["function"]["name"], "submit_plan");
+    assert_eq!(tool["function"]["strict"], true);
+    let text = stdout(&out);
+    assert!(text.contains("\"const\": \"billing.issue_credit\""));
+    assert!(text.contains("\"maximum\": 500"), "the credit ceiling");
+    // An actor without scopes may call nothing: the command fails.
+    let out = planc()
+        .current_dir(&dir)
+        .args(["schema", "--actor", ""])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("permits no tool"), "{}", stderr(&out));
+    // A catalogue with errors is reported, and no schema is printed.
+    let out = run(&["schema", "--catalog", "tests/ui/json/err/schema_ref.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    assert!(stderr(&out).contains("E0004"), "{}", stderr(&out));
 }
