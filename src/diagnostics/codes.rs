@@ -46,6 +46,7 @@ codes! {
     E0002 Error "invalid literal: bad escape, unterminated string, bad number or date";
     E0003 Error "input exceeds a limit: size, nesting depth or step count";
     E0004 Error "malformed JSON plan, catalogue or policy: missing, unknown or ill-typed key";
+    E0005 Error "a plan file declares a tool or a policy while the catalogue or the policy comes from configuration";
     E0101 Error "unknown tool";
     E0102 Error "unknown argument for this tool";
     E0103 Error "missing required argument";
