@@ -218,7 +218,8 @@ fn load(files: &[PathBuf], options: &Options) -> Result<Job, Failure> {
     // `planc.toml` is not consulted at all under `--no-config`, nor when the
     // flags name both the catalogue and the policy: a file in a parent
     // folder must not widen the actor of a check whose inputs were given.
-    let consult = !options.no_config && !(!options.catalog.is_empty() && options.policy.is_some());
+    let both_given = !options.catalog.is_empty() && options.policy.is_some();
+    let consult = !options.no_config && !both_given;
     let found = if consult {
         project::discover(&start).map_err(Failure)?
     } else {
