@@ -244,6 +244,7 @@ fn main() -> ExitCode {
                 format: Format::Human,
                 color,
                 deny_warnings: false,
+                no_config: false,
             },
             dialect,
             wrap,

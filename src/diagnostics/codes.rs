@@ -70,6 +70,7 @@ codes! {
     W0402 Warning "`write` step without a postcondition";
     W0403 Warning "binding never used";
     W0404 Warning "data from an untrusted tool flows into an argument of a `write` tool";
+    W0406 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
 }
 
 impl Code {

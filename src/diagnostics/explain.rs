@@ -36,6 +36,7 @@ pub fn page(code: Code) -> &'static str {
         Code::W0402 => include_str!("../../docs/explain/W0402.md"),
         Code::W0403 => include_str!("../../docs/explain/W0403.md"),
         Code::W0404 => include_str!("../../docs/explain/W0404.md"),
+        Code::W0406 => include_str!("../../docs/explain/W0406.md"),
     }
 }
 
