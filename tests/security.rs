@@ -538,15 +538,24 @@ fn open_world_hint_is_explicit_and_the_policy_can_mark_trust() {
             "plan p \"g\" {{\n step f = {tool}(url: \"u\") {{ post exists($.text) bind text = $.text }}\n step s = mail.send(body: text) {{ post exists($.id) }}\n}}\n"
         )
     };
-    let policy = |kb_untrusted: &str| {
+    let policy = |tool: &str, untrusted: &str| {
+        let rule = |t: &str| {
+            if t == tool {
+                format!(r#"{{"scopes": ["r"]{untrusted}}}"#)
+            } else {
+                r#"{"scopes": ["r"]}"#.to_string()
+            }
+        };
         format!(
-            r#"{{"actor": {{"scopes": ["r", "w"]}}, "tools": {{"web.fetch": {{"scopes": ["r"]}}, "kb.fetch": {{"scopes": ["r"]{kb_untrusted}}}, "mail.send": {{"scopes": ["w"]}}}}}}"#
+            r#"{{"actor": {{"scopes": ["r", "w"]}}, "tools": {{"web.fetch": {}, "kb.fetch": {}, "mail.send": {{"scopes": ["w"]}}}}}}"#,
+            rule("web.fetch"),
+            rule("kb.fetch")
         )
     };
-    let warns = |tool: &str, kb: &str| {
+    let warns = |tool: &str, flag: &str| {
         let mut job = Job::default();
         let c = job.sources.add("tools.json", catalog);
-        let p = job.sources.add("policy.json", policy(kb));
+        let p = job.sources.add("policy.json", policy(tool, flag));
         let id = job.sources.add("plan.plan", plan(tool));
         job.plans.push(id);
         job.catalog.push(c);
@@ -567,6 +576,123 @@ fn open_world_hint_is_explicit_and_the_policy_can_mark_trust() {
         warns("kb.fetch", r#", "untrusted": true"#),
         "the policy can taint"
     );
+    assert!(
+        !warns("web.fetch", r#", "untrusted": false"#),
+        "the policy can trust, overriding the catalogue"
+    );
+    // The same both ways in a text policy.
+    let text_policy = |clause: &str| {
+        format!(
+            "policy p {{ actor [r, w]\n web.fetch requires [r]{clause}\n kb.fetch requires [r]\n mail.send requires [w] }}\n"
+        )
+    };
+    for (clause, tainted) in [
+        ("", true),
+        (" untrusted false", false),
+        (" untrusted", true),
+    ] {
+        let mut job = Job::default();
+        let c = job.sources.add("tools.json", catalog);
+        let p = job.sources.add("policy.plan", text_policy(clause));
+        let id = job.sources.add("plan.plan", plan("web.fetch"));
+        job.plans.push(id);
+        job.catalog.push(c);
+        job.policy.push(p);
+        let outcome = driver::run(&mut job);
+        assert!(!outcome.has_errors(), "{clause}: {:?}", outcome.diagnostics);
+        let w = outcome.diagnostics.iter().any(|d| d.code == Code::W0404);
+        assert_eq!(w, tainted, "`{clause}`");
+    }
+}
+
+// ------------------------------------------- the fuzz oracle's own seed
+
+#[path = "support/invariants.rs"]
+mod invariants;
+
+/// The `invariants` fuzz target's catalogue, policy and seed plan: the seed
+/// is accepted, its IR keeps the invariants as the oracle reads them (so the
+/// target starts from a sound corpus), and the guards are there.
+#[test]
+fn the_fuzz_oracle_accepts_its_seed() {
+    use planc::ir::{CmpOp, Effect, Literal};
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/fixtures");
+    let (job, outcome) = compile(
+        &fuzz.join("refund.plan"),
+        &[&fuzz.join("tools.plan")],
+        &[&fuzz.join("policy.plan")],
+    );
+    assert!(!outcome.has_errors(), "{:?}", outcome.diagnostics);
+    let irs = driver::lower(&job, &outcome).unwrap();
+    assert_eq!(
+        guards(&job, &outcome, "change"),
+        vec!["plan".to_string()],
+        "the enum proof keeps its guard"
+    );
+    assert_eq!(guards(&job, &outcome, "again"), vec!["amount".to_string()]);
+    // The oracle's world, as the fuzz target writes it.
+    let mut w = invariants::World::default();
+    for (t, e) in [
+        ("billing.refund", Effect::Write),
+        ("shop.quote", Effect::Read),
+        ("billing.change_plan", Effect::Write),
+        ("kb.read", Effect::Read),
+    ] {
+        w.tools.insert(t.to_string(), e);
+    }
+    let rule = |s: &str, c: Vec<(&str, CmpOp, Literal)>, approval| invariants::ToolRule {
+        scopes: vec![s.to_string()],
+        ceilings: c
+            .into_iter()
+            .map(|(a, o, l)| (a.to_string(), o, l))
+            .collect(),
+        approval,
+    };
+    w.rules.insert(
+        "billing.refund".into(),
+        rule(
+            "billing:write",
+            vec![
+                ("amount", CmpOp::Le, Literal::Int(500)),
+                ("fee", CmpOp::Le, Literal::Int(20)),
+            ],
+            false,
+        ),
+    );
+    w.rules
+        .insert("shop.quote".into(), rule("shop:read", vec![], false));
+    w.rules.insert(
+        "billing.change_plan".into(),
+        rule(
+            "billing:write",
+            vec![
+                ("plan", CmpOp::Ne, Literal::String("enterprise".into())),
+                ("effective", CmpOp::Ge, Literal::Date("2026-01-01".into())),
+            ],
+            true,
+        ),
+    );
+    w.rules
+        .insert("kb.read".into(), rule("kb:read", vec![], false));
+    for s in ["billing:write", "shop:read", "kb:read"] {
+        w.actor.insert(s.to_string());
+    }
+    for ir in &irs {
+        let broken = invariants::violations(ir, &w);
+        assert!(broken.is_empty(), "{broken:?}");
+    }
+    // The oracle catches the findings' IRs: strip the guards, or drop an
+    // argument under a ceiling, and it objects.
+    let mut ir = irs[0].clone();
+    for s in &mut ir.steps {
+        s.authz.guards.clear();
+    }
+    assert!(!invariants::violations(&ir, &w).is_empty());
+    let mut ir = irs[0].clone();
+    for s in &mut ir.steps {
+        s.args.remove("fee");
+    }
+    assert!(!invariants::violations(&ir, &w).is_empty());
 }
 
 // ------------------------------------------- finding 7: near-miss rule names

@@ -824,6 +824,8 @@ fn rule_json(r: &PolicyRule) -> Result<J> {
     }
     if r.untrusted.is_some() {
         o.push(("untrusted", J::Bool(true)));
+    } else if r.trusted.is_some() {
+        o.push(("untrusted", J::Bool(false)));
     }
     Ok(obj(o))
 }
@@ -1203,6 +1205,8 @@ fn policy_text(p: &PolicyDecl, out: &mut String) -> Result<()> {
         }
         if r.untrusted.is_some() {
             out.push_str(" untrusted");
+        } else if r.trusted.is_some() {
+            out.push_str(" untrusted false");
         }
         out.push('\n');
     }

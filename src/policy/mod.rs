@@ -41,6 +41,9 @@ pub struct Rule {
     pub ceilings: Vec<CeilingRule>,
     /// `untrusted`: the policy marks the tool's output as outside data.
     pub untrusted: Option<Span>,
+    /// `untrusted false`: the policy trusts the tool's output, overriding
+    /// the catalogue.
+    pub trusted: Option<Span>,
 }
 
 /// `ARG OP LIMIT`: the argument must satisfy the comparison.
@@ -205,6 +208,7 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
         approval: r.approval.map(|a| a.span),
         ceilings,
         untrusted: r.untrusted,
+        trusted: r.trusted,
     }
 }
 

@@ -140,7 +140,14 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                 }
                 // Ceilings: literals within them, references guarded.
                 for (arg, op, limit) in &rule.ceilings {
+                    // An argument under a ceiling is always given (a
+                    // default is lowered as a literal): left out, the tool
+                    // decides what it means, and nothing checks it.
                     let Some(value) = step.args.get(arg) else {
+                        out.push(format!(
+                            "step `{}`: `{arg}` is under a ceiling but absent",
+                            step.name
+                        ));
                         continue;
                     };
                     match value {
