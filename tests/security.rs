@@ -615,7 +615,6 @@ mod invariants;
 /// target starts from a sound corpus), and the guards are there.
 #[test]
 fn the_fuzz_oracle_accepts_its_seed() {
-    use planc::ir::{CmpOp, Effect, Literal};
     let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/fixtures");
     let (job, outcome) = compile(
         &fuzz.join("refund.plan"),
@@ -630,53 +629,7 @@ fn the_fuzz_oracle_accepts_its_seed() {
         "the enum proof keeps its guard"
     );
     assert_eq!(guards(&job, &outcome, "again"), vec!["amount".to_string()]);
-    // The oracle's world, as the fuzz target writes it.
-    let mut w = invariants::World::default();
-    for (t, e) in [
-        ("billing.refund", Effect::Write),
-        ("shop.quote", Effect::Read),
-        ("billing.change_plan", Effect::Write),
-        ("kb.read", Effect::Read),
-    ] {
-        w.tools.insert(t.to_string(), e);
-    }
-    let rule = |s: &str, c: Vec<(&str, CmpOp, Literal)>, approval| invariants::ToolRule {
-        scopes: vec![s.to_string()],
-        ceilings: c
-            .into_iter()
-            .map(|(a, o, l)| (a.to_string(), o, l))
-            .collect(),
-        approval,
-    };
-    w.rules.insert(
-        "billing.refund".into(),
-        rule(
-            "billing:write",
-            vec![
-                ("amount", CmpOp::Le, Literal::Int(500)),
-                ("fee", CmpOp::Le, Literal::Int(20)),
-            ],
-            false,
-        ),
-    );
-    w.rules
-        .insert("shop.quote".into(), rule("shop:read", vec![], false));
-    w.rules.insert(
-        "billing.change_plan".into(),
-        rule(
-            "billing:write",
-            vec![
-                ("plan", CmpOp::Ne, Literal::String("enterprise".into())),
-                ("effective", CmpOp::Ge, Literal::Date("2026-01-01".into())),
-            ],
-            true,
-        ),
-    );
-    w.rules
-        .insert("kb.read".into(), rule("kb:read", vec![], false));
-    for s in ["billing:write", "shop:read", "kb:read"] {
-        w.actor.insert(s.to_string());
-    }
+    let w = invariants::fixture_world();
     for ir in &irs {
         let broken = invariants::violations(ir, &w);
         assert!(broken.is_empty(), "{broken:?}");
