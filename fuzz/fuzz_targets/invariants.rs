@@ -9,8 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use planc::driver::{self, Job};
-use planc::source::SourceKind;
+use planc::driver;
 
 #[path = "../../tests/support/invariants.rs"]
 mod invariants;
@@ -22,18 +21,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let mut job = Job::default();
-    let kind = SourceKind::sniff(text);
-    let name = match kind {
-        SourceKind::Json => "plan.json",
-        SourceKind::Text => "plan.plan",
-    };
-    let plan = job.sources.add_with_kind(name, text, kind);
-    let tools = job.sources.add("tools.plan", TOOLS);
-    let policy = job.sources.add("policy.plan", POLICY);
-    job.plans.push(plan);
-    job.catalog.push(tools);
-    job.policy.push(policy);
+    let mut job = planc_fuzz::plan_job(text, TOOLS, POLICY);
     let outcome = driver::run(&mut job);
     planc_fuzz::check_diagnostics(&job.sources, &outcome.diagnostics);
     if outcome.has_errors() {
@@ -46,6 +34,9 @@ fuzz_target!(|data: &[u8]| {
     let world = invariants::fixture_world();
     for ir in &irs {
         let broken = invariants::violations(ir, &world);
-        assert!(broken.is_empty(), "an accepted plan breaks the invariants: {broken:?}");
+        assert!(
+            broken.is_empty(),
+            "an accepted plan breaks the invariants: {broken:?}"
+        );
     }
 });
