@@ -232,6 +232,10 @@ struct Inputs {
     /// and of the policy's `actor` line.
     #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
     actor: Option<Vec<String>>,
+    /// Ignore every `planc.toml`: the catalogue, policy and actor come
+    /// from the flags alone (with none, each plan file holds its own).
+    #[arg(long)]
+    no_config: bool,
 }
 
 #[derive(clap::Args)]
@@ -425,14 +429,23 @@ fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
     } else {
         start
     };
+    // `planc.toml` is not consulted at all under `--no-config`, nor when the
+    // flags name both the catalogue and the policy: a file in a parent
+    // folder must not widen the actor of a check whose inputs were given.
+    let both_given = !options.catalog.is_empty() && options.policy.is_some();
+    let consult = !options.no_config && !both_given;
+    let found = if consult {
+        project::discover(&start).map_err(Failure)?
+    } else {
+        None
+    };
+    job.config = found.as_ref().map(|c| display_path(&c.path));
     let Config {
         catalog,
         policy,
         actor,
         ..
-    } = project::discover(&start)
-        .map_err(Failure)?
-        .unwrap_or_default();
+    } = found.unwrap_or_default();
 
     let mut stdin_used = false;
     for path in files {
@@ -499,10 +512,16 @@ fn report(
                 s.push_str(&render::summary(diagnostics));
                 s.push('\n');
             }
+            if let Some(config) = &job.config {
+                s.push_str(&format!("checked with the configuration of `{config}`\n"));
+            }
             (s, false)
         }
         Format::Short => (render::short(&job.sources, diagnostics), false),
-        Format::Json => (render::json(&job.sources, diagnostics), true),
+        Format::Json => (
+            render::json_with_config(&job.sources, diagnostics, job.config.as_deref()),
+            true,
+        ),
         Format::Sarif => (render::sarif(&job.sources, diagnostics), true),
     };
     let written = if machine && stdout_free {

@@ -711,6 +711,18 @@ fn data_path(reads: &[(String, BTreeSet<String>)], from: &str, to: &str) -> bool
     }
 }
 
+// ------------------------------------------------------- hostile plans
+
+/// Compiles a hostile plan against the fixtures' catalogue and `policy`,
+/// both configured.
+fn compile_hostile(plan: &str, policy: &str) -> Run {
+    compile_with(
+        ("hostile.plan", plan),
+        ("tools.plan", plangen::HOSTILE_TOOLS),
+        ("policy.plan", policy),
+    )
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -775,5 +787,54 @@ proptest! {
         let d = progress::diff(&ir, &from_json, None);
         prop_assert!(d.is_empty(), "{d:?}");
         prop_assert_eq!(d.unchanged.len(), ir.steps.len());
+    }
+
+    /// Hostile values under ceilings over `any`, optional and enum-fed
+    /// parameters: whatever is accepted keeps every invariant, as the
+    /// independent checker reads the policy (accepted => invariants hold).
+    #[test]
+    fn hostile_values_under_ceilings_never_break_the_invariants(data in choices()) {
+        let mut c = Choices::new(&data);
+        let plan = plangen::hostile_plan(&mut c, false);
+        let run = compile_hostile(&plan, plangen::HOSTILE_POLICY);
+        if !run.outcome.has_errors() {
+            let world = invariants::fixture_world();
+            for ir in driver::lower(&run.job, &run.outcome).unwrap() {
+                let broken = invariants::violations(&ir, &world);
+                prop_assert!(broken.is_empty(), "{broken:?}\n{plan}");
+            }
+        }
+    }
+
+    /// A plan file that declares a tool or a policy, while both are
+    /// configured, is refused with E0005, whatever else it holds.
+    #[test]
+    fn plan_files_carrying_declarations_are_refused(data in choices()) {
+        let mut c = Choices::new(&data);
+        let plan = plangen::hostile_plan(&mut c, true);
+        let run = compile_hostile(&plan, plangen::HOSTILE_POLICY);
+        prop_assert!(
+            run.outcome.diagnostics.iter().any(|d| d.code == Code::E0005),
+            "{plan}"
+        );
+        prop_assert!(driver::lower(&run.job, &run.outcome).is_err());
+    }
+
+    /// A policy broken in one clause is an error (no IR), never a policy
+    /// read as less than its author wrote: what a broken policy lets
+    /// through would break the invariants of the intact one.
+    #[test]
+    fn malformed_policies_fail_closed(data in choices()) {
+        let mut c = Choices::new(&data);
+        let Some(policy) = plangen::malformed_policy(&mut c) else {
+            return Ok(());
+        };
+        let plan = plangen::hostile_plan(&mut c, false);
+        let run = compile_hostile(&plan, &policy);
+        prop_assert!(run.outcome.has_errors(), "accepted:\n{policy}\n{plan}");
+        let in_policy = run.outcome.diagnostics.iter().any(|d| {
+            d.is_error() && run.job.sources.get(d.span.file).is_some_and(|f| f.name == "policy.plan")
+        });
+        prop_assert!(in_policy, "no error in the policy:\n{policy}");
     }
 }

@@ -241,6 +241,9 @@ pub struct JsonReport<'a> {
     pub diagnostics: Vec<JsonDiagnostic<'a>>,
     pub errors: usize,
     pub warnings: usize,
+    /// The `planc.toml` the check used, when it used one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<&'a str>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -352,12 +355,24 @@ pub fn json_report<'a>(sources: &'a SourceMap, diagnostics: &'a [Diagnostic]) ->
             .collect(),
         errors,
         warnings,
+        config: None,
     }
 }
 
 /// The JSON document as pretty-printed text, ending in a newline.
 pub fn json(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
-    let report = json_report(sources, diagnostics);
+    json_with_config(sources, diagnostics, None)
+}
+
+/// [`json`], naming the `planc.toml` the check used (`config`; absent when
+/// none was).
+pub fn json_with_config(
+    sources: &SourceMap,
+    diagnostics: &[Diagnostic],
+    config: Option<&str>,
+) -> String {
+    let mut report = json_report(sources, diagnostics);
+    report.config = config;
     match serde_json::to_string_pretty(&report) {
         Ok(mut s) => {
             s.push('\n');
