@@ -1,5 +1,5 @@
 //! The checker from `.plan` text: which code, and where (the source text
-//! under the primary span), for the seed incidents and each family of
+//! under the primary span), for the three incidents of the examples and each family of
 //! checks. The fixture harness (`tests/ui.rs`) snapshots the full reports.
 
 #![allow(
