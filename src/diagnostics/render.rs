@@ -83,7 +83,7 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
         sources,
         built: Vec::new(),
     };
-    let mut out = Vec::new();
+    let mut out = String::new();
     for d in diagnostics {
         let kind = match d.severity {
             Severity::Error => ariadne::ReportKind::Error,
@@ -94,11 +94,13 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
             .with_index_type(ariadne::IndexType::Byte)
             .with_color(color);
         let primary = AriadneSpan(d.span.file, clamp(sources, d.span));
+        let orders = label_orders(d);
         let mut report = ariadne::Report::build(kind, primary.clone())
             .with_config(config)
             .with_code(d.code.as_str())
             .with_message(&d.message);
-        let mut label = ariadne::Label::new(primary).with_order(0);
+        let order = |i: usize| orders.get(i).copied().unwrap_or(i32::MAX);
+        let mut label = ariadne::Label::new(primary).with_order(order(0));
         if !d.label.is_empty() {
             label = label.with_message(&d.label);
         }
@@ -113,7 +115,7 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
         for (i, l) in d.labels.iter().enumerate() {
             let mut label = ariadne::Label::new(AriadneSpan(l.span.file, clamp(sources, l.span)))
                 .with_message(&l.message)
-                .with_order(i32::try_from(i + 1).unwrap_or(i32::MAX));
+                .with_order(order(i + 1));
             if color {
                 label = label.with_color(ariadne::Color::Blue);
             }
@@ -127,11 +129,60 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
         }
         // Writing into a Vec cannot fail for IO reasons; a failure to find a
         // file is reported inline rather than lost.
-        if let Err(e) = report.finish().write(&mut cache, &mut out) {
-            out.extend_from_slice(format!("(could not render this diagnostic: {e})\n").as_bytes());
+        let mut one = Vec::new();
+        if let Err(e) = report.finish().write(&mut cache, &mut one) {
+            one.extend_from_slice(format!("(could not render this diagnostic: {e})\n").as_bytes());
+        }
+        let one = String::from_utf8_lossy(&one);
+        if d.severity == Severity::Note {
+            out.push_str(&call_it_a_note(&one));
+        } else {
+            out.push_str(&one);
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
+}
+
+/// A note is called a note in the terminal as in every other format.
+/// Ariadne calls its kind of report "Advice", and colours a kind of one's
+/// own even without colour; the header's word is replaced instead: the first
+/// `] Advice:` of the report's first line, which holds the code and the
+/// kind.
+fn call_it_a_note(report: &str) -> String {
+    let first_line = report.find('\n').unwrap_or(report.len());
+    match report.get(..first_line).and_then(|l| l.find("] Advice:")) {
+        Some(at) => format!(
+            "{}] Note:{}",
+            report.get(..at).unwrap_or_default(),
+            report.get(at + "] Advice:".len()..).unwrap_or_default()
+        ),
+        None => report.to_string(),
+    }
+}
+
+/// The order ariadne draws a diagnostic's labels in: the primary label
+/// (index 0) and the secondary ones (index 1 on), by position, the primary's
+/// file first. Ariadne starts a new section whenever a label lies above the
+/// one drawn before it, and heads every section of the primary's file with
+/// the primary position; in position order, each file is one section, and
+/// its header names the place its first line shows.
+fn label_orders(d: &Diagnostic) -> Vec<i32> {
+    let spans: Vec<Span> = std::iter::once(d.span)
+        .chain(d.labels.iter().map(|l| l.span))
+        .collect();
+    let mut by_place: Vec<usize> = (0..spans.len()).collect();
+    by_place.sort_by_key(|&i| {
+        spans
+            .get(i)
+            .map(|s| (s.file != d.span.file, s.file, s.start, s.end, i))
+    });
+    let mut orders = vec![0; spans.len()];
+    for (rank, &i) in by_place.iter().enumerate() {
+        if let Some(slot) = orders.get_mut(i) {
+            *slot = i32::try_from(rank).unwrap_or(i32::MAX);
+        }
+    }
+    orders
 }
 
 /// The closing line of human output: `2 errors, 1 warning`.
