@@ -662,7 +662,7 @@ proptest! {
             prop_assert!(d.span.range().end <= f.text.len(), "{d:?}");
         }
         let _ = render::human(&job.sources, &outcome.diagnostics, false);
-        let _ = render::sarif(&job.sources, &outcome.diagnostics);
+        let _ = render::sarif(&job.sources, &outcome.diagnostics, &Default::default());
         if !outcome.has_errors() {
             prop_assert!(driver::lower(&job, &outcome).is_ok());
         }

@@ -1,7 +1,7 @@
 //! The renderers: one per output format, each reading the same
 //! [`Diagnostic`]s. `human` uses ariadne (byte-indexed spans), `short` uses
 //! codespan-reporting's short style, `json` writes the document agent loops
-//! read (DESIGN.md section 4), `sarif` writes SARIF 2.1.0.
+//! read (`docs/json.md`), `sarif` writes SARIF 2.1.0 for code scanning.
 
 use std::ops::Range;
 
@@ -289,7 +289,7 @@ pub fn short(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
 
 // ---------------------------------------------------------------- json
 
-/// The JSON document of DESIGN.md section 4. Its JSON Schema
+/// The JSON document of `--format json` (`docs/json.md`). Its JSON Schema
 /// (`schema/diagnostics.schema.json`) is generated from these types.
 #[derive(Serialize, JsonSchema)]
 pub struct JsonReport<'a> {
@@ -429,12 +429,38 @@ pub fn json(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
 
 // ---------------------------------------------------------------- sarif
 
-/// SARIF 2.1.0: one run of the `planc` tool, a rule per code (with its
-/// title and the explain page's text as help), a result per diagnostic.
-/// File names are used as given (relative to where planc ran), which is
-/// what code-scanning services expect of repository-relative paths.
-pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+/// How a SARIF log names files and what it holds: the shell knows where
+/// the files are on disk (see `project::artifact_uri`); the renderer does no
+/// IO.
+#[derive(Clone, Debug, Default)]
+pub struct SarifOptions {
+    /// The `file:` URI (ending in `/`) of the folder `%SRCROOT%` stands
+    /// for, written into the log as its `originalUriBaseIds`.
+    pub root_uri: Option<String>,
+    /// Each file's place; a file not listed is named as it was given,
+    /// percent-encoded, with no base.
+    pub uris: Vec<(FileId, crate::project::ArtifactUri)>,
+    /// Notes (N-codes) are left out unless asked for: code scanning shows
+    /// every result as an alert, and a note is not one.
+    pub include_notes: bool,
+}
+
+/// The base every relative URI of planc's SARIF logs resolves against.
+pub const SARIF_SRCROOT: &str = "%SRCROOT%";
+
+/// SARIF 2.1.0, fit for code scanning: one run of the `planc` tool, a rule
+/// per code (its title, the explain page as help and as `helpUri`), a
+/// result per diagnostic with its place relative to `%SRCROOT%`, its fixes,
+/// and a `partialFingerprints` entry that survives edits elsewhere in the
+/// file.
+pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic], options: &SarifOptions) -> String {
+    use crate::project::ArtifactUri;
     use serde_json::{Value, json};
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let diagnostics: Vec<&Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| options.include_notes || d.severity != Severity::Note)
+        .collect();
     let mut codes: Vec<super::Code> = diagnostics.iter().map(|d| d.code).collect();
     codes.sort();
     codes.dedup();
@@ -446,11 +472,21 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
                 "id": c.as_str(),
                 "name": c.as_str(),
                 "shortDescription": {"text": c.title()},
+                "helpUri": format!("{repository}/blob/main/docs/explain/{}.md", c.as_str()),
                 "help": {"text": page, "markdown": page},
                 "defaultConfiguration": {"level": level(c.severity())},
             })
         })
         .collect();
+    let artifact = |file: FileId| -> Value {
+        match options.uris.iter().find(|(id, _)| *id == file) {
+            Some((_, ArtifactUri::UnderRoot(uri))) => {
+                json!({"uri": uri, "uriBaseId": SARIF_SRCROOT})
+            }
+            Some((_, ArtifactUri::Absolute(uri))) => json!({"uri": uri}),
+            None => json!({"uri": crate::project::encode_uri_path(sources.name(file))}),
+        }
+    };
     let region = |span: Span| -> Value {
         let (start, end) = match sources.get(span.file) {
             Some(f) => (f.line_col(span.start), f.line_col(span.end)),
@@ -473,7 +509,7 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
         loc.insert(
             "physicalLocation".into(),
             json!({
-                "artifactLocation": {"uri": sources.name(span.file)},
+                "artifactLocation": artifact(span.file),
                 "region": region(span),
             }),
         );
@@ -508,6 +544,29 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
                     .collect();
                 r.insert("relatedLocations".into(), Value::Array(related));
             }
+            r.insert(
+                "partialFingerprints".into(),
+                json!({"plancResult/v1": fingerprint(sources, d)}),
+            );
+            if !d.fixes.is_empty() {
+                let fixes: Vec<Value> = d
+                    .fixes
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "description": {"text": f.title},
+                            "artifactChanges": [{
+                                "artifactLocation": artifact(f.span.file),
+                                "replacements": [{
+                                    "deletedRegion": region(f.span),
+                                    "insertedContent": {"text": f.replacement},
+                                }],
+                            }],
+                        })
+                    })
+                    .collect();
+                r.insert("fixes".into(), Value::Array(fixes));
+            }
             let mut props = serde_json::Map::new();
             if let Some(step) = &d.step {
                 props.insert("step".into(), json!(step));
@@ -521,22 +580,58 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
             Value::Object(r)
         })
         .collect();
+    let mut run = serde_json::Map::new();
+    run.insert(
+        "tool".into(),
+        json!({"driver": {
+            "name": "planc",
+            "version": env!("CARGO_PKG_VERSION"),
+            "informationUri": repository,
+            "rules": rules,
+        }}),
+    );
+    if let Some(root) = &options.root_uri {
+        run.insert(
+            "originalUriBaseIds".into(),
+            json!({SARIF_SRCROOT: {"uri": root}}),
+        );
+    }
+    run.insert("columnKind".into(), json!("unicodeCodePoints"));
+    run.insert("results".into(), Value::Array(results));
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "planc",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [Value::Object(run)],
     });
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// A result's fingerprint for code scanning, which matches alerts across
+/// runs by it: the code, the step, the message and the text under the
+/// primary span, hashed (64-bit FNV-1a, hex). Neither the line nor the file
+/// name takes part, so an edit above the result or a moved file keeps its
+/// alert.
+fn fingerprint(sources: &SourceMap, d: &Diagnostic) -> String {
+    let under = sources
+        .get(d.span.file)
+        .map(|f| f.slice(d.span))
+        .unwrap_or_default();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let parts = [
+        d.code.as_str(),
+        d.step.as_deref().unwrap_or(""),
+        d.message.as_str(),
+        under,
+    ];
+    for part in parts {
+        for b in part.bytes().chain(std::iter::once(0)) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
 }
 
 fn level(s: Severity) -> &'static str {
@@ -611,7 +706,8 @@ mod tests {
     #[test]
     fn sarif_has_rules_results_and_related_locations() {
         let (sources, diags) = sample();
-        let v: serde_json::Value = serde_json::from_str(&sarif(&sources, &diags)).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&sarif(&sources, &diags, &Default::default())).unwrap();
         assert_eq!(v["version"], "2.1.0");
         let run = &v["runs"][0];
         assert_eq!(run["tool"]["driver"]["name"], "planc");
