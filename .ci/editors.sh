@@ -144,6 +144,9 @@ run cargo build --locked --quiet
   [ -x "$vsix_dir/unpacked/extension/server/planc" ] || fail "the platform package's server/planc is not executable"
   run "$vsix_dir/unpacked/extension/server/planc" --version
   [ ! -e server ] || fail "scripts/package.js left server/ behind"
+  # The generic plan schema that `jsonValidation` names is in the package.
+  grep -qx extension/schemas/plan.schema.json "$vsix_dir/universal.txt" ||
+    fail "the VS Code package lacks schemas/plan.schema.json (jsonValidation names it)"
 )
 
 printf '\neditors: all checks passed in %ss\n' "$((SECONDS - started))"

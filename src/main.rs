@@ -65,6 +65,43 @@ enum Command {
         #[command(flatten)]
         options: Options,
     },
+    /// Print a plan's dependency graph: its waves, each step's classes
+    /// (read or write, approval, guard, untrusted input) and each edge's
+    /// reasons (data, after, effect). Diagnostics are printed only when
+    /// errors leave no graph to draw.
+    Graph {
+        /// The plan file (`.plan` text or `.json`); `-` reads standard input.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// DOT for Graphviz, or a Mermaid flowchart for Markdown pages.
+        #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+        format: GraphFormat,
+        /// Write the graph here instead of standard output.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        inputs: Inputs,
+        /// When to colour the report of a plan with errors.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// Write the review page of a plan: one self-contained HTML file for the
+    /// person who approves it (what it does, what approving means, the
+    /// graph, a card per step with the compile's warnings and notes).
+    /// Diagnostics are printed only when errors leave nothing to review.
+    Review {
+        /// The plan file (`.plan` text or `.json`); `-` reads standard input.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Write the page here instead of standard output.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        inputs: Inputs,
+        /// When to colour the report of a plan with errors.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
     /// Explain a diagnostic code, with a failing and a fixed example; with
     /// no code, list every code with its title.
     Explain {
@@ -98,6 +135,24 @@ enum Command {
     },
     /// Run the language server on standard input and output.
     Lsp,
+    /// Print a JSON Schema of the JSON plan form, specialised to the
+    /// catalogue, the policy and the actor: the tools the actor may call,
+    /// each with its arguments, for a planner's structured output.
+    /// `planc.toml` is looked for from the current folder.
+    Schema {
+        #[command(flatten)]
+        inputs: Inputs,
+        /// The flavour of JSON Schema.
+        #[arg(long, value_enum, default_value_t = SchemaDialect::JsonSchema)]
+        dialect: SchemaDialect,
+        /// Wrap the schema as a `submit_plan` tool definition in the
+        /// dialect's vendor format.
+        #[arg(long, value_enum, value_name = "AS")]
+        wrap: Option<Wrap>,
+        /// When to colour reports of problems in the catalogue or policy.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
     /// Print a completion script for a shell, to be sourced by it or saved
     /// where it looks for completions.
     Completions {
@@ -111,31 +166,6 @@ enum Command {
         /// The folder to write the pages into.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
-    },
-    /// Print a JSON Schema of the JSON plan form, specialised to the
-    /// catalogue, the policy and the actor: the tools the actor may call,
-    /// each with its arguments, for a planner's structured output.
-    Schema {
-        /// A catalogue file; repeatable. Replaces the `catalog` of
-        /// `planc.toml` (found from the current folder).
-        #[arg(long = "catalog", value_name = "FILE")]
-        catalog: Vec<PathBuf>,
-        /// The policy file. Replaces the `policy` of `planc.toml`.
-        #[arg(long, value_name = "FILE")]
-        policy: Option<PathBuf>,
-        /// The actor's scopes, comma-separated.
-        #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
-        actor: Option<Vec<String>>,
-        /// The flavour of JSON Schema.
-        #[arg(long, value_enum, default_value_t = SchemaDialect::JsonSchema)]
-        dialect: SchemaDialect,
-        /// Wrap the schema as a `submit_plan` tool definition in the
-        /// dialect's vendor format.
-        #[arg(long, value_enum, value_name = "AS")]
-        wrap: Option<Wrap>,
-        /// When to colour reports of problems in the catalogue or policy.
-        #[arg(long, value_enum, default_value_t = Color::Auto)]
-        color: Color,
     },
 }
 
@@ -155,8 +185,9 @@ enum Wrap {
     Tool,
 }
 
+/// Where the catalogue, the policy and the actor come from.
 #[derive(clap::Args)]
-struct Options {
+struct Inputs {
     /// A catalogue file: `tool` declarations, an MCP `tools/list` result or
     /// OpenAI function tools; repeatable. Replaces the `catalog` of
     /// `planc.toml`.
@@ -170,6 +201,12 @@ struct Options {
     /// and of the policy's `actor` line.
     #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
     actor: Option<Vec<String>>,
+}
+
+#[derive(clap::Args)]
+struct Options {
+    #[command(flatten)]
+    inputs: Inputs,
     /// How to print diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -196,6 +233,14 @@ enum Format {
     Json,
     /// SARIF 2.1.0, for code-scanning dashboards (like `json`).
     Sarif,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    /// Graphviz's DOT language (`dot -Tsvg`).
+    Dot,
+    /// A Mermaid flowchart.
+    Mermaid,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -262,6 +307,19 @@ fn main() -> ExitCode {
             output,
             options,
         } => compile(&file, output.as_deref(), &options),
+        Command::Graph {
+            file,
+            format,
+            output,
+            inputs,
+            color,
+        } => graph(&file, format, output.as_deref(), &inputs, color),
+        Command::Review {
+            file,
+            output,
+            inputs,
+            color,
+        } => review(&file, output.as_deref(), &inputs, color),
         Command::Explain { code: Some(code) } => explain(&code),
         Command::Explain { code: None } => explain_all(),
         Command::Fmt {
@@ -285,17 +343,13 @@ fn main() -> ExitCode {
             fmt(&files, mode, color)
         }
         Command::Schema {
-            catalog,
-            policy,
-            actor,
+            inputs,
             dialect,
             wrap,
             color,
         } => schema(
             &Options {
-                catalog,
-                policy,
-                actor,
+                inputs,
                 format: Format::Human,
                 color,
                 deny_warnings: false,
@@ -322,7 +376,7 @@ fn main() -> ExitCode {
 /// Builds the job: the plan files, then the catalogue, policy and actor of
 /// the flags or, failing those, of the `planc.toml` found from the first
 /// plan's folder (the current folder for stdin).
-fn load(files: &[PathBuf], options: &Options) -> Result<Job, Failure> {
+fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
     let mut job = Job::default();
     let start = match files.first() {
         Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
@@ -463,14 +517,14 @@ fn status(outcome: &Outcome, options: &Options) -> ExitCode {
 }
 
 fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
-    let mut job = load(files, options)?;
+    let mut job = load(files, &options.inputs)?;
     let outcome = driver::run(&mut job);
     report(&job, &outcome, options, true)?;
     Ok(status(&outcome, options))
 }
 
 fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<ExitCode, Failure> {
-    let mut job = load(&[file.to_path_buf()], options)?;
+    let mut job = load(&[file.to_path_buf()], &options.inputs)?;
     let outcome = driver::run(&mut job);
     report(&job, &outcome, options, false)?;
     let code = status(&outcome, options);
@@ -478,32 +532,125 @@ fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<Exit
         return Ok(code);
     }
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
-    let ir = match irs.as_slice() {
-        [one] => one,
-        [] => {
-            return Err(Failure(format!(
-                "`{}` holds no plan to compile",
-                display_path(file)
-            )));
-        }
+    let (_, ir) = one_plan(file, &irs)?;
+    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    emit(output, &text, "the IR")?;
+    Ok(code)
+}
+
+/// The one plan a file must hold for `compile`, `graph` and `review`, with
+/// its position among the file's plans.
+fn one_plan<'i>(
+    file: &Path,
+    irs: &'i [planc::ir::PlanIr],
+) -> Result<(usize, &'i planc::ir::PlanIr), Failure> {
+    match irs {
+        [one] => Ok((0, one)),
+        [] => Err(Failure(format!("`{}` holds no plan", display_path(file)))),
         many => {
             let names: Vec<String> = many.iter().map(|p| format!("`{}`", p.name)).collect();
-            return Err(Failure(format!(
-                "`{}` holds {} plans ({}); compile one plan per file",
+            Err(Failure(format!(
+                "`{}` holds {} plans ({}); give one plan per file",
                 display_path(file),
                 many.len(),
                 names.join(", ")
-            )));
+            )))
         }
-    };
-    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    }
+}
+
+/// Writes a command's output to `OUT` (atomically) or standard output.
+fn emit(output: Option<&Path>, text: &str, what: &str) -> Result<(), Failure> {
     match output {
-        Some(path) => project::write_atomic(path, text.as_bytes()).map_err(Failure)?,
+        Some(path) => project::write_atomic(path, text.as_bytes()).map_err(Failure),
         None => std::io::stdout()
             .write_all(text.as_bytes())
-            .map_err(|e| Failure(format!("cannot write the IR: {e}")))?,
+            .map_err(|e| Failure(format!("cannot write {what}: {e}"))),
     }
-    Ok(code)
+}
+
+/// One plan compiled for a view of it (`graph`, `review`).
+struct Compiled {
+    job: Job,
+    outcome: Outcome,
+    ir: planc::ir::PlanIr,
+    /// The plan's position among the file's plans (and their models).
+    index: usize,
+}
+
+/// Compiles one plan for a view of it: its IR, its model and the compile's
+/// diagnostics. A plan with errors is reported on stderr and yields
+/// `Err(status 1)`.
+fn compile_for_view(
+    file: &Path,
+    inputs: &Inputs,
+    color: Color,
+) -> Result<Result<Compiled, ExitCode>, Failure> {
+    let mut job = load(&[file.to_path_buf()], inputs)?;
+    let outcome = driver::run(&mut job);
+    if outcome.has_errors() {
+        report_human(&job.sources, &outcome.diagnostics, color);
+        return Ok(Err(ExitCode::from(1)));
+    }
+    let irs = driver::lower(&job, &outcome).map_err(Failure)?;
+    let (index, ir) = one_plan(file, &irs)?;
+    let ir = ir.clone();
+    Ok(Ok(Compiled {
+        job,
+        outcome,
+        ir,
+        index,
+    }))
+}
+
+fn graph(
+    file: &Path,
+    format: GraphFormat,
+    output: Option<&Path>,
+    inputs: &Inputs,
+    color: Color,
+) -> Result<ExitCode, Failure> {
+    let Compiled { ir, .. } = match compile_for_view(file, inputs, color)? {
+        Ok(compiled) => compiled,
+        Err(code) => return Ok(code),
+    };
+    let g = planc::view::graph::Graph::of(&ir);
+    let text = match format {
+        GraphFormat::Dot => planc::view::graph::dot(&g),
+        GraphFormat::Mermaid => planc::view::graph::mermaid(&g),
+    };
+    emit(output, &text, "the graph")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn review(
+    file: &Path,
+    output: Option<&Path>,
+    inputs: &Inputs,
+    color: Color,
+) -> Result<ExitCode, Failure> {
+    let Compiled {
+        job,
+        outcome,
+        ir,
+        index,
+    } = match compile_for_view(file, inputs, color)? {
+        Ok(compiled) => compiled,
+        Err(code) => return Ok(code),
+    };
+    let plan = outcome.checked.plans.get(index);
+    let findings = planc::view::Finding::collect(&ir, &outcome.diagnostics, &job.sources);
+    let generator = format!("planc {}", env!("CARGO_PKG_VERSION"));
+    let page = planc::view::review::page(&planc::view::review::Review {
+        ir: &ir,
+        policy: plan.and_then(|p| p.policy.as_deref()),
+        actor: plan.map(|p| p.actor.as_slice()).unwrap_or_default(),
+        doc: plan.map(|p| p.doc.as_str()).unwrap_or_default(),
+        findings: &findings,
+        generator: &generator,
+    });
+    emit(output, &page, "the page")?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What `planc fmt` does with a file whose layout differs.
@@ -653,6 +800,53 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
     }
 }
 
+/// `planc schema`: loads the catalogue and policy as `check` does (from
+/// the flags, else the `planc.toml` found from the current folder), and
+/// prints the specialised schema. Problems in the catalogue or policy are
+/// reported and no schema is printed (status 1).
+fn schema(
+    options: &Options,
+    dialect: SchemaDialect,
+    wrap: Option<Wrap>,
+) -> Result<ExitCode, Failure> {
+    use planc::plan_schema::{self, Dialect};
+    let mut job = load(&[], &options.inputs)?;
+    if job.catalog.is_empty() {
+        return Err(Failure(
+            "no catalogue: pass `--catalog FILE` or name one in `planc.toml`".into(),
+        ));
+    }
+    let outcome = driver::run(&mut job);
+    if outcome.has_errors() {
+        report(&job, &outcome, options, false)?;
+        return Ok(ExitCode::from(1));
+    }
+    let dialect = match dialect {
+        SchemaDialect::JsonSchema => Dialect::JsonSchema,
+        SchemaDialect::Openai => Dialect::OpenAi,
+        SchemaDialect::Anthropic => Dialect::Anthropic,
+    };
+    let checked = &outcome.checked;
+    let schema = plan_schema::plan_schema(
+        &checked.catalog,
+        checked.policy.as_ref(),
+        &checked.actor,
+        dialect,
+    )
+    .map_err(Failure)?;
+    let out = match wrap {
+        Some(Wrap::Tool) => plan_schema::submit_plan_tool(schema, dialect),
+        None => schema,
+    };
+    let mut text = serde_json::to_string_pretty(&out)
+        .map_err(|e| Failure(format!("cannot write the schema: {e}")))?;
+    text.push('\n');
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the schema: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `planc explain` with no code: every code, its severity and its title,
 /// one a line.
 fn explain_all() -> Result<ExitCode, Failure> {
@@ -712,53 +906,6 @@ fn man(dir: Option<&Path>) -> Result<ExitCode, Failure> {
         let (name, page) = render(command)?;
         project::write_atomic(&dir.join(name), &page).map_err(Failure)?;
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `planc schema`: loads the catalogue and policy as `check` does (from
-/// the flags, else the `planc.toml` found from the current folder), and
-/// prints the specialised schema. Problems in the catalogue or policy are
-/// reported and no schema is printed (status 1).
-fn schema(
-    options: &Options,
-    dialect: SchemaDialect,
-    wrap: Option<Wrap>,
-) -> Result<ExitCode, Failure> {
-    use planc::plan_schema::{self, Dialect};
-    let mut job = load(&[], options)?;
-    if job.catalog.is_empty() {
-        return Err(Failure(
-            "no catalogue: pass `--catalog FILE` or name one in `planc.toml`".into(),
-        ));
-    }
-    let outcome = driver::run(&mut job);
-    if outcome.has_errors() {
-        report(&job, &outcome, options, false)?;
-        return Ok(ExitCode::from(1));
-    }
-    let dialect = match dialect {
-        SchemaDialect::JsonSchema => Dialect::JsonSchema,
-        SchemaDialect::Openai => Dialect::OpenAi,
-        SchemaDialect::Anthropic => Dialect::Anthropic,
-    };
-    let checked = &outcome.checked;
-    let schema = plan_schema::plan_schema(
-        &checked.catalog,
-        checked.policy.as_ref(),
-        &checked.actor,
-        dialect,
-    )
-    .map_err(Failure)?;
-    let out = match wrap {
-        Some(Wrap::Tool) => plan_schema::submit_plan_tool(schema, dialect),
-        None => schema,
-    };
-    let mut text = serde_json::to_string_pretty(&out)
-        .map_err(|e| Failure(format!("cannot write the schema: {e}")))?;
-    text.push('\n');
-    std::io::stdout()
-        .write_all(text.as_bytes())
-        .map_err(|e| Failure(format!("cannot write the schema: {e}")))?;
     Ok(ExitCode::SUCCESS)
 }
 

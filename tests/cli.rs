@@ -585,3 +585,33 @@ fn fmt_writes_checks_and_refuses() {
     assert_eq!(run(&["fmt", "--to", "json", "a.plan", "b.plan"], "").0, 2);
     assert_eq!(run(&["fmt", "--check", "--to", "json", "a.plan"], "").0, 2);
 }
+
+#[test]
+fn schema_prints_a_plan_schema_for_the_project() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
+    let out = planc()
+        .current_dir(&dir)
+        .args(["schema", "--dialect", "openai", "--wrap", "tool"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tool: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(tool["function"]["name"], "submit_plan");
+    assert_eq!(tool["function"]["strict"], true);
+    let text = stdout(&out);
+    assert!(text.contains("\"const\": \"billing.issue_credit\""));
+    assert!(text.contains("\"maximum\": 500"), "the credit ceiling");
+    // An actor without scopes may call nothing: the command fails.
+    let out = planc()
+        .current_dir(&dir)
+        .args(["schema", "--actor", ""])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("permits no tool"), "{}", stderr(&out));
+    // A catalogue with errors is reported, and no schema is printed.
+    let out = run(&["schema", "--catalog", "tests/ui/json/err/schema_ref.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    assert!(stderr(&out).contains("E0004"), "{}", stderr(&out));
+}
