@@ -94,6 +94,15 @@ else
 fi
 
 step "VS Code extension (editors/vscode)"
+if ! command -v unzip >/dev/null && command -v apt-get >/dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq unzip >/dev/null
+fi
+command -v unzip >/dev/null || fail "unzip is needed to inspect the packaged extension"
+# The platform package carries a planc: the debug build the tests use,
+# stripped (a release build would add minutes; what is checked here is the
+# packaging, not the binary).
+run cargo build --locked --quiet
 (
   cd editors/vscode
   # --ignore-scripts: no dependency needs an install script to build or test.
@@ -104,10 +113,39 @@ step "VS Code extension (editors/vscode)"
   run npm run test:client
   vsix_dir="$(mktemp -d)"
   trap 'rm -rf "$vsix_dir"' EXIT
-  run npx --no-install vsce package --skip-license --allow-missing-repository -o "$vsix_dir/planc.vsix"
-  # The generic plan schema that `jsonValidation` names must be in the package.
-  printf '+ vsce ls | grep schemas/plan.schema.json\n'
-  npx --no-install vsce ls 2>/dev/null | grep -qx 'schemas/plan.schema.json' ||
+
+  # The package.json repository is the crate's.
+  crate_repo="$(sed -n 's/^repository *= *"\(.*\)"/\1/p' "$root/Cargo.toml")"
+  node_repo="$(node -p 'require("./package.json").repository.url')"
+  [ "$crate_repo" = "$node_repo" ] ||
+    fail "package.json's repository ($node_repo) is not Cargo.toml's ($crate_repo)"
+
+  # The universal package: the bundle and no server, no sources, no maps,
+  # no node_modules.
+  run node scripts/package.js --out "$vsix_dir/planc.vsix"
+  unzip -Z1 "$vsix_dir/planc.vsix" | sort > "$vsix_dir/universal.txt"
+  for f in extension/dist/extension.js extension/images/icon.png extension/snippets/planc.json \
+    extension/syntaxes/planc.tmLanguage.json extension/syntaxes/planc.markdown.tmLanguage.json \
+    extension/changelog.md extension/LICENSE-MIT extension/LICENSE-APACHE; do
+    grep -qx "$f" "$vsix_dir/universal.txt" || fail "the package lacks $f"
+  done
+  if grep -E '\.map$|\.ts$|/node_modules/|^extension/(out|src|test|server)/' "$vsix_dir/universal.txt"; then
+    fail "the package holds files it should not (above)"
+  fi
+
+  # The package for this machine carries planc, executable, and it runs.
+  cp "$root/target/debug/planc" "$vsix_dir/planc-bin"
+  strip "$vsix_dir/planc-bin" 2>/dev/null || true
+  run node scripts/package.js --target this --binary "$vsix_dir/planc-bin" --out "$vsix_dir/planc-platform.vsix"
+  mkdir "$vsix_dir/unpacked"
+  unzip -q "$vsix_dir/planc-platform.vsix" -d "$vsix_dir/unpacked"
+  grep -q 'TargetPlatform="' "$vsix_dir/unpacked/extension.vsixmanifest" ||
+    fail "the platform package names no target platform"
+  [ -x "$vsix_dir/unpacked/extension/server/planc" ] || fail "the platform package's server/planc is not executable"
+  run "$vsix_dir/unpacked/extension/server/planc" --version
+  [ ! -e server ] || fail "scripts/package.js left server/ behind"
+  # The generic plan schema that `jsonValidation` names is in the package.
+  grep -qx extension/schemas/plan.schema.json "$vsix_dir/universal.txt" ||
     fail "the VS Code package lacks schemas/plan.schema.json (jsonValidation names it)"
 )
 

@@ -8,7 +8,7 @@ use planc::syntax::parser::Strategy;
 use planc::syntax::{lexer, parse_text_with};
 use std::hint::black_box;
 
-/// A plan of `n` steps in the style of the design's example.
+/// A plan of `n` steps in the style of the Northwind example.
 fn plan(n: usize) -> String {
     let mut s = String::from("plan generated \"a generated plan\" {\n    replans 2\n");
     for i in 0..n {

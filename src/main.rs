@@ -251,6 +251,10 @@ struct Options {
     /// Treat warnings as errors for the exit status.
     #[arg(long)]
     deny_warnings: bool,
+    /// With `--format sarif`: keep the notes (N-codes), which are left out
+    /// of SARIF logs by default.
+    #[arg(long)]
+    include_notes: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -396,6 +400,7 @@ fn main() -> ExitCode {
                 format: Format::Human,
                 color,
                 deny_warnings: false,
+                include_notes: false,
             },
             dialect,
             wrap,
@@ -522,7 +527,10 @@ fn report(
             render::json_with_config(&job.sources, diagnostics, job.config.as_deref()),
             true,
         ),
-        Format::Sarif => (render::sarif(&job.sources, diagnostics), true),
+        Format::Sarif => (
+            render::sarif(&job.sources, diagnostics, &sarif_options(job, options)?),
+            true,
+        ),
     };
     let written = if machine && stdout_free {
         std::io::stdout().write_all(text.as_bytes())
@@ -530,6 +538,33 @@ fn report(
         std::io::stderr().write_all(text.as_bytes())
     };
     written.map_err(|e| Failure(format!("cannot write the report: {e}")))
+}
+
+/// Where the SARIF log's files are: `%SRCROOT%` is the root of the git
+/// repository around the current folder (else the current folder), and
+/// each file's URI is relative to it whatever path it was given by.
+fn sarif_options(job: &Job, options: &Options) -> Result<render::SarifOptions, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure(format!("cannot read the current folder: {e}")))?;
+    let root = project::source_root(&cwd);
+    let root_real = std::fs::canonicalize(&root).unwrap_or(root.clone());
+    let root_uri = planc::project::encode_uri_path(&root_real.to_string_lossy().replace('\\', "/"));
+    let root_uri = if root_uri.starts_with('/') {
+        format!("file://{root_uri}/")
+    } else {
+        format!("file:///{root_uri}/")
+    };
+    let uris = job
+        .sources
+        .files()
+        .filter(|f| f.name != "<stdin>")
+        .map(|f| (f.id, project::artifact_uri(&root, &cwd, &f.name)))
+        .collect();
+    Ok(render::SarifOptions {
+        root_uri: Some(root_uri),
+        uris,
+        include_notes: options.include_notes,
+    })
 }
 
 /// 1 when there are errors (or warnings under `--deny-warnings`), else 0.

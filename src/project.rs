@@ -161,6 +161,77 @@ pub fn discover(start: &Path) -> Result<Option<Config>, String> {
     Ok(None)
 }
 
+/// The folder SARIF's `%SRCROOT%` stands for: the root of the git
+/// repository holding `cwd` (the nearest folder, from `cwd` up, with a
+/// `.git` folder or file), else `cwd` itself.
+pub fn source_root(cwd: &Path) -> PathBuf {
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        if d.join(".git").exists() {
+            return d.to_path_buf();
+        }
+        dir = d.parent();
+    }
+    cwd.to_path_buf()
+}
+
+/// Where a file named on the command line is, for a SARIF log: its path
+/// relative to `root` with `/` separators, percent-encoded, when it lies
+/// under `root`; else its absolute `file:` URI. `cwd` is the folder
+/// relative names start from. Symbolic links are resolved on both sides
+/// when they can be, so a file reached through one still maps into the
+/// repository.
+pub fn artifact_uri(root: &Path, cwd: &Path, name: &str) -> ArtifactUri {
+    let absolute = normalize(&cwd.join(name));
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (root, file) = (real(root), real(&absolute));
+    match file.strip_prefix(&root) {
+        Ok(relative) => {
+            let text = relative.to_string_lossy().replace('\\', "/");
+            ArtifactUri::UnderRoot(encode_uri_path(&text))
+        }
+        Err(_) => {
+            let text = file.to_string_lossy().replace('\\', "/");
+            let text = if text.starts_with('/') {
+                text
+            } else {
+                format!("/{text}")
+            };
+            ArtifactUri::Absolute(format!("file://{}", encode_uri_path(&text)))
+        }
+    }
+}
+
+/// A file's place in a SARIF log (see [`artifact_uri`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArtifactUri {
+    /// Relative to `%SRCROOT%`.
+    UnderRoot(String),
+    /// A `file:` URI, for a file outside the root.
+    Absolute(String),
+}
+
+/// Percent-encodes a path for a URI: letters, digits, `/ - . _ ~` stay, and
+/// a drive letter's colon (`C:` after a leading `/`); every other byte is
+/// `%XX`.
+pub fn encode_uri_path(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let drive_colon = b == b':'
+            && i == 2
+            && bytes.first() == Some(&b'/')
+            && bytes.get(1).is_some_and(u8::is_ascii_alphabetic);
+        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'.' | b'_' | b'~') || drive_colon
+        {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Reads a file as UTF-8 text, with a message naming the file and the
 /// reason on failure (missing, unreadable, not UTF-8, too large).
 pub fn read_source(path: &Path) -> Result<String, String> {

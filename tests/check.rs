@@ -1,5 +1,5 @@
 //! The checker from `.plan` text: which code, and where (the source text
-//! under the primary span), for the seed incidents and each family of
+//! under the primary span), for the three incidents of the examples and each family of
 //! checks. The fixture harness (`tests/ui.rs`) snapshots the full reports.
 
 #![allow(
@@ -176,19 +176,20 @@ plan refs "references" {
 "#);
     assert_eq!(
         got,
+        // The note comes after the errors, though its step comes first.
         vec![
-            pair(Code::N0301, "billing.change_plan"),
             pair(Code::E0106, "sub_id"),
             pair(Code::E0105, "sub_idd"),
             pair(Code::E0107, "own"),
+            pair(Code::N0301, "billing.change_plan"),
         ]
     );
     assert_eq!(
-        out.diagnostics[2].help.as_deref(),
+        out.diagnostics[1].help.as_deref(),
         Some("did you mean `sub_id`?")
     );
-    assert_eq!(out.diagnostics[2].fixes[0].replacement, "sub_id");
-    assert_eq!(out.diagnostics[1].step.as_deref(), Some("change"));
+    assert_eq!(out.diagnostics[1].fixes[0].replacement, "sub_id");
+    assert_eq!(out.diagnostics[0].step.as_deref(), Some("change"));
 }
 
 #[test]
@@ -232,8 +233,8 @@ plan policy "policy" {
         vec![
             pair(Code::E0301, "customer.delete"),
             pair(Code::E0302, "customer.merge"),
-            pair(Code::N0301, "billing.change_plan"),
             pair(Code::E0304, "retry 2"),
+            pair(Code::N0301, "billing.change_plan"),
         ]
     );
     assert_eq!(out.plans[0].approvals, vec![2]);

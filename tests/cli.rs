@@ -289,6 +289,23 @@ fn a_plan_on_stdin_without_a_catalogue_says_how_to_give_one() {
 }
 
 #[test]
+fn notes_are_called_notes_with_colour_and_without() {
+    for colour in ["always", "never"] {
+        let o = run(&[
+            "check",
+            "--color",
+            colour,
+            "examples/northwind/downgrade.plan",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("[N0301] Note:"), "{colour}: {err}");
+        assert!(!err.contains("Advice"), "{colour}: {err}");
+        assert_eq!(err.contains('\u{1b}'), colour == "always", "{err}");
+    }
+}
+
+#[test]
 fn explain_without_a_code_lists_every_code() {
     let o = run(&["explain"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -1,5 +1,5 @@
 //! The IR of every example and every ok fixture: valid against the
-//! committed JSON Schema, true to the invariants of DESIGN.md section 5
+//! committed JSON Schema, true to the invariants of `docs/ir.md`
 //! (checked by the plain checker in `support/invariants.rs`), and the same
 //! bytes from run to run.
 

@@ -134,7 +134,7 @@ fn plan_diags(text: &str, expected: &[(Code, &str)]) -> (Module, Vec<Diagnostic>
     (m, d)
 }
 
-// ------------------------------------------------------------------ the plan of DESIGN.md §3
+// ------------------------------------------------------------------ the plan of docs/json.md
 
 const DESIGN_PLAN: &str = r#"{
   "goal": "downgrade Northwind Traders to Starter at end of period",
@@ -1314,7 +1314,7 @@ fn hostile_documents_end_in_e0003() {
     assert_eq!(codes(&d), vec![Code::E0003]);
 }
 
-/// Mutations of the plan of DESIGN.md §3 and of an MCP catalogue: reading
+/// Mutations of the plan of docs/json.md and of an MCP catalogue: reading
 /// never panics, and every diagnostic's span lies inside the text, on
 /// character boundaries.
 #[test]

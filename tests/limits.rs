@@ -71,7 +71,7 @@ fn compile_with(name: &'static str, role: Role, text: String, rendered: bool) ->
             let _ = render::human(&job.sources, &outcome.diagnostics, false);
             let _ = render::short(&job.sources, &outcome.diagnostics);
             let _ = render::json(&job.sources, &outcome.diagnostics);
-            let _ = render::sarif(&job.sources, &outcome.diagnostics);
+            let _ = render::sarif(&job.sources, &outcome.diagnostics, &Default::default());
         }
         if !outcome.has_errors() {
             let irs = driver::lower(&job, &outcome).unwrap();

@@ -4,7 +4,7 @@
 //!
 //! - Soundness: a generated plan compiles without errors, and its IR is
 //!   valid against `schema/plan-ir.schema.json` and satisfies the invariants
-//!   of DESIGN.md section 5 (`support/invariants.rs`, which shares no code
+//!   of `docs/ir.md` (`support/invariants.rs`, which shares no code
 //!   with the checker).
 //! - The text and JSON forms give the same IR (but for `source` and each
 //!   step's `span`), and so do the text and JSON (MCP tool list, JSON
@@ -662,7 +662,7 @@ proptest! {
             prop_assert!(d.span.range().end <= f.text.len(), "{d:?}");
         }
         let _ = render::human(&job.sources, &outcome.diagnostics, false);
-        let _ = render::sarif(&job.sources, &outcome.diagnostics);
+        let _ = render::sarif(&job.sources, &outcome.diagnostics, &Default::default());
         if !outcome.has_errors() {
             prop_assert!(driver::lower(&job, &outcome).is_ok());
         }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::limits;
 use crate::syntax::ast;
 
-/// A type of the plan language (DESIGN.md section 2).
+/// A type of the plan language (`docs/language.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ty {
     String,

@@ -35,7 +35,7 @@
 //!
 //! # What is checked
 //!
-//! Every code from E0101 to W0404 of the design's table; docs/explain/ has a
+//! Every code from E0101 to W0404 of the registry (`diagnostics/codes.rs`); docs/explain/ has a
 //! page for each. The checker never stops at the first error: every step is
 //! checked, and a value an error made unknown has the error type, which
 //! every later check accepts silently (no cascades).

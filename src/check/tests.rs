@@ -258,7 +258,7 @@ fn policy(actor: &[&str], rules: Vec<RuleSpec<'_>>) -> Item {
     })
 }
 
-/// The seed article's catalogue and policy.
+/// The Northwind incident's catalogue and policy.
 fn northwind() -> Vec<Item> {
     vec![
         tool(

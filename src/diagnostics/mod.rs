@@ -151,17 +151,24 @@ impl Diagnostic {
     }
 }
 
-/// Sorts diagnostics by position (file, start, end), then by code, so that
-/// output is deterministic whatever order the passes found them in.
+/// Sorts errors and warnings by position (file, start, end), then by code,
+/// and the notes after them in the same order, so that output is
+/// deterministic whatever order the passes found them in.
+///
+/// Notes come after every error and warning: a note says what the executor
+/// or a reviewer will do with a plan that is otherwise right, and must not
+/// stand before the errors that make it wrong.
 pub fn sort(diagnostics: &mut [Diagnostic]) {
-    diagnostics.sort_by(|a, b| {
-        (a.span.file, a.span.start, a.span.end, a.code).cmp(&(
-            b.span.file,
-            b.span.start,
-            b.span.end,
-            b.code,
-        ))
-    });
+    let key = |d: &Diagnostic| {
+        (
+            d.severity == Severity::Note,
+            d.span.file,
+            d.span.start,
+            d.span.end,
+            d.code,
+        )
+    };
+    diagnostics.sort_by_key(key);
 }
 
 /// Counts errors and warnings, as the summary lines and the JSON document

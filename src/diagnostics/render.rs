@@ -1,7 +1,7 @@
 //! The renderers: one per output format, each reading the same
 //! [`Diagnostic`]s. `human` uses ariadne (byte-indexed spans), `short` uses
 //! codespan-reporting's short style, `json` writes the document agent loops
-//! read (DESIGN.md section 4), `sarif` writes SARIF 2.1.0.
+//! read (`docs/json.md`), `sarif` writes SARIF 2.1.0 for code scanning.
 
 use std::ops::Range;
 
@@ -83,7 +83,7 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
         sources,
         built: Vec::new(),
     };
-    let mut out = Vec::new();
+    let mut out = String::new();
     for d in diagnostics {
         let kind = match d.severity {
             Severity::Error => ariadne::ReportKind::Error,
@@ -94,11 +94,13 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
             .with_index_type(ariadne::IndexType::Byte)
             .with_color(color);
         let primary = AriadneSpan(d.span.file, clamp(sources, d.span));
+        let orders = label_orders(d);
         let mut report = ariadne::Report::build(kind, primary.clone())
             .with_config(config)
             .with_code(d.code.as_str())
             .with_message(&d.message);
-        let mut label = ariadne::Label::new(primary).with_order(0);
+        let order = |i: usize| orders.get(i).copied().unwrap_or(i32::MAX);
+        let mut label = ariadne::Label::new(primary).with_order(order(0));
         if !d.label.is_empty() {
             label = label.with_message(&d.label);
         }
@@ -113,7 +115,7 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
         for (i, l) in d.labels.iter().enumerate() {
             let mut label = ariadne::Label::new(AriadneSpan(l.span.file, clamp(sources, l.span)))
                 .with_message(&l.message)
-                .with_order(i32::try_from(i + 1).unwrap_or(i32::MAX));
+                .with_order(order(i + 1));
             if color {
                 label = label.with_color(ariadne::Color::Blue);
             }
@@ -127,11 +129,60 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
         }
         // Writing into a Vec cannot fail for IO reasons; a failure to find a
         // file is reported inline rather than lost.
-        if let Err(e) = report.finish().write(&mut cache, &mut out) {
-            out.extend_from_slice(format!("(could not render this diagnostic: {e})\n").as_bytes());
+        let mut one = Vec::new();
+        if let Err(e) = report.finish().write(&mut cache, &mut one) {
+            one.extend_from_slice(format!("(could not render this diagnostic: {e})\n").as_bytes());
+        }
+        let one = String::from_utf8_lossy(&one);
+        if d.severity == Severity::Note {
+            out.push_str(&call_it_a_note(&one));
+        } else {
+            out.push_str(&one);
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
+}
+
+/// A note is called a note in the terminal as in every other format.
+/// Ariadne calls its kind of report "Advice", and colours a kind of one's
+/// own even without colour; the header's word is replaced instead: the first
+/// `] Advice:` of the report's first line, which holds the code and the
+/// kind.
+fn call_it_a_note(report: &str) -> String {
+    let first_line = report.find('\n').unwrap_or(report.len());
+    match report.get(..first_line).and_then(|l| l.find("] Advice:")) {
+        Some(at) => format!(
+            "{}] Note:{}",
+            report.get(..at).unwrap_or_default(),
+            report.get(at + "] Advice:".len()..).unwrap_or_default()
+        ),
+        None => report.to_string(),
+    }
+}
+
+/// The order ariadne draws a diagnostic's labels in: the primary label
+/// (index 0) and the secondary ones (index 1 on), by position, the primary's
+/// file first. Ariadne starts a new section whenever a label lies above the
+/// one drawn before it, and heads every section of the primary's file with
+/// the primary position; in position order, each file is one section, and
+/// its header names the place its first line shows.
+fn label_orders(d: &Diagnostic) -> Vec<i32> {
+    let spans: Vec<Span> = std::iter::once(d.span)
+        .chain(d.labels.iter().map(|l| l.span))
+        .collect();
+    let mut by_place: Vec<usize> = (0..spans.len()).collect();
+    by_place.sort_by_key(|&i| {
+        spans
+            .get(i)
+            .map(|s| (s.file != d.span.file, s.file, s.start, s.end, i))
+    });
+    let mut orders = vec![0; spans.len()];
+    for (rank, &i) in by_place.iter().enumerate() {
+        if let Some(slot) = orders.get_mut(i) {
+            *slot = i32::try_from(rank).unwrap_or(i32::MAX);
+        }
+    }
+    orders
 }
 
 /// The closing line of human output: `2 errors, 1 warning`.
@@ -234,7 +285,7 @@ pub fn short(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
 
 // ---------------------------------------------------------------- json
 
-/// The JSON document of DESIGN.md section 4. Its JSON Schema
+/// The JSON document of `--format json` (`docs/json.md`). Its JSON Schema
 /// (`schema/diagnostics.schema.json`) is generated from these types.
 #[derive(Serialize, JsonSchema)]
 pub struct JsonReport<'a> {
@@ -389,12 +440,38 @@ pub fn json_with_config(
 
 // ---------------------------------------------------------------- sarif
 
-/// SARIF 2.1.0: one run of the `planc` tool, a rule per code (with its
-/// title and the explain page's text as help), a result per diagnostic.
-/// File names are used as given (relative to where planc ran), which is
-/// what code-scanning services expect of repository-relative paths.
-pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+/// How a SARIF log names files and what it holds: the shell knows where
+/// the files are on disk (see `project::artifact_uri`); the renderer does no
+/// IO.
+#[derive(Clone, Debug, Default)]
+pub struct SarifOptions {
+    /// The `file:` URI (ending in `/`) of the folder `%SRCROOT%` stands
+    /// for, written into the log as its `originalUriBaseIds`.
+    pub root_uri: Option<String>,
+    /// Each file's place; a file not listed is named as it was given,
+    /// percent-encoded, with no base.
+    pub uris: Vec<(FileId, crate::project::ArtifactUri)>,
+    /// Notes (N-codes) are left out unless asked for: code scanning shows
+    /// every result as an alert, and a note is not one.
+    pub include_notes: bool,
+}
+
+/// The base every relative URI of planc's SARIF logs resolves against.
+pub const SARIF_SRCROOT: &str = "%SRCROOT%";
+
+/// SARIF 2.1.0, fit for code scanning: one run of the `planc` tool, a rule
+/// per code (its title, the explain page as help and as `helpUri`), a
+/// result per diagnostic with its place relative to `%SRCROOT%`, its fixes,
+/// and a `partialFingerprints` entry that survives edits elsewhere in the
+/// file.
+pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic], options: &SarifOptions) -> String {
+    use crate::project::ArtifactUri;
     use serde_json::{Value, json};
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let diagnostics: Vec<&Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| options.include_notes || d.severity != Severity::Note)
+        .collect();
     let mut codes: Vec<super::Code> = diagnostics.iter().map(|d| d.code).collect();
     codes.sort();
     codes.dedup();
@@ -406,11 +483,21 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
                 "id": c.as_str(),
                 "name": c.as_str(),
                 "shortDescription": {"text": c.title()},
+                "helpUri": format!("{repository}/blob/main/docs/explain/{}.md", c.as_str()),
                 "help": {"text": page, "markdown": page},
                 "defaultConfiguration": {"level": c.severity().as_str()},
             })
         })
         .collect();
+    let artifact = |file: FileId| -> Value {
+        match options.uris.iter().find(|(id, _)| *id == file) {
+            Some((_, ArtifactUri::UnderRoot(uri))) => {
+                json!({"uri": uri, "uriBaseId": SARIF_SRCROOT})
+            }
+            Some((_, ArtifactUri::Absolute(uri))) => json!({"uri": uri}),
+            None => json!({"uri": crate::project::encode_uri_path(sources.name(file))}),
+        }
+    };
     let region = |span: Span| -> Value {
         let (start, end) = match sources.get(span.file) {
             Some(f) => (f.line_col(span.start), f.line_col(span.end)),
@@ -433,7 +520,7 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
         loc.insert(
             "physicalLocation".into(),
             json!({
-                "artifactLocation": {"uri": sources.name(span.file)},
+                "artifactLocation": artifact(span.file),
                 "region": region(span),
             }),
         );
@@ -464,6 +551,29 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
                     .collect();
                 r.insert("relatedLocations".into(), Value::Array(related));
             }
+            r.insert(
+                "partialFingerprints".into(),
+                json!({"plancResult/v1": fingerprint(sources, d)}),
+            );
+            if !d.fixes.is_empty() {
+                let fixes: Vec<Value> = d
+                    .fixes
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "description": {"text": f.title},
+                            "artifactChanges": [{
+                                "artifactLocation": artifact(f.span.file),
+                                "replacements": [{
+                                    "deletedRegion": region(f.span),
+                                    "insertedContent": {"text": f.replacement},
+                                }],
+                            }],
+                        })
+                    })
+                    .collect();
+                r.insert("fixes".into(), Value::Array(fixes));
+            }
             let mut props = serde_json::Map::new();
             if let Some(step) = &d.step {
                 props.insert("step".into(), json!(step));
@@ -477,22 +587,58 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
             Value::Object(r)
         })
         .collect();
+    let mut run = serde_json::Map::new();
+    run.insert(
+        "tool".into(),
+        json!({"driver": {
+            "name": "planc",
+            "version": env!("CARGO_PKG_VERSION"),
+            "informationUri": repository,
+            "rules": rules,
+        }}),
+    );
+    if let Some(root) = &options.root_uri {
+        run.insert(
+            "originalUriBaseIds".into(),
+            json!({SARIF_SRCROOT: {"uri": root}}),
+        );
+    }
+    run.insert("columnKind".into(), json!("unicodeCodePoints"));
+    run.insert("results".into(), Value::Array(results));
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "planc",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [Value::Object(run)],
     });
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// A result's fingerprint for code scanning, which matches alerts across
+/// runs by it: the code, the step, the message and the text under the
+/// primary span, hashed (64-bit FNV-1a, hex). Neither the line nor the file
+/// name takes part, so an edit above the result or a moved file keeps its
+/// alert.
+fn fingerprint(sources: &SourceMap, d: &Diagnostic) -> String {
+    let under = sources
+        .get(d.span.file)
+        .map(|f| f.slice(d.span))
+        .unwrap_or_default();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let parts = [
+        d.code.as_str(),
+        d.step.as_deref().unwrap_or(""),
+        d.message.as_str(),
+        under,
+    ];
+    for part in parts {
+        for b in part.bytes().chain(std::iter::once(0)) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
 }
 
 #[cfg(test)]
@@ -573,7 +719,8 @@ mod tests {
     #[test]
     fn sarif_has_rules_results_and_related_locations() {
         let (sources, diags) = sample();
-        let v: serde_json::Value = serde_json::from_str(&sarif(&sources, &diags)).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&sarif(&sources, &diags, &Default::default())).unwrap();
         assert_eq!(v["version"], "2.1.0");
         let run = &v["runs"][0];
         assert_eq!(run["tool"]["driver"]["name"], "planc");

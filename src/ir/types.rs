@@ -1,5 +1,5 @@
 //! The IR: what `planc compile` writes and an executor runs. These types are
-//! the contract with executors (DESIGN.md section 5), so their field names
+//! the contract with executors (`docs/ir.md`), so their field names
 //! are fixed; `schema/plan-ir.schema.json` is generated from them and a test
 //! fails when the two drift apart.
 //!

@@ -43,18 +43,7 @@ pub fn from_path(path: &Path) -> Option<Uri> {
     } else {
         return None;
     };
-    let mut out = String::with_capacity(text.len() + 8);
-    out.push_str("file://");
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else if b == b':' && out.len() == "file:///".len() + 1 {
-            // The colon of a drive letter stays as it is.
-            out.push(':');
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
+    let out = format!("file://{}", crate::project::encode_uri_path(&text));
     Uri::from_str(&out).ok()
 }
 

@@ -1,4 +1,4 @@
-//! The JSON form of a plan (DESIGN.md §3), read into the same syntax tree
+//! The JSON form of a plan (`docs/json.md`), read into the same syntax tree
 //! as the text form: one [`ast::PlanDecl`] in an [`ast::Module`], so every
 //! check applies unchanged.
 //!

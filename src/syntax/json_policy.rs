@@ -1,5 +1,5 @@
-//! A policy as JSON, read into an [`ast::PolicyDecl`]: the shape of the
-//! policy table in the first seed article.
+//! A policy as JSON, read into an [`ast::PolicyDecl`]: the shape of
+//! `docs/json.md`.
 //!
 //! ```json
 //! {"name": "support_agent",

@@ -79,7 +79,7 @@ fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
 // tree, and returns the tree, the diagnostics and the RFC 6901 pointer table
 // to record with `SourceFile::set_pointers`. None fails.
 
-/// A plan in the JSON form of DESIGN.md §3, as a module with one plan.
+/// A plan in the JSON form of `docs/json.md`, as a module with one plan.
 pub fn read_json_plan(file: crate::FileId, text: &str) -> JsonRead {
     read_with(file, text, json_plan::read_plan)
 }

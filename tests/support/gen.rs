@@ -347,10 +347,11 @@ fn value(c: &mut Choices<'_>, ty: Ty, ceiling: Option<i64>, scope: &Scope) -> Va
             _ => None,
         })
         .collect();
-    if !refs.is_empty() && c.one_in(3) {
-        if let Some(r) = c.pick(&refs) {
-            return r.clone();
-        }
+    if !refs.is_empty()
+        && c.one_in(3)
+        && let Some(r) = c.pick(&refs)
+    {
+        return r.clone();
     }
     match ty {
         Ty::Str => {

@@ -1,5 +1,5 @@
 //! An independent, deliberately plain checker of the IR invariants of
-//! DESIGN.md section 5. It shares no code with the compiler's checker: it
+//! `docs/ir.md`. It shares no code with the compiler's checker: it
 //! reads only the IR and a plain description of the catalogue and policy, so
 //! a bug in the checker cannot hide itself here.
 
@@ -95,19 +95,17 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
         }
 
         // Writes keep source order.
-        if step.effect == Effect::Write {
-            if let Some(prev) = ir.steps[..i]
+        if step.effect == Effect::Write
+            && let Some(prev) = ir.steps[..i]
                 .iter()
                 .rev()
                 .find(|s| s.effect == Effect::Write)
-            {
-                if !deps.contains(prev.name.as_str()) {
-                    out.push(format!(
-                        "write step `{}` does not depend on the previous write `{}`",
-                        step.name, prev.name
-                    ));
-                }
-            }
+            && !deps.contains(prev.name.as_str())
+        {
+            out.push(format!(
+                "write step `{}` does not depend on the previous write `{}`",
+                step.name, prev.name
+            ));
         }
 
         // The tool is in the catalogue, permitted, and the actor holds its scopes.

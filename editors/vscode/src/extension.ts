@@ -3,6 +3,7 @@
 // server; everything else (diagnostics, hover, completion, navigation,
 // formatting) comes from the server.
 
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -18,8 +19,11 @@ const SECTION = 'planc';
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
+/** Where the extension is installed: a platform package has `server/planc` there. */
+let extensionPath: string | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionPath = context.extensionPath;
   output = vscode.window.createOutputChannel('planc', { log: true });
   context.subscriptions.push(output);
 
@@ -27,8 +31,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('planc.restartServer', () => restart()),
     vscode.commands.registerCommand('planc.showOutput', () => output?.show(true)),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      // The server pulls the other `planc` settings itself
-      // (workspace/configuration); these decide how it is started.
+      // The other `planc` settings (`planc.actor`) reach the running server
+      // (workspace/didChangeConfiguration, below); these decide how it is
+      // started.
       if (
         event.affectsConfiguration('planc.server') ||
         event.affectsConfiguration('planc.jsonPlans')
@@ -48,7 +53,7 @@ export async function deactivate(): Promise<void> {
 
 async function start(): Promise<void> {
   const config = vscode.workspace.getConfiguration(SECTION);
-  const command = resolveServerPath(config.get<string>('server.path', 'planc'));
+  const command = serverCommand(config.get<string>('server.path', ''));
   const extraArgs = config.get<string[]>('server.extraArgs', []);
   const jsonPlans = config.get<string[]>('jsonPlans', ['**/*.plan.json']);
 
@@ -71,6 +76,10 @@ async function start(): Promise<void> {
     outputChannel: output,
     initializationOptions: settingsForServer(),
     synchronize: {
+      // Sends the `planc` section (`{"planc": {"actor": [...]}}`) with
+      // workspace/didChangeConfiguration whenever it changes, so a new actor
+      // reaches the running server, which checks the open plans again.
+      configurationSection: SECTION,
       // The server learns of catalogue and policy files from `planc.toml`;
       // it can ask for more watchers with client/registerCapability.
       fileEvents: [
@@ -89,7 +98,8 @@ async function start(): Promise<void> {
     client = undefined;
     const choice = await vscode.window.showErrorMessage(
       `planc: could not start the language server \`${command} lsp\` (${message}). ` +
-        'Install planc, or set `planc.server.path` to the planc executable. ' +
+        'Install planc (or the extension package for your platform, which carries it), ' +
+        'or set `planc.server.path` to the planc executable. ' +
         'Highlighting works without the server.',
       'Open Settings',
       'Show Output',
@@ -126,6 +136,48 @@ async function restart(): Promise<void> {
 function settingsForServer(): { actor: string[] } {
   const config = vscode.workspace.getConfiguration(SECTION);
   return { actor: config.get<string[]>('actor', []) };
+}
+
+/**
+ * The server to start, in the order rust-analyzer's extension uses: the
+ * `planc.server.path` setting when it is set; else the `planc` that a
+ * platform package carries (`server/planc` in the extension's folder); else
+ * `planc` on PATH.
+ */
+function serverCommand(configured: string): string {
+  if (configured.trim() !== '') {
+    return resolveServerPath(configured);
+  }
+  const bundled = bundledServer();
+  return bundled ?? 'planc';
+}
+
+/** The extension's own `planc`, when its package carries one for this machine. */
+function bundledServer(): string | undefined {
+  if (extensionPath === undefined) {
+    return undefined;
+  }
+  const name = process.platform === 'win32' ? 'planc.exe' : 'planc';
+  const candidate = path.join(extensionPath, 'server', name);
+  try {
+    fs.accessSync(candidate, fs.constants.F_OK);
+  } catch {
+    return undefined;
+  }
+  if (process.platform !== 'win32') {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+    } catch {
+      // An unpacker that dropped the executable bit: put it back.
+      try {
+        fs.chmodSync(candidate, 0o755);
+      } catch (error) {
+        output?.error(`cannot make the bundled server executable: ${String(error)}`);
+        return undefined;
+      }
+    }
+  }
+  return candidate;
 }
 
 /**

@@ -7,6 +7,7 @@
 
 const assert = require('node:assert/strict');
 const Module = require('node:module');
+const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { beforeEach, test } = require('node:test');
@@ -17,7 +18,7 @@ const state = {};
 
 function reset(settings = {}, options = {}) {
   state.settings = {
-    'server.path': 'planc',
+    'server.path': '',
     'server.extraArgs': [],
     jsonPlans: ['**/*.plan.json'],
     actor: [],
@@ -102,8 +103,20 @@ Module._load = function load(request, parent, isMain) {
 
 const extension = require(path.join(__dirname, '..', 'out', 'extension.js'));
 
-function context() {
-  return { subscriptions: [] };
+/** An extension context; the extension is installed in `extensionPath`. */
+function context(extensionPath = path.join(os.tmpdir(), 'planc-no-such-extension')) {
+  return { subscriptions: [], extensionPath };
+}
+
+/** An installed extension folder that carries `server/planc`, as a platform package does. */
+function installedWithServer() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'planc-extension-'));
+  fs.mkdirSync(path.join(dir, 'server'));
+  const server = path.join(dir, 'server', process.platform === 'win32' ? 'planc.exe' : 'planc');
+  fs.writeFileSync(server, '#!/bin/sh\n');
+  // As an unpacker that loses the executable bit would leave it.
+  fs.chmodSync(server, 0o644);
+  return { dir, server };
 }
 
 // ---------------------------------------------------------------- tests
@@ -152,6 +165,44 @@ test('sends the actor setting in initializationOptions', async () => {
   assert.deepEqual(state.clients[0].clientOptions.initializationOptions, {
     actor: ['billing:read', 'crm:read'],
   });
+});
+
+test('starts the planc a platform package carries, unless planc.server.path names another', async () => {
+  const { dir, server } = installedWithServer();
+  try {
+    await extension.activate(context(dir));
+    assert.equal(state.clients[0].serverOptions.run.command, server);
+    if (process.platform !== 'win32') {
+      assert.notEqual(fs.statSync(server).mode & 0o111, 0, 'made executable again');
+    }
+
+    await extension.deactivate();
+    reset({ 'server.path': '/opt/planc/bin/planc' });
+    await extension.activate(context(dir));
+    assert.equal(state.clients[0].serverOptions.run.command, '/opt/planc/bin/planc');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sends the planc settings section to the running server when it changes', async () => {
+  await extension.activate(context());
+  assert.equal(state.clients[0].clientOptions.synchronize.configurationSection, 'planc');
+});
+
+test('the bundle needs nothing but VS Code and node at run time', () => {
+  const bundle = path.join(__dirname, '..', 'dist', 'extension.js');
+  assert.ok(fs.existsSync(bundle), 'dist/extension.js is missing: run `npm run bundle`');
+  const text = fs.readFileSync(bundle, 'utf8');
+  const required = new Set([...text.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]));
+  const builtins = new Set(Module.builtinModules);
+  const foreign = [...required].filter(
+    (name) => name !== 'vscode' && !builtins.has(name.replace(/^node:/, '')),
+  );
+  assert.deepEqual(foreign, [], 'modules the packaged extension would not find');
+  assert.ok(required.has('vscode'));
+  assert.doesNotMatch(text, /sourceMappingURL/, 'no source map is referenced');
+  assert.ok(fs.existsSync(path.join(__dirname, '..', 'images', 'icon.png')));
 });
 
 test('resolves planc.server.path', async () => {

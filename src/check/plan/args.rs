@@ -190,12 +190,12 @@ impl<'a> Checker<'a, '_> {
                             ),
                         );
                     }
-                    if let (Ty::Optional(inner), false) = (&ty, expected.accepts_null()) {
-                        if inner.assignable_to(expected) {
-                            d = d.with_help(format!(
+                    if let (Ty::Optional(inner), false) = (&ty, expected.accepts_null())
+                        && inner.assignable_to(expected)
+                    {
+                        d = d.with_help(format!(
                                 "`{shown}` may be null: add `post exists(...)` for it and bind a field that is always present, or change the parameter to `{expected}?`"
                             ));
-                        }
                     }
                     self.report(i, d);
                     return TypedValue {

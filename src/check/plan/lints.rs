@@ -152,29 +152,29 @@ impl<'a> Checker<'a, '_> {
         if let Some(max) = self.plan.max_steps {
             self.over_budget(n, max.node, max.span, "the plan's own budget, `max_steps`");
         }
-        if let Some(policy) = self.env.policy {
-            if let Some(max) = policy.max_steps {
-                self.over_budget(n, max.node, max.span, &format!("policy `{}`", policy.name));
-                if let Some(own) = self.plan.max_steps.filter(|own| own.node > max.node) {
-                    let d = Diagnostic::new(
-                        Code::E0305,
-                        own.span,
-                        format!(
-                            "the plan allows itself {} steps, more than the {} policy `{}` allows",
-                            own.node, max.node, policy.name
-                        ),
-                    )
-                    .with_label("above the policy's limit")
-                    .with_secondary(
-                        max.span,
-                        format!("`max_steps {}` of policy `{}`", max.node, policy.name),
-                    )
-                    .with_help(format!(
-                        "lower the plan's `max_steps` to at most {}",
-                        max.node
-                    ));
-                    self.diags.push(d);
-                }
+        if let Some(policy) = self.env.policy
+            && let Some(max) = policy.max_steps
+        {
+            self.over_budget(n, max.node, max.span, &format!("policy `{}`", policy.name));
+            if let Some(own) = self.plan.max_steps.filter(|own| own.node > max.node) {
+                let d = Diagnostic::new(
+                    Code::E0305,
+                    own.span,
+                    format!(
+                        "the plan allows itself {} steps, more than the {} policy `{}` allows",
+                        own.node, max.node, policy.name
+                    ),
+                )
+                .with_label("above the policy's limit")
+                .with_secondary(
+                    max.span,
+                    format!("`max_steps {}` of policy `{}`", max.node, policy.name),
+                )
+                .with_help(format!(
+                    "lower the plan's `max_steps` to at most {}",
+                    max.node
+                ));
+                self.diags.push(d);
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Conversion between the text and JSON forms (`planc fmt --to json|plan`):
 //! a syntax tree, read from either form, written in the other.
 //!
-//! DESIGN.md §3 and §7: the conversion is lossless "for everything the JSON
+//! The conversion is lossless "for everything the JSON
 //! form can express". What that means here:
 //!
 //! - **One kind per JSON document.** The JSON forms keep a plan (the JSON

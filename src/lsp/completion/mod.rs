@@ -11,7 +11,7 @@
 //! mean (tools, parameters, bindings of earlier steps, result types) comes
 //! from the document's analysis.
 //!
-//! JSON (DESIGN.md §3): a tolerant scan of the whole document
+//! JSON (`docs/json.md`): a tolerant scan of the whole document
 //! ([`super::json_scan`]) gives the open objects and arrays at the cursor
 //! and the key each value belongs to, and the members of every object, so
 //! that an invalid document (the usual state while typing) still completes.
