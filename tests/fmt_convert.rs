@@ -245,7 +245,7 @@ fn every_example_round_trips_to_the_same_ir() {
             seen += 1;
         }
     }
-    assert_eq!(seen, 3);
+    assert!(seen >= 4, "{seen} example plans");
 }
 
 #[test]

@@ -166,6 +166,10 @@ fn accepted_plans_validate() {
     for path in &plans {
         let text = std::fs::read_to_string(path).unwrap();
         let plan: Value = serde_json::from_str(&text).unwrap();
+        // A run's progress record beside its plans is not a plan.
+        if plan.get("progress_version").is_some() {
+            continue;
+        }
         let e = errors(&generic, &plan);
         assert!(e.is_empty(), "{}: {e:?}", path.display());
         let p = project(path.parent().unwrap());
