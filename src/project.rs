@@ -18,6 +18,9 @@ pub struct Config {
     pub catalog: Vec<PathBuf>,
     pub policy: Option<PathBuf>,
     pub actor: Option<Vec<String>>,
+    /// `[run] tools`: the tool backend of `planc run` (`fixture:FILE`, the
+    /// file resolved against this file's folder, or `mcp:COMMAND ARGS…`).
+    pub tools: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -27,6 +30,13 @@ struct RawConfig {
     catalog: OneOrMany,
     policy: Option<String>,
     actor: Option<OneOrMany>,
+    run: Option<RawRun>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRun {
+    tools: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -65,6 +75,13 @@ impl Config {
                 .collect(),
             policy: raw.policy.map(|p| normalize(&base.join(p))),
             actor: raw.actor.map(OneOrMany::into_vec),
+            tools: raw
+                .run
+                .and_then(|r| r.tools)
+                .map(|t| match t.strip_prefix("fixture:") {
+                    Some(file) => format!("fixture:{}", normalize(&base.join(file)).display()),
+                    None => t,
+                }),
         })
     }
 }
@@ -115,6 +132,26 @@ pub fn read_source(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path)
         .map_err(|e| format!("cannot read `{}`: {}", path.display(), io_reason(&e)))?;
     decode(&path.display().to_string(), bytes)
+}
+
+/// Replaces `path`'s contents atomically: the text is written to a
+/// temporary file beside it, flushed to disk, then renamed over it, so a
+/// reader (or a process killed mid-write) sees the old file or the new one,
+/// never a mix.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write `{}`: {}", path.display(), io_reason(&e))
+    })
 }
 
 /// Decodes bytes read from a file or stdin. Invalid UTF-8 is refused with
@@ -174,6 +211,18 @@ mod tests {
         let c = Config::parse(Path::new("planc.toml"), "catalog = \"tools.plan\"").unwrap();
         assert_eq!(c.catalog, vec![PathBuf::from("tools.plan")]);
         assert_eq!(c.policy, None);
+    }
+
+    #[test]
+    fn run_tools_fixture_paths_resolve_against_the_file() {
+        let c = Config::parse(
+            Path::new("proj/planc.toml"),
+            "[run]\ntools = \"fixture:rec/tools.json\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.tools.as_deref(), Some("fixture:proj/rec/tools.json"));
+        let c = Config::parse(Path::new("p/planc.toml"), "[run]\ntools = \"mcp:srv --x\"").unwrap();
+        assert_eq!(c.tools.as_deref(), Some("mcp:srv --x"));
     }
 
     #[test]
