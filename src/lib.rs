@@ -15,6 +15,7 @@ pub mod ir;
 pub mod limits;
 pub mod lsp;
 pub mod policy;
+pub mod progress;
 pub mod project;
 pub mod source;
 pub mod suggest;
