@@ -15,6 +15,7 @@ use serde_json::Value as Json;
 use planc::driver;
 use planc::exec::{self, Backend, Data, Sink, Stop};
 use planc::ir::PlanIr;
+use planc::progress::{FailureKind, ProgressRecord, Status};
 use planc::project;
 
 use super::{Failure, Options, config_for, display_path, load, report, start_folder, status};
@@ -45,7 +46,7 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
     let prior = match &o.progress {
         Some(path) if path.exists() => {
             let text = project::read_source(path).map_err(Failure)?;
-            let record = Data::parse(&text).map_err(|e| {
+            let record: ProgressRecord = serde_json::from_str(&text).map_err(|e| {
                 Failure(format!(
                     "`{}` is not a progress record: {e}",
                     display_path(path)
@@ -184,16 +185,19 @@ struct FileSink {
 }
 
 impl Sink for FileSink {
-    fn progress(&mut self, record: &Data) -> Result<(), String> {
-        match &self.progress {
-            Some(path) => project::write_atomic(path, &record.to_json_pretty()),
-            None => Ok(()),
-        }
+    fn progress(&mut self, record: &ProgressRecord) -> Result<(), String> {
+        let Some(path) = &self.progress else {
+            return Ok(());
+        };
+        let mut text = serde_json::to_string_pretty(record)
+            .map_err(|e| format!("cannot serialise the progress record: {e}"))?;
+        text.push('\n');
+        project::write_atomic(path, &text)
     }
 
     fn trace(&mut self, event: &Data) -> Result<(), String> {
         if let Some(file) = &mut self.trace {
-            let line = event.to_json();
+            let line = event.to_json_string();
             writeln!(file, "{line}")
                 .and_then(|()| file.flush())
                 .map_err(|e| format!("cannot write the trace: {e}"))?;
@@ -224,36 +228,26 @@ fn summary(
         }
     };
     s.push_str(&format!("planc run: plan `{}`: {headline}\n", ir.name));
-    let steps = outcome
-        .record
-        .field("steps")
-        .and_then(Data::as_array)
-        .unwrap_or(&[]);
-    let width = steps
-        .iter()
-        .filter_map(|st| st.field("name").and_then(Data::as_str))
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let steps = &outcome.record.steps;
+    let width = steps.iter().map(|st| st.name.len()).max().unwrap_or(0);
     for st in steps {
-        let name = st.field("name").and_then(Data::as_str).unwrap_or("?");
-        let status = st.field("status").and_then(Data::as_str).unwrap_or("?");
-        let dispatched = events.iter().any(|e| {
-            e.field("event").and_then(Data::as_str) == Some("dispatch")
-                && e.field("step").and_then(Data::as_str) == Some(name)
+        let name = st.name.as_str();
+        let ran = events.iter().any(|e| {
+            e.get("event").and_then(Data::as_str) == Some("dispatch")
+                && e.get("step").and_then(Data::as_str) == Some(name)
         });
-        let attempts = st.field("attempts").and_then(Data::as_u64).unwrap_or(0);
-        let what = match (status, st.field("failure")) {
-            ("complete", _) if outcome.reused.iter().any(|r| r == name) => {
+        let what = match (st.status, &st.failure) {
+            (Status::Complete, _) if outcome.reused.iter().any(|r| r == name) => {
                 "complete (from the record, not run again)".to_string()
             }
-            ("complete", _) if !dispatched => "complete (earlier run)".to_string(),
-            ("complete", _) => format!(
-                "complete ({attempts} call{})",
-                if attempts == 1 { "" } else { "s" }
+            (Status::Complete, _) if !ran => "complete (earlier run)".to_string(),
+            (Status::Complete, _) => format!(
+                "complete ({} call{})",
+                st.attempts,
+                if st.attempts == 1 { "" } else { "s" }
             ),
-            (status, Some(f)) => format!("{status}: {}", describe_failure(f)),
-            ("pending", None) => "not run".to_string(),
+            (status, Some(f)) => format!("{status}: {}", describe_failure(name, f, events)),
+            (Status::Pending, None) => "not run".to_string(),
             (status, None) => status.to_string(),
         };
         s.push_str(&format!("  {name:<width$}  {what}\n"));
@@ -261,16 +255,12 @@ fn summary(
     if outcome.stop != Stop::Complete {
         let done: Vec<String> = steps
             .iter()
-            .filter(|st| st.field("status").and_then(Data::as_str) == Some("complete"))
-            .filter_map(|st| st.field("name").and_then(Data::as_str).map(str::to_string))
+            .filter(|st| st.status == Status::Complete)
+            .map(|st| st.name.clone())
             .collect();
         let artifacts: Vec<String> = steps
             .iter()
-            .filter_map(|st| match st.field("binds") {
-                Some(Data::Object(b)) => Some(b.keys().cloned()),
-                _ => None,
-            })
-            .flatten()
+            .flat_map(|st| st.binds.keys().cloned())
             .collect();
         s.push_str("for a replan:\n");
         if done.is_empty() {
@@ -300,24 +290,34 @@ fn summary(
     s
 }
 
-fn describe_failure(f: &Data) -> String {
-    let kind = f.field("kind").and_then(Data::as_str).unwrap_or("failed");
-    let show = |v: Option<&Data>| v.map_or_else(|| "null".into(), Data::to_json);
-    match kind {
-        "tool_error" => format!(
+/// A failure for people: the trace's message for the step when there is
+/// one (guards, tool errors), else what was expected and observed.
+fn describe_failure(step: &str, f: &planc::progress::Failure, events: &[Data]) -> String {
+    let message = events
+        .iter()
+        .rev()
+        .filter(|e| e.get("step").and_then(Data::as_str) == Some(step))
+        .find_map(|e| {
+            e.get("message")
+                .or_else(|| e.get("error").and_then(|x| x.get("message")))
+                .and_then(Data::as_str)
+        });
+    let show = |v: Option<&Data>| v.map_or_else(|| "null".into(), Data::to_json_string);
+    match f.kind {
+        FailureKind::ToolError => format!(
             "tool_error `{}`: {}",
-            f.field("code").and_then(Data::as_str).unwrap_or("?"),
-            f.field("message").and_then(Data::as_str).unwrap_or("")
+            f.code.as_deref().unwrap_or("?"),
+            message.unwrap_or("")
         ),
-        "guard_refused" => format!(
+        FailureKind::GuardRefused => format!(
             "guard_refused: {}; the call was not made",
-            f.field("message").and_then(Data::as_str).unwrap_or("")
+            message.unwrap_or("a ceiling refused the arguments")
         ),
-        "approval_missing" => "approval_missing: not approved".to_string(),
-        other => format!(
-            "{other}: expected {}, observed {}",
-            show(f.field("expected")),
-            show(f.field("observed"))
+        FailureKind::ApprovalMissing => "approval_missing: not approved".to_string(),
+        kind => format!(
+            "{kind}: expected {}, observed {}",
+            show(f.expected.as_ref()),
+            show(f.observed.as_ref())
         ),
     }
 }

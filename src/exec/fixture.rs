@@ -308,7 +308,7 @@ impl Backend for Fixture {
         let found = queue.and_then(|q| {
             let at = q
                 .iter()
-                .position(|e| e.args.as_ref().is_none_or(|a| *a == actual))?;
+                .position(|e| e.args.as_ref().is_none_or(|a| a.same(&actual)))?;
             q.remove(at)
         });
         match found {
@@ -317,7 +317,7 @@ impl Backend for Fixture {
                 code: "fixture_exhausted".into(),
                 message: format!(
                     "the fixture has no response left for `{tool}` with arguments {}",
-                    actual.to_json()
+                    actual.to_json_string()
                 ),
                 retryable: false,
             }),
@@ -354,12 +354,12 @@ mod tests {
             [
                 "3:12: `/1/tool`: expected a tool name, found a number",
                 "4:26: `/2/error`: missing `retryable`",
-                "5:40: `/3/error`: an entry has `result` or `error`, not both",
+                "5:39: `/3/error`: an entry has `result` or `error`, not both",
                 "6:26: `/4/extra`: unknown key `extra`; an entry has `tool`, `args`, and `result` or `error`",
                 "7:3: `/5`: missing `result` (or `error` for a failed call)",
-                "8:26: `/6/args`: expected an object of arguments, found an array",
+                "8:25: `/6/args`: expected an object of arguments, found an array",
                 "9:35: `/7/error/code`: expected a string, found a number",
-                "9:54: `/7/error/retryable`: expected `true` or `false`, found a string",
+                "9:51: `/7/error/retryable`: expected `true` or `false`, found a string",
             ]
         );
         assert!(Fixture::parse("{}").is_err());

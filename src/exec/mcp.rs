@@ -91,7 +91,7 @@ impl Mcp {
         };
         mcp.spawn_stderr(stderr);
         mcp.spawn_reader(stdout);
-        let init = Data::parse(&format!(
+        let init = Data::parse_text(&format!(
             r#"{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"planc","version":"{}"}}}}"#,
             env!("CARGO_PKG_VERSION")
         ))?;
@@ -139,22 +139,25 @@ impl Mcp {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {}
                 }
-                let Ok(msg) = Data::parse(line.trim()) else {
+                let Ok(msg) = Data::parse_text(line.trim()) else {
                     continue; // not a JSON-RPC message: skipped
                 };
-                let id = msg.field("id").and_then(|i| match i {
-                    Data::Number(n) => n.parse::<u64>().ok(),
+                let id = msg.get("id").and_then(|i| match i {
+                    Data::Number(n) => n.as_str().parse::<u64>().ok(),
                     _ => None,
                 });
-                if let Some(Data::String(method)) = msg.field("method") {
+                if let Some(Data::String(method)) = msg.get("method") {
                     // A request from the server: answer a ping, refuse the rest.
-                    if let Some(id) = msg.field("id") {
+                    if let Some(id) = msg.get("id") {
                         let reply = if method == "ping" {
-                            format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, id.to_json())
+                            format!(
+                                r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
+                                id.to_json_string()
+                            )
                         } else {
                             format!(
                                 r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-32601,"message":"method not supported by this client"}}}}"#,
-                                id.to_json()
+                                id.to_json_string()
                             )
                         };
                         if let Ok(mut w) = stdin.lock()
@@ -208,10 +211,10 @@ impl Mcp {
         }
         let mut msg = BTreeMap::new();
         msg.insert("jsonrpc".to_string(), Data::String("2.0".into()));
-        msg.insert("id".to_string(), Data::Number(id.to_string()));
+        msg.insert("id".to_string(), Data::from(id));
         msg.insert("method".to_string(), Data::String(method.into()));
         msg.insert("params".to_string(), params);
-        self.send(&Data::Object(msg).to_json())?;
+        self.send(&Data::Object(msg).to_json_string())?;
         let response = match rx.recv_timeout(self.timeout) {
             Ok(r) => r,
             Err(RecvTimeoutError::Timeout) => {
@@ -232,14 +235,14 @@ impl Mcp {
             }
             Err(RecvTimeoutError::Disconnected) => return Err(self.exited()),
         };
-        if let Some(err) = response.field("error") {
-            let code = match err.field("code") {
-                Some(Data::Number(n)) => n.clone(),
-                _ => "?".into(),
+        if let Some(err) = response.get("error") {
+            let code = match err.get("code") {
+                Some(Data::Number(n)) => n.to_string(),
+                _ => "?".to_string(),
             };
-            let message = match err.field("message") {
+            let message = match err.get("message") {
                 Some(Data::String(s)) => s.clone(),
-                _ => err.to_json(),
+                _ => err.to_json_string(),
             };
             return Err(ToolError {
                 code: format!("jsonrpc_{code}"),
@@ -247,7 +250,7 @@ impl Mcp {
                 retryable: false,
             });
         }
-        response.field("result").cloned().ok_or_else(|| ToolError {
+        response.get("result").cloned().ok_or_else(|| ToolError {
             code: "bad_response".into(),
             message: format!("the response to `{method}` has neither `result` nor `error`"),
             retryable: false,
@@ -285,12 +288,12 @@ impl Mcp {
 /// The value of a `tools/call` result: `structuredContent`, else the text
 /// content (as JSON when it parses), else the content list itself.
 pub fn result_value(result: &Data) -> Result<Data, ToolError> {
-    let text = match result.field("content") {
+    let text = match result.get("content") {
         Some(Data::Array(items)) => {
             let texts: Vec<&str> = items
                 .iter()
-                .filter(|i| matches!(i.field("type"), Some(Data::String(t)) if t == "text"))
-                .filter_map(|i| match i.field("text") {
+                .filter(|i| matches!(i.get("type"), Some(Data::String(t)) if t == "text"))
+                .filter_map(|i| match i.get("text") {
                     Some(Data::String(s)) => Some(s.as_str()),
                     _ => None,
                 })
@@ -299,19 +302,19 @@ pub fn result_value(result: &Data) -> Result<Data, ToolError> {
         }
         _ => None,
     };
-    if matches!(result.field("isError"), Some(Data::Bool(true))) {
+    if matches!(result.get("isError"), Some(Data::Bool(true))) {
         return Err(ToolError {
             code: "tool_error".into(),
             message: text.unwrap_or_else(|| "the tool reported an error".into()),
             retryable: true,
         });
     }
-    if let Some(structured) = result.field("structuredContent") {
+    if let Some(structured) = result.get("structuredContent") {
         return Ok(structured.clone());
     }
     match text {
-        Some(t) => Ok(Data::parse(&t).unwrap_or(Data::String(t))),
-        None => Ok(result.field("content").cloned().unwrap_or(Data::Null)),
+        Some(t) => Ok(Data::parse_text(&t).unwrap_or(Data::String(t))),
+        None => Ok(result.get("content").cloned().unwrap_or(Data::Null)),
     }
 }
 
@@ -355,17 +358,17 @@ mod tests {
 
     #[test]
     fn results() {
-        let r = |s: &str| result_value(&Data::parse(s).unwrap());
+        let r = |s: &str| result_value(&Data::parse_text(s).unwrap());
         assert_eq!(
             r(r#"{"content":[{"type":"text","text":"{\"a\": 1.50}"}],"structuredContent":{"b":2}}"#)
                 .unwrap()
-                .to_json(),
+                .to_json_string(),
             r#"{"b":2}"#
         );
         assert_eq!(
             r(r#"{"content":[{"type":"text","text":"{\"a\": 1.50}"}]}"#)
                 .unwrap()
-                .to_json(),
+                .to_json_string(),
             r#"{"a":1.50}"#
         );
         assert_eq!(

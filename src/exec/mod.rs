@@ -67,7 +67,7 @@ pub trait Backend: Sync {
 pub trait Sink {
     /// The whole progress record, after every change of a step's status.
     /// A file sink must replace its file atomically. An error stops the run.
-    fn progress(&mut self, record: &Data) -> Result<(), String>;
+    fn progress(&mut self, record: &crate::progress::ProgressRecord) -> Result<(), String>;
 
     /// One trace event (a JSON object with `event` and `step`).
     fn trace(&mut self, event: &Data) -> Result<(), String>;

@@ -7,11 +7,15 @@
 //! changes which steps exist or their order: the set of steps is the IR's,
 //! fixed before the first call.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use super::eval::{self, Artifacts};
 use super::{Backend, Call, Data, Sink, ToolError};
 use crate::ir::{Effect, OnUnmet, PlanIr, StepIr};
+use crate::progress::{
+    Failure, FailureKind, PROGRESS_VERSION, ProgressRecord, Status, Status as RecordStatus,
+    StepRecord,
+};
 
 /// How a run ended, and its exit status.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,36 +65,9 @@ impl Stop {
 pub struct Outcome {
     pub stop: Stop,
     /// The final progress record.
-    pub record: Data,
+    pub record: ProgressRecord,
     /// Steps completed by an earlier run and not dispatched again.
     pub reused: Vec<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Status {
-    Pending,
-    Complete,
-    Failed,
-    Invalid,
-}
-
-impl Status {
-    fn as_str(self) -> &'static str {
-        match self {
-            Status::Pending => "pending",
-            Status::Complete => "complete",
-            Status::Failed => "failed",
-            Status::Invalid => "invalid",
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-struct Failure {
-    kind: &'static str,
-    /// `code` and `retryable` for tool errors; `expected` and `observed`
-    /// otherwise; `message` where there is more to say.
-    detail: Vec<(&'static str, Data)>,
 }
 
 #[derive(Clone, Debug)]
@@ -122,7 +99,7 @@ struct Runner<'a> {
     replans_used: u64,
     /// Complete steps of the earlier record that this plan does not have:
     /// kept in the record, so their artifacts stay available.
-    carried: Vec<Data>,
+    carried: Vec<StepRecord>,
 }
 
 /// Runs `ir`. `approved` names the steps a person approved; `prior` is the
@@ -133,7 +110,7 @@ struct Runner<'a> {
 pub fn run(
     ir: &PlanIr,
     approved: &BTreeSet<String>,
-    prior: Option<&Data>,
+    prior: Option<&ProgressRecord>,
     backend: &dyn Backend,
     sink: &mut dyn Sink,
 ) -> Result<Outcome, String> {
@@ -174,13 +151,11 @@ pub fn run(
             if let Some(i) = r.index(name) {
                 r.fail(
                     i,
-                    Failure {
-                        kind: "approval_missing",
-                        detail: vec![
-                            ("expected", Data::object([("approval", "human".into())])),
-                            ("observed", Data::Null),
-                        ],
-                    },
+                    failure(
+                        FailureKind::ApprovalMissing,
+                        Data::object([("approval", "human".into())]),
+                        Data::Null,
+                    ),
                     Status::Failed,
                 );
             }
@@ -226,61 +201,44 @@ impl Runner<'_> {
     /// in scope, and a step of this plan with the same name, tool and
     /// resolved arguments is complete without being dispatched. Complete
     /// steps this plan does not have are carried into the new record.
-    fn resume(&mut self, record: &Data) -> Result<Vec<String>, String> {
-        let Some(steps) = record.field("steps").and_then(Data::as_array) else {
-            return Err("the progress record has no `steps` list".into());
-        };
-        let mut complete: BTreeMap<&str, &Data> = BTreeMap::new();
-        for s in steps {
-            if s.field("status").and_then(Data::as_str) == Some("complete") {
-                let Some(name) = s.field("name").and_then(Data::as_str) else {
-                    return Err("a step of the progress record has no `name`".into());
-                };
-                complete.insert(name, s);
-                if let Some(Data::Object(binds)) = s.field("binds") {
-                    self.artifacts
-                        .extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
-                }
-                if self.index(name).is_none() {
+    fn resume(&mut self, record: &ProgressRecord) -> Result<Vec<String>, String> {
+        for s in &record.steps {
+            if s.status == RecordStatus::Complete {
+                self.artifacts
+                    .extend(s.binds.iter().map(|(k, v)| (k.clone(), v.clone())));
+                if self.index(&s.name).is_none() {
                     self.carried.push(s.clone());
                 }
             }
         }
         // A record of another plan (by name, or by its steps) is a replan's
         // starting point: one more replan used.
-        let same_plan = record.field("plan").and_then(Data::as_str) == Some(self.ir.name.as_str())
-            && steps.len() == self.ir.steps.len()
-            && steps.iter().zip(&self.ir.steps).all(|(r, s)| {
-                r.field("name").and_then(Data::as_str) == Some(s.name.as_str())
-                    && r.field("tool").and_then(Data::as_str) == Some(s.tool.as_str())
-            });
-        let used = record
-            .field("replans_used")
-            .and_then(Data::as_u64)
-            .unwrap_or(0);
-        self.replans_used = if same_plan { used } else { used + 1 };
+        let same_plan = record.plan == self.ir.name
+            && record.steps.len() == self.ir.steps.len()
+            && record
+                .steps
+                .iter()
+                .zip(&self.ir.steps)
+                .all(|(r, s)| r.name == s.name && r.tool == s.tool);
+        self.replans_used = record.replans_used + u64::from(!same_plan);
         let mut reused = Vec::new();
         for (i, step) in self.ir.steps.iter().enumerate() {
-            let Some(done) = complete.get(step.name.as_str()) else {
+            let Some(done) = record
+                .step(&step.name)
+                .filter(|d| d.status == RecordStatus::Complete)
+            else {
                 continue;
             };
-            let same_tool = done.field("tool").and_then(Data::as_str) == Some(step.tool.as_str());
             let args = eval::resolve_args(step, &self.artifacts).ok();
-            let same_args = match (&args, done.field("args")) {
-                (Some(a), Some(recorded)) => Data::Object(a.clone()) == *recorded,
-                _ => false,
-            };
-            if same_tool && same_args {
-                let binds = match done.field("binds") {
-                    Some(Data::Object(b)) => b.clone(),
-                    _ => Artifacts::new(),
-                };
-                let attempts = done.field("attempts").and_then(Data::as_u64).unwrap_or(1);
+            let same_args = args
+                .as_ref()
+                .is_some_and(|a| Data::Object(a.clone()).same(&Data::Object(done.args.clone())));
+            if done.tool == step.tool && same_args {
                 if let Some(st) = self.state(i) {
                     st.status = Status::Complete;
                     st.args = args;
-                    st.binds = binds;
-                    st.attempts = attempts;
+                    st.binds = done.binds.clone();
+                    st.attempts = done.attempts;
                 }
                 reused.push(step.name.clone());
             } else if step.effect == Effect::Write && !step.idempotent {
@@ -395,13 +353,11 @@ impl Runner<'_> {
                         .with("binding", u.binding.into())
                         .with("path", path.clone().into()),
                 )?;
-                return Ok(Prepared::Failed(Failure {
-                    kind: "bind_missing",
-                    detail: vec![
-                        ("expected", Data::object([("path", path.into())])),
-                        ("observed", Data::Null),
-                    ],
-                }));
+                return Ok(Prepared::Failed(failure(
+                    FailureKind::BindMissing,
+                    Data::object([("path", path.into())]),
+                    Data::Null,
+                )));
             }
         };
         if let Err(unmet) = self.check_pre(step) {
@@ -410,10 +366,11 @@ impl Runner<'_> {
                     .with("expected", unmet.expected.clone())
                     .with("observed", unmet.observed.clone()),
             )?;
-            return Ok(Prepared::Failed(Failure {
-                kind: "precondition_unmet",
-                detail: vec![("expected", unmet.expected), ("observed", unmet.observed)],
-            }));
+            return Ok(Prepared::Failed(failure(
+                FailureKind::PreconditionUnmet,
+                unmet.expected,
+                unmet.observed,
+            )));
         }
         if let Err(refusal) = eval::check_guards(step, &args) {
             let guard = Data::of(&refusal.guard);
@@ -426,14 +383,11 @@ impl Runner<'_> {
             if let Some(st) = self.state(i) {
                 st.args = Some(args);
             }
-            return Ok(Prepared::Failed(Failure {
-                kind: "guard_refused",
-                detail: vec![
-                    ("expected", guard),
-                    ("observed", refusal.observed),
-                    ("message", refusal.reason.into()),
-                ],
-            }));
+            return Ok(Prepared::Failed(failure(
+                FailureKind::GuardRefused,
+                guard,
+                refusal.observed,
+            )));
         }
         Ok(Prepared::Ready(args))
     }
@@ -568,17 +522,7 @@ impl Runner<'_> {
                         .with("ok", false.into())
                         .with("error", error_data(&e)),
                 )?;
-                return self.settle(
-                    i,
-                    Failure {
-                        kind: "tool_error",
-                        detail: vec![
-                            ("code", e.code.into()),
-                            ("retryable", e.retryable.into()),
-                            ("message", e.message.into()),
-                        ],
-                    },
-                );
+                return self.settle(i, tool_failure(&e));
             }
             None => return Err("internal error: a step was dispatched without a call".into()),
         };
@@ -596,10 +540,7 @@ impl Runner<'_> {
             )?;
             return self.settle(
                 i,
-                Failure {
-                    kind: "post_unmet",
-                    detail: vec![("expected", unmet.expected), ("observed", unmet.observed)],
-                },
+                failure(FailureKind::PostUnmet, unmet.expected, unmet.observed),
             );
         }
         let binds = match eval::eval_binds(step, &result) {
@@ -612,19 +553,11 @@ impl Runner<'_> {
                 )?;
                 return self.settle(
                     i,
-                    Failure {
-                        kind: "bind_missing",
-                        detail: vec![
-                            (
-                                "expected",
-                                Data::object([
-                                    ("binding", m.binding.into()),
-                                    ("path", m.path.into()),
-                                ]),
-                            ),
-                            ("observed", result),
-                        ],
-                    },
+                    failure(
+                        FailureKind::BindMissing,
+                        Data::object([("binding", m.binding.into()), ("path", m.path.into())]),
+                        result,
+                    ),
                 );
             }
         };
@@ -647,17 +580,20 @@ impl Runner<'_> {
         };
         let name = step.name.clone();
         let kind = failure.kind;
-        let status = if kind == "precondition_unmet" {
+        let status = if kind == FailureKind::PreconditionUnmet {
             Status::Invalid
         } else {
             Status::Failed
         };
         self.fail(i, failure, status);
-        if kind == "precondition_unmet" {
+        if kind == FailureKind::PreconditionUnmet {
             self.invalidate(i)?;
         }
         self.write_record()?;
-        let on_unmet = if kind == "guard_refused" || kind == "approval_missing" {
+        let on_unmet = if matches!(
+            kind,
+            FailureKind::GuardRefused | FailureKind::ApprovalMissing
+        ) {
             OnUnmet::Halt
         } else {
             step.on_unmet
@@ -693,52 +629,36 @@ impl Runner<'_> {
     }
 
     /// The progress record (DESIGN 9.2).
-    fn record(&self) -> Data {
-        let mut steps: Vec<Data> = self
+    fn record(&self) -> ProgressRecord {
+        let mut steps: Vec<StepRecord> = self
             .ir
             .steps
             .iter()
             .zip(&self.states)
-            .map(|(step, st)| {
-                let mut o = Data::object([
-                    ("name", step.name.as_str().into()),
-                    ("tool", step.tool.as_str().into()),
-                    ("status", st.status.as_str().into()),
-                    (
-                        "effect",
-                        match step.effect {
-                            Effect::Read => "read",
-                            Effect::Write => "write",
-                        }
-                        .into(),
-                    ),
-                    ("idempotent", step.idempotent.into()),
-                    ("attempts", st.attempts.into()),
-                ]);
-                if let Some(args) = &st.args {
-                    o.set("args", Data::Object(args.clone()));
-                }
-                if st.status == Status::Complete {
-                    o.set("binds", Data::Object(st.binds.clone()));
-                }
-                if let Some(f) = &st.failure {
-                    let mut fo = Data::object([("kind", f.kind.into())]);
-                    for (k, v) in &f.detail {
-                        fo.set(k, v.clone());
-                    }
-                    o.set("failure", fo);
-                }
-                o
+            .map(|(step, st)| StepRecord {
+                name: step.name.clone(),
+                tool: step.tool.clone(),
+                status: st.status,
+                effect: Some(step.effect),
+                idempotent: Some(step.idempotent),
+                attempts: st.attempts,
+                args: st.args.clone().unwrap_or_default(),
+                binds: if st.status == Status::Complete {
+                    st.binds.clone()
+                } else {
+                    Artifacts::new()
+                },
+                failure: st.failure.clone(),
             })
             .collect();
         steps.extend(self.carried.iter().cloned());
-        Data::object([
-            ("progress_version", "1.0".into()),
-            ("plan", self.ir.name.as_str().into()),
-            ("goal", self.ir.goal.as_deref().into()),
-            ("replans_used", self.replans_used.into()),
-            ("steps", Data::Array(steps)),
-        ])
+        ProgressRecord {
+            progress_version: PROGRESS_VERSION.to_string(),
+            plan: self.ir.name.clone(),
+            goal: self.ir.goal.clone(),
+            replans_used: self.replans_used,
+            steps,
+        }
     }
 }
 
@@ -795,6 +715,26 @@ fn attempts(
 /// `retry` more attempts.
 fn may_retry(step: &StepIr, e: &ToolError, made: usize) -> bool {
     step.idempotent && e.retryable && u64::try_from(made).unwrap_or(u64::MAX) <= step.retry
+}
+
+fn failure(kind: FailureKind, expected: Data, observed: Data) -> Failure {
+    Failure {
+        kind,
+        code: None,
+        retryable: None,
+        expected: Some(expected),
+        observed: Some(observed),
+    }
+}
+
+fn tool_failure(e: &ToolError) -> Failure {
+    Failure {
+        kind: FailureKind::ToolError,
+        code: Some(e.code.clone()),
+        retryable: Some(e.retryable),
+        expected: None,
+        observed: None,
+    }
 }
 
 fn error_data(e: &ToolError) -> Data {
