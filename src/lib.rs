@@ -14,6 +14,7 @@ pub mod fmt;
 pub mod ir;
 pub mod limits;
 pub mod lsp;
+pub mod plan_schema;
 pub mod policy;
 pub mod progress;
 pub mod project;

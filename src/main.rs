@@ -123,6 +123,47 @@ enum Command {
         #[command(flatten)]
         options: Options,
     },
+    /// Print a JSON Schema of the JSON plan form, specialised to the
+    /// catalogue, the policy and the actor: the tools the actor may call,
+    /// each with its arguments, for a planner's structured output.
+    Schema {
+        /// A catalogue file; repeatable. Replaces the `catalog` of
+        /// `planc.toml` (found from the current folder).
+        #[arg(long = "catalog", value_name = "FILE")]
+        catalog: Vec<PathBuf>,
+        /// The policy file. Replaces the `policy` of `planc.toml`.
+        #[arg(long, value_name = "FILE")]
+        policy: Option<PathBuf>,
+        /// The actor's scopes, comma-separated.
+        #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
+        actor: Option<Vec<String>>,
+        /// The flavour of JSON Schema.
+        #[arg(long, value_enum, default_value_t = SchemaDialect::JsonSchema)]
+        dialect: SchemaDialect,
+        /// Wrap the schema as a `submit_plan` tool definition in the
+        /// dialect's vendor format.
+        #[arg(long, value_enum, value_name = "AS")]
+        wrap: Option<Wrap>,
+        /// When to colour reports of problems in the catalogue or policy.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SchemaDialect {
+    /// JSON Schema 2020-12.
+    JsonSchema,
+    /// OpenAI strict structured outputs.
+    Openai,
+    /// An Anthropic tool's `input_schema`.
+    Anthropic,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Wrap {
+    /// A `submit_plan` tool definition.
+    Tool,
 }
 
 #[derive(clap::Args)]
@@ -248,6 +289,25 @@ fn main() -> ExitCode {
                 timeout,
             },
             &options,
+        ),
+        Command::Schema {
+            catalog,
+            policy,
+            actor,
+            dialect,
+            wrap,
+            color,
+        } => schema(
+            &Options {
+                catalog,
+                policy,
+                actor,
+                format: Format::Human,
+                color,
+                deny_warnings: false,
+            },
+            dialect,
+            wrap,
         ),
         Command::Lsp => planc::lsp::run_stdio()
             .map(|()| ExitCode::SUCCESS)
@@ -423,8 +483,7 @@ fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<Exit
     };
     let text = planc::ir::to_json(ir).map_err(Failure)?;
     match output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Failure(format!("cannot write `{}`: {e}", path.display())))?,
+        Some(path) => project::write_atomic(path, text.as_bytes()).map_err(Failure)?,
         None => std::io::stdout()
             .write_all(text.as_bytes())
             .map_err(|e| Failure(format!("cannot write the IR: {e}")))?,
@@ -470,8 +529,7 @@ fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure
                 .write_all(laid_out.as_bytes())
                 .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
         } else if laid_out != text {
-            std::fs::write(path, laid_out)
-                .map_err(|e| Failure(format!("cannot write `{name}`: {e}")))?;
+            project::write_atomic(path, laid_out.as_bytes()).map_err(Failure)?;
         }
     }
     Ok(code)
@@ -554,6 +612,53 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// `planc schema`: loads the catalogue and policy as `check` does (from
+/// the flags, else the `planc.toml` found from the current folder), and
+/// prints the specialised schema. Problems in the catalogue or policy are
+/// reported and no schema is printed (status 1).
+fn schema(
+    options: &Options,
+    dialect: SchemaDialect,
+    wrap: Option<Wrap>,
+) -> Result<ExitCode, Failure> {
+    use planc::plan_schema::{self, Dialect};
+    let mut job = load(&[], options)?;
+    if job.catalog.is_empty() {
+        return Err(Failure(
+            "no catalogue: pass `--catalog FILE` or name one in `planc.toml`".into(),
+        ));
+    }
+    let outcome = driver::run(&mut job);
+    if outcome.has_errors() {
+        report(&job, &outcome, options, false)?;
+        return Ok(ExitCode::from(1));
+    }
+    let dialect = match dialect {
+        SchemaDialect::JsonSchema => Dialect::JsonSchema,
+        SchemaDialect::Openai => Dialect::OpenAi,
+        SchemaDialect::Anthropic => Dialect::Anthropic,
+    };
+    let checked = &outcome.checked;
+    let schema = plan_schema::plan_schema(
+        &checked.catalog,
+        checked.policy.as_ref(),
+        &checked.actor,
+        dialect,
+    )
+    .map_err(Failure)?;
+    let out = match wrap {
+        Some(Wrap::Tool) => plan_schema::submit_plan_tool(schema, dialect),
+        None => schema,
+    };
+    let mut text = serde_json::to_string_pretty(&out)
+        .map_err(|e| Failure(format!("cannot write the schema: {e}")))?;
+    text.push('\n');
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the schema: {e}")))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn explain(code: &str) -> Result<ExitCode, Failure> {

@@ -134,26 +134,6 @@ pub fn read_source(path: &Path) -> Result<String, String> {
     decode(&path.display().to_string(), bytes)
 }
 
-/// Replaces `path`'s contents atomically: the text is written to a
-/// temporary file beside it, flushed to disk, then renamed over it, so a
-/// reader (or a process killed mid-write) sees the old file or the new one,
-/// never a mix.
-pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    use std::io::Write;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write `{}`: {}", path.display(), io_reason(&e))
-    })
-}
-
 /// Decodes bytes read from a file or stdin. Invalid UTF-8 is refused with
 /// the byte offset of the first bad byte.
 pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, String> {
@@ -162,6 +142,35 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, String> {
             "`{name}` is not valid UTF-8: invalid byte at offset {}",
             e.utf8_error().valid_up_to()
         )
+    })
+}
+
+/// Writes `bytes` to `path` atomically: into a temporary file of this
+/// writer's own beside it, flushed to disk, then renamed over `path`. An
+/// interrupted write leaves the old file whole, and concurrent writers never
+/// show a reader half a file. The error is a message for the user.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static WRITES: AtomicUsize = AtomicUsize::new(0);
+    let fail = |e: std::io::Error| format!("cannot write `{}`: {}", path.display(), io_reason(&e));
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("cannot write `{}`: it names no file", path.display()))?;
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{}.{n}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
     })
 }
 
@@ -194,6 +203,29 @@ mod tests {
         );
         assert_eq!(c.policy, Some(PathBuf::from("proj/policy.plan")));
         assert_eq!(c.actor, Some(vec!["crm:read".to_string()]));
+    }
+
+    #[test]
+    fn writes_atomically_and_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("planc-write-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.json");
+        write_atomic(&path, b"old").unwrap();
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+        // A folder that does not exist: a message naming the file, nothing written.
+        let err = write_atomic(&dir.join("missing/out.json"), b"x").unwrap_err();
+        assert!(
+            err.contains("missing/out.json") && err.contains("no such file"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

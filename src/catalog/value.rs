@@ -98,6 +98,14 @@ impl fmt::Display for Value {
     }
 }
 
+/// The shape [`Date::parse`] reads, as a JSON Schema `pattern` (beside
+/// `"format": "date"`, which also asks for a real calendar date).
+pub const DATE_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
+
+/// The shape [`Datetime::parse`] reads, as a JSON Schema `pattern` (beside
+/// `"format": "date-time"`): at most nine digits of a second's fraction.
+pub const DATETIME_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$";
+
 /// A calendar date of the proleptic Gregorian calendar, years 0000 to 9999.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Date {

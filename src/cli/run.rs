@@ -192,7 +192,7 @@ impl Sink for FileSink {
         let mut text = serde_json::to_string_pretty(record)
             .map_err(|e| format!("cannot serialise the progress record: {e}"))?;
         text.push('\n');
-        project::write_atomic(path, &text)
+        project::write_atomic(path, text.as_bytes())
     }
 
     fn trace(&mut self, event: &Data) -> Result<(), String> {

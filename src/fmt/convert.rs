@@ -59,6 +59,7 @@ use crate::syntax::ast::{
     Path, PlanDecl, PolicyDecl, PolicyRule, Prim, Probe, ProbeKind, Reference, Step, ToolDecl,
     Type, TypeKind,
 };
+use crate::syntax::json_plan::escape_text as escape_interp;
 use crate::syntax::json_policy::is_scope;
 use crate::syntax::literal::is_ident;
 
@@ -354,12 +355,6 @@ fn literal_json(lit: &Literal, span: Span) -> Result<J> {
         Literal::Bool(b) => J::Bool(*b),
         Literal::Null => J::Null,
     })
-}
-
-/// Text in an argument string: `${` escaped as `$${`, which the JSON plan
-/// reader turns back into `${`.
-fn escape_interp(s: &str) -> String {
-    s.replace("${", "$${")
 }
 
 fn reference_path(r: &Reference) -> String {

@@ -25,6 +25,7 @@
 pub mod analysis;
 mod completion;
 pub mod convert;
+mod cursor;
 mod features;
 mod json_scan;
 pub mod pages;

@@ -1,0 +1,587 @@
+//! Arguments: each value checked against its parameter's type, references
+//! resolved to the bindings they name, taint followed.
+
+use super::*;
+
+impl<'a> Checker<'a, '_> {
+    pub(super) fn check_args(
+        &mut self,
+        i: usize,
+        step: &'a ast::Step,
+        tool: Option<&'a Tool>,
+    ) -> Vec<CheckedArg> {
+        let mut out: Vec<CheckedArg> = Vec::with_capacity(step.args.len());
+        let mut seen: HashMap<&str, Span> = HashMap::with_capacity(step.args.len());
+        for arg in &step.args {
+            if let Some(first) = seen.get(arg.name.node.as_str()) {
+                let d = Diagnostic::new(
+                    Code::E0104,
+                    arg.name.span,
+                    format!("argument `{}` is given more than once", arg.name.node),
+                )
+                .with_label("given again here")
+                .with_secondary(*first, "first given here")
+                .with_help("give each argument once");
+                self.report(i, d);
+                // Still resolve its references: their errors are their own.
+                self.check_expr(i, &arg.value, &Ty::Error, What::Plain(&arg.name.node));
+                continue;
+            }
+            seen.insert(&arg.name.node, arg.name.span);
+            let param = tool.and_then(|t| t.param(&arg.name.node));
+            let expected = match (tool, param) {
+                (Some(t), None) => {
+                    let given: Vec<&str> = step.args.iter().map(|a| a.name.node.as_str()).collect();
+                    let free: Vec<&str> = t
+                        .params
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .filter(|p| !given.contains(p))
+                        .collect();
+                    let near = self.env.nearest(&arg.name.node, free.iter().copied());
+                    let mut d = Diagnostic::new(
+                        Code::E0102,
+                        arg.name.span,
+                        format!("`{}` has no argument `{}`", t.name, arg.name.node),
+                    )
+                    .with_label("unknown argument")
+                    .with_secondary(t.name_span, format!("`{}` is declared here", t.name));
+                    d = policy::add_suggestion(d, &near, arg.name.span);
+                    if near.is_empty() {
+                        let all: Vec<&str> = t.params.iter().map(|p| p.name.as_str()).collect();
+                        d = d.with_help(if all.is_empty() {
+                            format!("`{}` takes no arguments", t.name)
+                        } else {
+                            format!("`{}` takes {}", t.name, list_names(&all))
+                        });
+                    }
+                    self.report(i, d);
+                    Ty::Error
+                }
+                (Some(_), Some(p)) => p.ty.clone(),
+                (None, _) => Ty::Error,
+            };
+            let value = self.check_expr(i, &arg.value, &expected, What::Arg(&arg.name.node));
+            let untrusted_from = self.taint_of(&value);
+            out.push(CheckedArg {
+                name: arg.name.node.clone(),
+                name_span: arg.name.span,
+                param_ty: if param.is_some() { expected } else { Ty::Any },
+                value,
+                from_default: false,
+                untrusted_from,
+            });
+        }
+        if let Some(t) = tool {
+            let mut missing: Vec<&catalog::Param> = Vec::new();
+            for p in &t.params {
+                if seen.contains_key(p.name.as_str()) {
+                    continue;
+                }
+                if p.required() {
+                    missing.push(p);
+                } else if let (Some(v), Some(span)) = (&p.default, p.default_span) {
+                    out.push(CheckedArg {
+                        name: p.name.clone(),
+                        name_span: p.name_span,
+                        param_ty: p.ty.clone(),
+                        value: TypedValue {
+                            kind: ValueKind::Literal(v.clone()),
+                            ty: v.natural_type(),
+                            span,
+                        },
+                        from_default: true,
+                        untrusted_from: None,
+                    });
+                }
+            }
+            if !missing.is_empty() && !self.env.damaged(step.span) {
+                let names: Vec<&str> = missing.iter().map(|p| p.name.as_str()).collect();
+                let shown: Vec<String> = missing
+                    .iter()
+                    .map(|p| format!("{}: {}", p.name, p.ty))
+                    .collect();
+                let mut d = Diagnostic::new(
+                    Code::E0103,
+                    step.tool.span,
+                    format!(
+                        "missing {} {} of `{}`",
+                        plural(names.len(), "argument", "arguments"),
+                        list_names(&names),
+                        t.name
+                    ),
+                )
+                .with_label(format!("missing {}", list_names(&shown)))
+                .with_help(format!(
+                    "every argument without a default must be given: add {}",
+                    list_names(&shown)
+                ));
+                for p in &missing {
+                    d = d.with_secondary(p.name_span, format!("`{}` is declared here", p.name));
+                }
+                self.report(i, d);
+            }
+        }
+        out
+    }
+
+    /// The untrusted step a value's data comes from, if any.
+    pub(super) fn taint_of(&self, value: &TypedValue) -> Option<usize> {
+        value.references().iter().find_map(|r| {
+            self.bindings
+                .get(r.binding_index)
+                .and_then(|b| b.untrusted_from)
+        })
+    }
+
+    /// Checks an expression against the type it must have and classifies
+    /// it. `what` names it for messages ("argument `facts`").
+    pub(super) fn check_expr(
+        &mut self,
+        i: usize,
+        expr: &ast::Expr,
+        expected: &Ty,
+        what: What<'_>,
+    ) -> TypedValue {
+        let error = |span| TypedValue {
+            kind: ValueKind::Error,
+            ty: Ty::Error,
+            span,
+        };
+        match &expr.node {
+            ast::ExprKind::Error => error(expr.span),
+            ast::ExprKind::Literal(lit) => match catalog::value::literal_value(lit, expected) {
+                Ok((v, ty)) => TypedValue {
+                    kind: ValueKind::Literal(v),
+                    ty,
+                    span: expr.span,
+                },
+                Err(e) => {
+                    let d = catalog::literal_error(&e, lit, expected, expr.span, &what.to_string());
+                    self.report(i, d);
+                    error(expr.span)
+                }
+            },
+            ast::ExprKind::Ref(r) => {
+                let Some((rv, ty)) = self.resolve_ref(i, r, expr.span) else {
+                    return error(expr.span);
+                };
+                if !ty.assignable_to(expected) {
+                    let binding = self.bindings.get(rv.binding_index);
+                    let shown = reference_text(r);
+                    let mut d = Diagnostic::new(
+                        Code::E0201,
+                        expr.span,
+                        format!("{what} expects `{expected}`, found `{shown}` of type `{ty}`"),
+                    )
+                    .with_label(format!("`{ty}`, expected `{expected}`"))
+                    .with_help(format!(
+                        "pass a value of type `{expected}`: another binding, a member of this one, or a literal"
+                    ));
+                    if let Some(b) = binding {
+                        d = d.with_secondary(
+                            b.path_span,
+                            format!(
+                                "`{}` is bound here, by step `{}`, to `{}` of type `{}`",
+                                b.name,
+                                self.step_name(b.step),
+                                b.path_text,
+                                b.ty
+                            ),
+                        );
+                    }
+                    if let (Ty::Optional(inner), false) = (&ty, expected.accepts_null()) {
+                        if inner.assignable_to(expected) {
+                            d = d.with_help(format!(
+                                "`{shown}` may be null: add `post exists(...)` for it and bind a field that is always present, or change the parameter to `{expected}?`"
+                            ));
+                        }
+                    }
+                    self.report(i, d);
+                    return TypedValue {
+                        kind: ValueKind::Ref(rv),
+                        ty: Ty::Error,
+                        span: expr.span,
+                    };
+                }
+                TypedValue {
+                    kind: ValueKind::Ref(rv),
+                    ty,
+                    span: expr.span,
+                }
+            }
+            ast::ExprKind::List(items) => {
+                let inner = match expected.strip_optional() {
+                    Ty::List(t) => Some((**t).clone()),
+                    Ty::Any => Some(Ty::Any),
+                    Ty::Error => Some(Ty::Error),
+                    _ => None,
+                };
+                let elem = match &inner {
+                    Some(t) => t.clone(),
+                    None => {
+                        let d = Diagnostic::new(
+                            Code::E0201,
+                            expr.span,
+                            format!("{what} expects `{expected}`, found a list"),
+                        )
+                        .with_label(format!("expected `{expected}`"));
+                        self.report(i, d);
+                        Ty::Error
+                    }
+                };
+                let what_item = What::Item(&what);
+                let values: Vec<TypedValue> = items
+                    .iter()
+                    .map(|x| self.check_expr(i, x, &elem, what_item))
+                    .collect();
+                TypedValue {
+                    kind: ValueKind::List(values),
+                    ty: if inner.is_some() {
+                        Ty::List(std::sync::Arc::new(elem))
+                    } else {
+                        Ty::Error
+                    },
+                    span: expr.span,
+                }
+            }
+            ast::ExprKind::Record(entries) => self.check_record(i, expr, entries, expected, what),
+            ast::ExprKind::Interp(parts) => {
+                let mut pieces = Vec::with_capacity(parts.len());
+                let mut failed = false;
+                for part in parts {
+                    match part {
+                        ast::InterpPart::Text(t) => pieces.push(InterpPiece::Text(t.clone())),
+                        ast::InterpPart::Ref(r) => match self.resolve_ref(i, &r.node, r.span) {
+                            Some((rv, ty)) => {
+                                if !ty.is_scalar() {
+                                    let d = Diagnostic::new(
+                                        Code::E0201,
+                                        r.span,
+                                        format!(
+                                            "`{}` is `{ty}`, which cannot be written into a string",
+                                            reference_text(&r.node)
+                                        ),
+                                    )
+                                    .with_label("not a single value")
+                                    .with_help("interpolate a field that holds a string, number, date or boolean");
+                                    self.report(i, d);
+                                    failed = true;
+                                }
+                                pieces.push(InterpPiece::Ref { reference: rv, ty });
+                            }
+                            None => failed = true,
+                        },
+                    }
+                }
+                if !Ty::String.assignable_to(expected) {
+                    let d = Diagnostic::new(
+                        Code::E0201,
+                        expr.span,
+                        format!("{what} expects `{expected}`, found an interpolated string"),
+                    )
+                    .with_label(format!("a string, expected `{expected}`"));
+                    self.report(i, d);
+                    failed = true;
+                }
+                TypedValue {
+                    kind: ValueKind::Interp(pieces),
+                    ty: if failed { Ty::Error } else { Ty::String },
+                    span: expr.span,
+                }
+            }
+        }
+    }
+
+    pub(super) fn check_record(
+        &mut self,
+        i: usize,
+        expr: &ast::Expr,
+        entries: &[ast::RecordEntry],
+        expected: &Ty,
+        what: What<'_>,
+    ) -> TypedValue {
+        let fields: Option<&[catalog::FieldTy]> = match expected.strip_optional() {
+            Ty::Record(f) => Some(f),
+            _ => None,
+        };
+        let open = matches!(expected.strip_optional(), Ty::Any | Ty::Error);
+        let mut failed = false;
+        if fields.is_none() && !open {
+            let d = Diagnostic::new(
+                Code::E0201,
+                expr.span,
+                format!("{what} expects `{expected}`, found a record"),
+            )
+            .with_label(format!("expected `{expected}`"));
+            self.report(i, d);
+            failed = true;
+        }
+        let mut seen: HashMap<&str, Span> = HashMap::with_capacity(entries.len());
+        let mut values = Vec::with_capacity(entries.len());
+        let mut tys = Vec::with_capacity(entries.len());
+        for e in entries {
+            if let Some(first) = seen.get(e.name.node.as_str()) {
+                let d = Diagnostic::new(
+                    Code::E0104,
+                    e.name.span,
+                    format!("field `{}` is given more than once", e.name.node),
+                )
+                .with_label("given again here")
+                .with_secondary(*first, "first given here");
+                self.report(i, d);
+                self.check_expr(i, &e.value, &Ty::Error, What::Plain(""));
+                continue;
+            }
+            seen.insert(&e.name.node, e.name.span);
+            let field_ty = match fields {
+                Some(fs) => match fs.iter().find(|f| f.name == e.name.node) {
+                    Some(f) if f.optional => Ty::optional(f.ty.clone()),
+                    Some(f) => f.ty.clone(),
+                    None => {
+                        let free: Vec<&str> = fs
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .filter(|n| !entries.iter().any(|x| x.name.node == *n))
+                            .collect();
+                        let near = self.env.nearest(&e.name.node, free.iter().copied());
+                        let mut d = Diagnostic::new(
+                            Code::E0201,
+                            e.name.span,
+                            format!(
+                                "{what} has no field `{}`: it expects `{expected}`",
+                                e.name.node
+                            ),
+                        )
+                        .with_label("unknown field");
+                        d = policy::add_suggestion(d, &near, e.name.span);
+                        self.report(i, d);
+                        failed = true;
+                        Ty::Error
+                    }
+                },
+                None if open => expected.strip_optional().clone(),
+                None => Ty::Error,
+            };
+            let v = self.check_expr(i, &e.value, &field_ty, What::Field(&e.name.node, &what));
+            tys.push(catalog::FieldTy {
+                name: e.name.node.clone(),
+                optional: false,
+                ty: v.ty.clone(),
+            });
+            values.push((e.name.node.clone(), v));
+        }
+        if let Some(fs) = fields {
+            let missing: Vec<String> = fs
+                .iter()
+                .filter(|f| {
+                    !f.optional && !f.ty.accepts_null() && !seen.contains_key(f.name.as_str())
+                })
+                .map(|f| format!("{}: {}", f.name, f.ty))
+                .collect();
+            if !missing.is_empty() {
+                let d = Diagnostic::new(
+                    Code::E0201,
+                    expr.span,
+                    format!(
+                        "{what} is missing {} {}",
+                        plural(missing.len(), "field", "fields"),
+                        list_names(&missing)
+                    ),
+                )
+                .with_label(format!("expected `{expected}`"))
+                .with_help(format!("add {}", list_names(&missing)));
+                self.report(i, d);
+                failed = true;
+            }
+        }
+        TypedValue {
+            kind: ValueKind::Record(values),
+            ty: if failed {
+                Ty::Error
+            } else {
+                Ty::Record(tys.into())
+            },
+            span: expr.span,
+        }
+    }
+
+    /// Resolves a reference from step `i`: the binding must be bound by an
+    /// earlier step. Records the use and the data edge. `None` after an
+    /// error (reported) or when the binding's type is unknown is not an
+    /// error: that gives `Some` with the error type.
+    pub(super) fn resolve_ref(
+        &mut self,
+        i: usize,
+        r: &ast::Reference,
+        span: Span,
+    ) -> Option<(RefValue, Ty)> {
+        let name = r.name.node.as_str();
+        let Some(&b) = self.binding_index.get(name) else {
+            self.unknown_binding(i, r);
+            return None;
+        };
+        let (b_step, b_ty, b_span) = {
+            let binding = self.bindings.get_mut(b)?;
+            binding.uses += 1;
+            (binding.step, binding.ty.clone(), binding.name_span)
+        };
+        let binder = self.step_name(b_step);
+        let here = self.step_name(i);
+        if b_step == i {
+            let d = Diagnostic::new(
+                Code::E0107,
+                r.name.span,
+                format!("step `{here}` refers to `{name}`, which it binds itself"),
+            )
+            .with_label("its own binding")
+            .with_secondary(b_span, format!("`{name}` is bound here, from the result of this same step"))
+            .with_help("a binding exists only after its step has run: take the value from an earlier step, or write it as a literal");
+            self.report(i, d);
+            return None;
+        }
+        if b_step > i {
+            let d = Diagnostic::new(
+                Code::E0106,
+                r.name.span,
+                format!("`{name}` is bound by step `{binder}`, which comes after step `{here}`"),
+            )
+            .with_label("used before it is bound")
+            .with_secondary(
+                b_span,
+                format!("`{name}` is bound here, by step `{binder}`, which comes after this one"),
+            )
+            .with_help(format!("move step `{binder}` before step `{here}`"));
+            self.report(i, d);
+            return None;
+        }
+        if let Some(deps) = self.deps.get_mut(i) {
+            deps.push(Dependency {
+                step: b_step,
+                step_name: binder.to_string(),
+                reason: DepReason::Data,
+                span: r.name.span,
+            });
+        }
+        let mut ty = b_ty;
+        let mut optional = false;
+        let mut shown = name.to_string();
+        for m in &r.members {
+            if let Ty::Optional(inner) = &ty {
+                optional = true;
+                ty = (**inner).clone();
+            }
+            match &ty {
+                Ty::Error | Ty::Any => break,
+                Ty::Record(fields) => match fields.iter().find(|f| f.name == m.node) {
+                    Some(f) => {
+                        optional |= f.optional;
+                        ty = f.ty.clone();
+                    }
+                    None => {
+                        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+                        let near = self.env.nearest(&m.node, names.iter().copied());
+                        let mut d = Diagnostic::new(
+                            Code::E0202,
+                            m.span,
+                            format!("`{shown}` has no field `{}`", m.node),
+                        )
+                        .with_label("no such field")
+                        .with_secondary(
+                            b_span,
+                            format!("`{name}` is bound here, by step `{binder}`"),
+                        );
+                        d = policy::add_suggestion(d, &near, m.span);
+                        if near.is_empty() {
+                            d = d.with_help(format!("`{shown}` is `{ty}`"));
+                        }
+                        self.report(i, d);
+                        ty = Ty::Error;
+                        break;
+                    }
+                },
+                other => {
+                    let d = Diagnostic::new(
+                        Code::E0202,
+                        m.span,
+                        format!("`{shown}` is `{other}`, which has no field `{}`", m.node),
+                    )
+                    .with_label("not a record")
+                    .with_secondary(
+                        b_span,
+                        format!("`{name}` is bound here, by step `{binder}`"),
+                    );
+                    self.report(i, d);
+                    ty = Ty::Error;
+                    break;
+                }
+            }
+            shown.push('.');
+            shown.push_str(&m.node);
+        }
+        if optional {
+            ty = Ty::optional(ty);
+        }
+        Some((
+            RefValue {
+                binding: name.to_string(),
+                binding_index: b,
+                step: b_step,
+                step_name: binder.to_string(),
+                members: r.members.iter().map(|m| m.node.clone()).collect(),
+                span,
+            },
+            ty,
+        ))
+    }
+
+    pub(super) fn unknown_binding(&mut self, i: usize, r: &ast::Reference) {
+        if self.plan_damaged {
+            // The bind may have been lost to a syntax error.
+            return;
+        }
+        let name = r.name.node.as_str();
+        let near = self.env.nearest(name, self.binding_names.iter().copied());
+        let mut d = Diagnostic::new(Code::E0105, r.name.span, format!("no step binds `{name}`"))
+            .with_label("not bound by any step");
+        if let Some(&s) = self.step_index.get(name) {
+            let bound: Vec<&str> = self
+                .step_binds
+                .get(s)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|&b| self.bindings.get(b))
+                .map(|b| b.name.as_str())
+                .collect();
+            d = d.with_secondary(
+                self.plan
+                    .steps
+                    .get(s)
+                    .map_or(r.name.span, |st| st.name.span),
+                format!("`{name}` is a step, not a binding"),
+            );
+            d = d.with_help(if bound.is_empty() {
+                format!("step `{name}` binds nothing: add `bind {name}_value = $...` to it and refer to that")
+            } else {
+                format!("refer to a name step `{name}` binds: {}", list_names(&bound))
+            });
+        } else {
+            d = policy::add_suggestion(d, &near, r.name.span);
+            if near.is_empty() {
+                d = d.with_help("a reference names a binding of an earlier step: add `bind NAME = $...` to the step that produces the value");
+            }
+        }
+        self.report(i, d);
+    }
+}
+
+/// `facts.plan` as written.
+fn reference_text(r: &ast::Reference) -> String {
+    let mut s = r.name.node.clone();
+    for m in &r.members {
+        s.push('.');
+        s.push_str(&m.node);
+    }
+    s
+}

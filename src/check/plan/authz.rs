@@ -1,0 +1,349 @@
+//! Authorization: the policy's rule for each step, its scopes, approval and
+//! ceilings (errors over literals, guards over references).
+
+use super::*;
+
+impl<'a> Checker<'a, '_> {
+    pub(super) fn check_policy(
+        &mut self,
+        i: usize,
+        step: &ast::Step,
+        tool: &Tool,
+        args: &[CheckedArg],
+    ) -> Authz {
+        let mut authz = Authz::default();
+        let Some(policy) = self.env.policy else {
+            let d = Diagnostic::new(
+                Code::E0301,
+                step.tool.span,
+                format!("`{}` is not permitted: no policy is in force", tool.name),
+            )
+            .with_label("denied by default")
+            .with_help("declare a `policy` that names the tools this actor may call (or pass one); without a policy every tool is denied");
+            self.report(i, d);
+            return authz;
+        };
+        let Some(rule) = policy.rule(&tool.name) else {
+            let rules: Vec<&str> = policy.tool_names().collect();
+            let near = self.env.nearest(&tool.name, rules.iter().copied());
+            let mut d = Diagnostic::new(
+                Code::E0301,
+                step.tool.span,
+                format!(
+                    "`{}` is not permitted by policy `{}`",
+                    tool.name, policy.name
+                ),
+            )
+            .with_label("the policy does not name this tool")
+            .with_secondary(
+                policy.name_span,
+                format!("policy `{}` is declared here", policy.name),
+            );
+            match near.first().and_then(|n| policy.rule(n)) {
+                Some(r) if self.env.catalog.get(&r.tool).is_none() => {
+                    d = d
+                        .with_secondary(
+                            r.tool_span,
+                            format!("the policy names `{}`, which no tool is called", r.tool),
+                        )
+                        .with_help(format!(
+                            "if the rule for `{}` is meant for this tool, correct its name to `{}`",
+                            r.tool, tool.name
+                        ));
+                }
+                _ => {
+                    d = d.with_help(format!(
+                        "a tool the policy does not name is denied: add a rule for `{}` to policy `{}`, or use a permitted tool",
+                        tool.name, policy.name
+                    ));
+                }
+            }
+            self.report(i, d);
+            return authz;
+        };
+        authz.scopes = rule.requires.iter().map(|s| s.node.clone()).collect();
+        let missing: Vec<&Spanned<String>> = rule
+            .requires
+            .iter()
+            .filter(|s| !policy::holds(self.env.actor, &s.node))
+            .collect();
+        authz.permitted = missing.is_empty();
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|s| s.node.as_str()).collect();
+            let mut d = Diagnostic::new(
+                Code::E0302,
+                step.tool.span,
+                format!(
+                    "the actor lacks {} {}, which `{}` requires",
+                    plural(names.len(), "scope", "scopes"),
+                    list_names(&names),
+                    tool.name
+                ),
+            )
+            .with_label(format!("needs {}", list_names(&names)));
+            for s in &missing {
+                d = d.with_secondary(
+                    s.span,
+                    format!("`{}` is required here, by policy `{}`", s.node, policy.name),
+                );
+            }
+            d = d.with_note(if self.env.actor.is_empty() {
+                "the actor holds no scopes".to_string()
+            } else {
+                format!("the actor holds {}", list_names(self.env.actor))
+            });
+            d = d.with_help(format!(
+                "run the plan as an actor that holds {}, or use a tool this actor may call",
+                list_names(&names)
+            ));
+            self.report(i, d);
+        }
+        if let Some(span) = rule.approval {
+            authz.approval = Some(ast::Approval::Human);
+            let d = Diagnostic::new(
+                Code::N0301,
+                step.tool.span,
+                format!("step `{}` needs a person's approval before the run starts", step.name.node),
+            )
+            .with_label("approval human")
+            .with_secondary(span, format!("required here, by policy `{}`", policy.name))
+            .with_note("the IR lists the step under `approvals`: a reviewer approves the plan, not the steps one by one");
+            self.report(i, d);
+        }
+        for c in &rule.ceilings {
+            let Some(limit) = &c.limit else { continue };
+            let origin = format!("policy `{}`", policy.name);
+            let Some(arg) = args.iter().find(|a| a.name == c.arg) else {
+                // Absent, with no default: the executor would call the tool
+                // without the argument, and the tool decide what that means
+                // (a refund of the whole order). A required parameter is
+                // already reported missing (E0103); an optional one under a
+                // ceiling must be given.
+                if let Some(p) = tool.param(&c.arg)
+                    && !p.required()
+                {
+                    self.ceiling_absent(i, step, p, c, &origin);
+                }
+                continue;
+            };
+            if arg.value.ty.is_error() || matches!(arg.value.kind, ValueKind::Error) {
+                continue;
+            }
+            match &arg.value.kind {
+                ValueKind::Literal(v) => match v.satisfies(c.op, limit) {
+                    Some(true) => {}
+                    Some(false) => self.ceiling_breach(i, step, arg, v, c, &origin),
+                    None => self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin),
+                },
+                _ if arg.value.references().is_empty() => {
+                    // A list, a record or a string built of literals only:
+                    // nothing a guard could bind, and not a value a ceiling
+                    // compares.
+                    self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin);
+                }
+                _ if !may_compare(&arg.value.ty, limit) => {
+                    self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin);
+                }
+                _ => {
+                    // The guard always goes into the IR: a proof from the
+                    // declared result type silences the note, never the
+                    // guard, because the executor sees the tool's actual
+                    // result, not its declaration.
+                    authz.guards.push(Guard {
+                        arg: c.arg.clone(),
+                        op: c.op,
+                        limit: limit.clone(),
+                        ceiling_span: c.span,
+                    });
+                    if provably_within(&arg.value.ty, c.op, limit) {
+                        continue;
+                    }
+                    let refs = arg.value.references();
+                    let from = match refs.first() {
+                        Some(r) => format!(
+                            "its value comes from `{}`, bound by step `{}`",
+                            r.binding, r.step_name
+                        ),
+                        None => "its value is not a single literal".to_string(),
+                    };
+                    let d = Diagnostic::new(
+                        Code::N0302,
+                        arg.value.span,
+                        format!(
+                            "the ceiling `{}` over `{}` is enforced at dispatch: {from}",
+                            c.text(),
+                            c.arg
+                        ),
+                    )
+                    .with_label("checked by a guard after binding")
+                    .with_secondary(c.span, format!("ceiling declared here, in {origin}"))
+                    .with_note("the IR carries the guard; the executor refuses the call when the bound value breaks it");
+                    self.report(i, d);
+                }
+            }
+        }
+        authz
+    }
+
+    /// E0103: an optional argument under a ceiling, left out, with no
+    /// default to check.
+    fn ceiling_absent(
+        &mut self,
+        i: usize,
+        step: &ast::Step,
+        p: &catalog::Param,
+        c: &policy::CeilingRule,
+        origin: &str,
+    ) {
+        let d = Diagnostic::new(
+            Code::E0103,
+            step.tool.span,
+            format!(
+                "`{}` must be given: the ceiling `{}` of {origin} is over it, and it has no default",
+                p.name,
+                c.text()
+            ),
+        )
+        .with_label(format!("`{}` is left out", p.name))
+        .with_secondary(c.span, format!("ceiling declared here, in {origin}"))
+        .with_secondary(p.name_span, format!("`{}` is declared here, optional", p.name))
+        .with_help(format!(
+            "give `{}` a value within `{}`: left out, the tool decides what it means, and no ceiling can be checked",
+            p.name,
+            c.text()
+        ));
+        self.report(i, d);
+    }
+
+    /// E0303: a value under a ceiling that cannot be compared with its
+    /// limit (a string, a boolean or `null` under a numeric ceiling on an
+    /// `any` parameter, a list): not within it, so refused.
+    fn ceiling_incomparable(
+        &mut self,
+        i: usize,
+        step: &ast::Step,
+        arg: &CheckedArg,
+        ty: &Ty,
+        c: &policy::CeilingRule,
+        origin: &str,
+    ) {
+        let shown = match &arg.value.kind {
+            ValueKind::Literal(v) => format!("`{}`", v.display()),
+            _ => format!("a value of type `{ty}`"),
+        };
+        let limit_kind = c
+            .limit
+            .as_ref()
+            .map_or_else(|| "value".to_string(), |l| l.natural_type().to_string());
+        let span = if arg.from_default {
+            step.tool.span
+        } else {
+            arg.value.span
+        };
+        let mut d = Diagnostic::new(
+            Code::E0303,
+            span,
+            format!(
+                "`{}` = {shown} cannot be compared with the ceiling `{}` of {origin}",
+                arg.name,
+                c.text()
+            ),
+        )
+        .with_label(format!("not comparable with a `{limit_kind}` limit"))
+        .with_secondary(c.span, format!("ceiling declared here, in {origin}"))
+        .with_help(format!(
+            "a value that cannot be compared with the limit is not within it: pass a `{limit_kind}` within `{}`",
+            c.text()
+        ));
+        if arg.from_default {
+            d = d.with_secondary(arg.value.span, "the default is declared here");
+        }
+        self.report(i, d);
+    }
+
+    pub(super) fn ceiling_breach(
+        &mut self,
+        i: usize,
+        step: &ast::Step,
+        arg: &CheckedArg,
+        v: &Value,
+        c: &policy::CeilingRule,
+        origin: &str,
+    ) {
+        let above = matches!(c.op, CmpOp::Le | CmpOp::Lt);
+        let verb = if above { "exceeds" } else { "breaks" };
+        let (span, label) = if arg.from_default {
+            (
+                step.tool.span,
+                format!(
+                    "the default `{}` = `{}` is used here",
+                    arg.name,
+                    v.display()
+                ),
+            )
+        } else {
+            (
+                arg.value.span,
+                if above {
+                    "above the ceiling".to_string()
+                } else {
+                    "outside the ceiling".to_string()
+                },
+            )
+        };
+        let mut d = Diagnostic::new(
+            Code::E0303,
+            span,
+            format!(
+                "`{}` = `{}` {verb} the ceiling `{}` of {origin}",
+                arg.name,
+                v.display(),
+                c.text()
+            ),
+        )
+        .with_label(label)
+        .with_secondary(c.span, format!("ceiling declared here, in {origin}"));
+        if arg.from_default {
+            d = d.with_secondary(arg.value.span, "the default is declared here");
+        }
+        d = d.with_help(match &c.limit {
+            Some(l) if above => format!(
+                "the policy allows at most `{}` here: a larger value needs a change of policy, not of plan",
+                l.display()
+            ),
+            _ => "change the value to one the policy allows".to_string(),
+        });
+        self.report(i, d);
+    }
+}
+
+/// Whether every value of `ty` satisfies `OP limit` by its declaration: an
+/// enum whose every value does. Such a proof silences the N0302 note; the
+/// guard stays in the IR all the same.
+fn provably_within(ty: &Ty, op: CmpOp, limit: &Value) -> bool {
+    match ty {
+        Ty::Enum(values) => values
+            .iter()
+            .all(|v| Value::String(v.clone()).satisfies(op, limit) == Some(true)),
+        _ => false,
+    }
+}
+
+/// Whether a value of type `ty` may compare with `limit` at all: `false`
+/// only when no value of the type can (a string under a numeric ceiling),
+/// which would be a call the guard refuses every time. `null` is left to
+/// the guard: an optional binding may hold a value.
+fn may_compare(ty: &Ty, limit: &Value) -> bool {
+    let numeric = matches!(limit, Value::Int(_) | Value::Decimal(_));
+    match ty.strip_optional() {
+        Ty::Any | Ty::Error => true,
+        Ty::Int | Ty::Decimal => numeric,
+        Ty::Date => matches!(limit, Value::Date(_)),
+        Ty::Datetime => matches!(limit, Value::Datetime(_)),
+        Ty::String | Ty::Enum(_) => matches!(limit, Value::String(_)),
+        Ty::Bool => matches!(limit, Value::Bool(_)),
+        Ty::Null => matches!(limit, Value::Null),
+        Ty::List(_) | Ty::Record(_) => false,
+        Ty::Optional(_) => true,
+    }
+}

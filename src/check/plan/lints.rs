@@ -1,0 +1,234 @@
+//! Lints (ambiguous picks, writes without a postcondition, unused bindings,
+//! taint) and the budget.
+
+use super::*;
+
+impl<'a> Checker<'a, '_> {
+    pub(super) fn lints(&mut self, steps: &[CheckedStep]) {
+        for s in steps {
+            let i = s.index;
+            let Some(tool) = self.tool(i) else { continue };
+            let step = self.plan.steps.get(i);
+            // W0401: ambiguous picks.
+            let pins = len_bounds(&s.posts);
+            for &b in &s.binds {
+                let Some(binding) = self.bindings.get(b) else {
+                    continue;
+                };
+                if binding.ty.is_error()
+                    && binding.path.iter().any(|p| matches!(p, PathSeg::Index(_)))
+                {
+                    // The path was wrong (reported); say nothing more.
+                    continue;
+                }
+                let Some(path) = step.and_then(|st| {
+                    st.binds()
+                        .find(|(n, _)| n.span == binding.name_span)
+                        .map(|(_, p)| p)
+                }) else {
+                    continue;
+                };
+                for (k, seg) in path.segments.iter().enumerate() {
+                    let PathSeg::Index(n) = seg.node else {
+                        continue;
+                    };
+                    let prefix: Vec<PathSeg> = path
+                        .segments
+                        .iter()
+                        .take(k)
+                        .map(|x| x.node.clone())
+                        .collect();
+                    let pinned = pins
+                        .get(&prefix)
+                        .is_some_and(|&(lo, hi)| lo == 1 && hi == 1);
+                    if pinned && n == 0 {
+                        continue;
+                    }
+                    let list = path_text(&prefix);
+                    let mut d = Diagnostic::new(
+                        Code::W0401,
+                        seg.span,
+                        format!(
+                            "ambiguous pick: `{}` takes `[{n}]` of `{list}`, a list whose length no `post` pins to 1",
+                            binding.name
+                        ),
+                    )
+                    .with_label("a position in a list is an ordering, not an identity");
+                    d = if n == 0 {
+                        d.with_help(format!(
+                            "add `post len({list}) == 1`, so that the step fails (and the plan is repaired) when more than one matches"
+                        ))
+                    } else {
+                        d.with_help(format!(
+                            "select the element by a key the tool takes as an argument, then add `post len({list}) == 1` and take `[0]`"
+                        ))
+                    };
+                    if pinned {
+                        d.message = format!(
+                            "ambiguous pick: `{}` takes `[{n}]` of `{list}`, which its `post` pins to one element, `[0]`",
+                            binding.name
+                        );
+                        d.help = Some(format!("take `[0]`: `{list}` has exactly one element"));
+                    }
+                    let name = self.step_name(i);
+                    self.diags.push(d.in_step(name));
+                }
+            }
+            // W0402: a write without a postcondition.
+            if tool.effect == Some(Effect::Write)
+                && step.is_some_and(|st| st.posts().next().is_none())
+                && !self.env.damaged(s.span)
+            {
+                let example = match tool.result.strip_optional() {
+                    Ty::Record(f) => f.first().map(|f| format!("post exists($.{})", f.name)),
+                    Ty::List(_) => Some("post len($) >= 1".to_string()),
+                    _ => None,
+                }
+                .unwrap_or_else(|| "post exists($)".to_string());
+                let d = Diagnostic::new(
+                    Code::W0402,
+                    s.name_span,
+                    format!(
+                        "step `{}` writes with `{}` but has no postcondition",
+                        s.name, tool.name
+                    ),
+                )
+                .with_label("success would be the executor's opinion")
+                .with_help(format!(
+                    "add a `post` that checks the result, such as `{example}`"
+                ));
+                self.report(i, d);
+            }
+            // W0404: untrusted data into a write.
+            if tool.effect == Some(Effect::Write) {
+                for a in &s.args {
+                    let Some(origin) = a.untrusted_from else {
+                        continue;
+                    };
+                    let (oname, otool, ospan) = match self.plan.steps.get(origin) {
+                        Some(o) => (o.name.node.as_str(), o.tool.node.as_str(), o.tool.span),
+                        None => continue,
+                    };
+                    let d = Diagnostic::new(
+                        Code::W0404,
+                        a.value.span,
+                        format!(
+                            "argument `{}` of the write tool `{}` takes data from the untrusted tool `{otool}`",
+                            a.name, tool.name
+                        ),
+                    )
+                    .with_label("untrusted data")
+                    .with_secondary(ospan, format!("step `{oname}` calls `{otool}`, whose output is untrusted"))
+                    .with_help("the plan fixes control flow, not data: write the value into the plan, or have a person review it before this step");
+                    self.report(i, d);
+                }
+            }
+        }
+        // W0403: bindings never used (a use may have been lost to a syntax
+        // error).
+        if self.plan_damaged {
+            return;
+        }
+        let unused: Vec<(usize, String, Span)> = self
+            .bindings
+            .iter()
+            .filter(|b| b.uses == 0 && !b.ty.is_error())
+            .map(|b| (b.step, b.name.clone(), b.name_span))
+            .collect();
+        for (step, name, span) in unused {
+            let d = Diagnostic::new(Code::W0403, span, format!("binding `{name}` is never used"))
+                .with_label("bound, never referred to")
+                .with_help(format!(
+                    "remove this `bind`, or refer to `{name}` in a later step"
+                ));
+            self.report(step, d);
+        }
+    }
+
+    // ------------------------------------------------------------ budget
+
+    pub(super) fn budget(&mut self) {
+        let n = self.plan.steps.len();
+        if let Some(max) = self.plan.max_steps {
+            self.over_budget(n, max.node, max.span, "the plan's own budget, `max_steps`");
+        }
+        if let Some(policy) = self.env.policy {
+            if let Some(max) = policy.max_steps {
+                self.over_budget(n, max.node, max.span, &format!("policy `{}`", policy.name));
+                if let Some(own) = self.plan.max_steps.filter(|own| own.node > max.node) {
+                    let d = Diagnostic::new(
+                        Code::E0305,
+                        own.span,
+                        format!(
+                            "the plan allows itself {} steps, more than the {} policy `{}` allows",
+                            own.node, max.node, policy.name
+                        ),
+                    )
+                    .with_label("above the policy's limit")
+                    .with_secondary(
+                        max.span,
+                        format!("`max_steps {}` of policy `{}`", max.node, policy.name),
+                    )
+                    .with_help(format!(
+                        "lower the plan's `max_steps` to at most {}",
+                        max.node
+                    ));
+                    self.diags.push(d);
+                }
+            }
+        }
+    }
+
+    pub(super) fn over_budget(&mut self, n: usize, max: u64, span: Span, whose: &str) {
+        let Ok(max_n) = usize::try_from(max) else {
+            return;
+        };
+        if n <= max_n {
+            return;
+        }
+        let Some(first_over) = self.plan.steps.get(max_n) else {
+            return;
+        };
+        let d = Diagnostic::new(
+            Code::E0305,
+            first_over.name.span,
+            format!("the plan has {n} steps, more than the {max} that {whose} allows"),
+        )
+        .with_label(format!("step {} of at most {max}", max_n + 1))
+        .with_secondary(span, format!("`max_steps {max}` is declared here"))
+        .with_help("split the work into smaller plans, or drop steps the goal does not need");
+        self.report(max_n, d);
+    }
+}
+
+/// The bounds the `len` posts put on each path's length: (lowest, highest).
+fn len_bounds(posts: &[CheckedProbe]) -> HashMap<Vec<PathSeg>, (u64, u64)> {
+    let mut out: HashMap<Vec<PathSeg>, (u64, u64)> = HashMap::new();
+    for p in posts {
+        let ProbeKind::Len { path, op, value } = &p.kind else {
+            continue;
+        };
+        let e = out.entry(path.clone()).or_insert((0, u64::MAX));
+        let v = *value;
+        match op {
+            CmpOp::Eq => {
+                e.0 = e.0.max(v);
+                e.1 = e.1.min(v);
+            }
+            CmpOp::Ge => e.0 = e.0.max(v),
+            CmpOp::Gt => e.0 = e.0.max(v.saturating_add(1)),
+            CmpOp::Le => e.1 = e.1.min(v),
+            CmpOp::Lt => {
+                if v == 0 {
+                    // Nothing satisfies `< 0`: leave it unpinned.
+                    e.1 = 0;
+                    e.0 = e.0.max(1);
+                } else {
+                    e.1 = e.1.min(v - 1);
+                }
+            }
+            CmpOp::Ne => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,253 @@
+//! Probes: the `post` clauses typed against the tool's result.
+
+use super::*;
+
+impl<'a> Checker<'a, '_> {
+    pub(super) fn check_probe(
+        &mut self,
+        i: usize,
+        probe: &ast::Probe,
+        tool: Option<&'a Tool>,
+    ) -> Option<CheckedProbe> {
+        let kind = match &probe.kind {
+            ast::ProbeKind::Error => return None,
+            ast::ProbeKind::Len { path, op, value } => {
+                let ty = self.probe_path(i, path, tool);
+                let segs: Vec<PathSeg> = path.segments.iter().map(|s| s.node.clone()).collect();
+                self.len_probe(i, segs, &path.to_string(), path.span, &ty, op, value)?
+            }
+            ast::ProbeKind::CountDefault { op, value } => {
+                let t = tool?;
+                let (segs, ty) = match t.result.strip_optional() {
+                    Ty::Error | Ty::Any => return None,
+                    Ty::List(_) => (Vec::new(), t.result.clone()),
+                    Ty::Record(fields) => {
+                        let lists: Vec<&catalog::FieldTy> = fields
+                            .iter()
+                            .filter(|f| matches!(f.ty.strip_optional(), Ty::List(_)))
+                            .collect();
+                        match lists.as_slice() {
+                            [one] => (vec![PathSeg::Field(one.name.clone())], one.ty.clone()),
+                            _ => {
+                                let names: Vec<&str> =
+                                    lists.iter().map(|f| f.name.as_str()).collect();
+                                let why = if names.is_empty() {
+                                    format!("the result of `{}` has no list field to count", t.name)
+                                } else {
+                                    format!(
+                                        "the result of `{}` has {} list fields, {}",
+                                        t.name,
+                                        names.len(),
+                                        list_names(&names)
+                                    )
+                                };
+                                let mut d = Diagnostic::new(
+                                    Code::E0203,
+                                    probe.span,
+                                    format!("`result_count` without a `path` is ambiguous: {why}"),
+                                )
+                                .with_label("which list?")
+                                .with_secondary(
+                                    t.name_span,
+                                    format!("`{}` returns `{}`", t.name, t.result),
+                                );
+                                d = d.with_help(match names.first() {
+                                    Some(n) => {
+                                        format!("give the probe a `path`, such as `\"$.{n}\"`")
+                                    }
+                                    None => {
+                                        "count a list: give the probe the `path` of one".to_string()
+                                    }
+                                });
+                                self.report(i, d);
+                                return None;
+                            }
+                        }
+                    }
+                    other => {
+                        let d = Diagnostic::new(
+                            Code::E0203,
+                            probe.span,
+                            format!(
+                                "`result_count` counts a list, but `{}` returns `{other}`",
+                                t.name
+                            ),
+                        )
+                        .with_label("nothing to count")
+                        .with_secondary(t.name_span, format!("`{}` is declared here", t.name));
+                        self.report(i, d);
+                        return None;
+                    }
+                };
+                let text = path_text(&segs);
+                self.len_probe(i, segs, &text, probe.span, &ty, op, value)?
+            }
+            ast::ProbeKind::Compare { path, op, value } => {
+                let ty = self.probe_path(i, path, tool);
+                let ordering = matches!(op.node, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge);
+                if ordering && !ty.is_ordered() {
+                    let d = Diagnostic::new(
+                        Code::E0203,
+                        op.span,
+                        format!(
+                            "`{}` orders numbers and dates, but `{path}` is `{ty}`",
+                            op.node.as_str()
+                        ),
+                    )
+                    .with_label("an ordering")
+                    .with_secondary(path.span, format!("`{ty}`"))
+                    .with_help("compare with `==`, `!=` or `in` instead");
+                    self.report(i, d);
+                    return None;
+                }
+                let v = self.probe_literal(i, value, &ty, path)?;
+                if ordering && v == Value::Null {
+                    let d = Diagnostic::new(Code::E0203, value.span, "`null` cannot be ordered")
+                        .with_label("not a number or a date")
+                        .with_help(
+                            "test for null with `== null`, or for presence with `exists(...)`",
+                        );
+                    self.report(i, d);
+                    return None;
+                }
+                ProbeKind::Compare {
+                    path: path.segments.iter().map(|s| s.node.clone()).collect(),
+                    op: op.node,
+                    value: v,
+                }
+            }
+            ast::ProbeKind::In {
+                path,
+                negated,
+                values,
+            } => {
+                let ty = self.probe_path(i, path, tool);
+                let mut out = Vec::with_capacity(values.len());
+                let mut ok = true;
+                for v in values {
+                    match self.probe_literal(i, v, &ty, path) {
+                        Some(x) => out.push(x),
+                        None => ok = false,
+                    }
+                }
+                if !ok {
+                    return None;
+                }
+                ProbeKind::In {
+                    path: path.segments.iter().map(|s| s.node.clone()).collect(),
+                    negated: *negated,
+                    values: out,
+                }
+            }
+            ast::ProbeKind::Exists { path } => {
+                self.probe_path(i, path, tool);
+                ProbeKind::Exists {
+                    path: path.segments.iter().map(|s| s.node.clone()).collect(),
+                }
+            }
+        };
+        Some(CheckedProbe {
+            kind,
+            span: probe.span,
+        })
+    }
+
+    pub(super) fn probe_path(&mut self, i: usize, path: &ast::Path, tool: Option<&'a Tool>) -> Ty {
+        match tool {
+            Some(t) => self.type_path(i, &t.result, path, t),
+            None => Ty::Error,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn len_probe(
+        &mut self,
+        i: usize,
+        segs: Vec<PathSeg>,
+        shown: &str,
+        span: Span,
+        ty: &Ty,
+        op: &Spanned<CmpOp>,
+        value: &Spanned<ast::Literal>,
+    ) -> Option<ProbeKind> {
+        let mut ok = true;
+        if !matches!(ty.strip_optional(), Ty::List(_) | Ty::Any | Ty::Error) {
+            let d = Diagnostic::new(
+                Code::E0203,
+                span,
+                format!("`len` counts the elements of a list, but `{shown}` is `{ty}`"),
+            )
+            .with_label("not a list")
+            .with_help(
+                "use `exists(...)` to test that a value is present, or compare it with `==`",
+            );
+            self.report(i, d);
+            ok = false;
+        }
+        let n = match &value.node {
+            ast::Literal::Int(t) => t.parse::<u64>().ok(),
+            _ => None,
+        };
+        if n.is_none() {
+            let d = Diagnostic::new(
+                Code::E0203,
+                value.span,
+                format!(
+                    "`len` is compared with a count, found {} `{}`",
+                    value.node.kind_name(),
+                    value.node.display()
+                ),
+            )
+            .with_label("not a whole number")
+            .with_help("compare the length with a whole number, such as `len($.results) == 1`");
+            self.report(i, d);
+            ok = false;
+        }
+        match (ok, n) {
+            (true, Some(value)) => Some(ProbeKind::Len {
+                path: segs,
+                op: op.node,
+                value,
+            }),
+            _ => None,
+        }
+    }
+
+    pub(super) fn probe_literal(
+        &mut self,
+        i: usize,
+        value: &Spanned<ast::Literal>,
+        ty: &Ty,
+        path: &ast::Path,
+    ) -> Option<Value> {
+        match catalog::value::literal_value(&value.node, ty) {
+            Ok((v, _)) => Some(v),
+            Err(e) => {
+                let what = format!("`{path}`");
+                let mut d = catalog::literal_error(&e, &value.node, ty, value.span, &what);
+                if matches!(
+                    e,
+                    catalog::LiteralError::Mismatch | catalog::LiteralError::NotInEnum
+                ) {
+                    d.code = Code::E0203;
+                    d.severity = Code::E0203.severity();
+                    d.message = match e {
+                        catalog::LiteralError::NotInEnum => {
+                            format!("`{path}` is never `{}`: it is `{ty}`", value.node.display())
+                        }
+                        _ => format!(
+                            "`{path}` is `{ty}`, but the probe compares it with {} `{}`",
+                            value.node.kind_name(),
+                            value.node.display()
+                        ),
+                    };
+                    if d.help.is_none() {
+                        d.help = Some(format!("compare `{path}` with a value of type `{ty}`"));
+                    }
+                }
+                self.report(i, d);
+                None
+            }
+        }
+    }
+}
