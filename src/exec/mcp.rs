@@ -41,6 +41,9 @@ use super::{Backend, Call, ToolError};
 /// The protocol version the client asks for.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
 
+/// The least time a server is given to answer `initialize`.
+const INIT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How much of the server's stderr is kept for messages.
 const STDERR_TAIL: usize = 2048;
 
@@ -95,7 +98,9 @@ impl Mcp {
             r#"{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"planc","version":"{}"}}}}"#,
             env!("CARGO_PKG_VERSION")
         ))?;
-        match mcp.request("initialize", init) {
+        // Starting a server (an interpreter, a package) may take longer than
+        // one call is allowed.
+        match mcp.request_within("initialize", init, timeout.max(INIT_TIMEOUT)) {
             Ok(_) => {}
             Err(e) => {
                 return Err(format!(
@@ -196,6 +201,15 @@ impl Mcp {
 
     /// Sends a request and waits for its response's `result`.
     fn request(&self, method: &str, params: Data) -> Result<Data, ToolError> {
+        self.request_within(method, params, self.timeout)
+    }
+
+    fn request_within(
+        &self,
+        method: &str,
+        params: Data,
+        timeout: Duration,
+    ) -> Result<Data, ToolError> {
         if self.dead.load(Ordering::SeqCst) {
             return Err(self.exited());
         }
@@ -215,7 +229,7 @@ impl Mcp {
         msg.insert("method".to_string(), Data::String(method.into()));
         msg.insert("params".to_string(), params);
         self.send(&Data::Object(msg).to_json_string())?;
-        let response = match rx.recv_timeout(self.timeout) {
+        let response = match rx.recv_timeout(timeout) {
             Ok(r) => r,
             Err(RecvTimeoutError::Timeout) => {
                 if let Ok(mut w) = self.waiters.lock() {
@@ -228,7 +242,7 @@ impl Mcp {
                     code: "timeout".into(),
                     message: format!(
                         "no response to `{method}` within {} s",
-                        self.timeout.as_secs_f64()
+                        timeout.as_secs_f64()
                     ),
                     retryable: true,
                 });
