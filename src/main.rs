@@ -123,6 +123,21 @@ enum Command {
         #[command(flatten)]
         options: Options,
     },
+    /// Say what an event during a run invalidates: each step's status
+    /// before and after, whether it is reusable, and the repair scope.
+    Invalidate {
+        /// The plan that ran (`.plan` text or `.json`).
+        #[arg(value_name = "PLAN")]
+        file: PathBuf,
+        /// The run's progress record.
+        #[arg(long, value_name = "FILE")]
+        progress: PathBuf,
+        /// `precondition:STEP`, `failed:STEP`, `changed:ARTIFACT` or `goal`.
+        #[arg(long, value_name = "EVENT")]
+        event: String,
+        #[command(flatten)]
+        options: Options,
+    },
     /// Print a JSON Schema of the JSON plan form, specialised to the
     /// catalogue, the policy and the actor: the tools the actor may call,
     /// each with its arguments, for a planner's structured output.
@@ -290,6 +305,12 @@ fn main() -> ExitCode {
             },
             &options,
         ),
+        Command::Invalidate {
+            file,
+            progress,
+            event,
+            options,
+        } => invalidate(&file, &progress, &event, &options),
         Command::Schema {
             catalog,
             policy,
@@ -411,11 +432,10 @@ fn display_path(path: &Path) -> String {
 /// unless stdout carries something else (`compile`'s IR).
 fn report(
     job: &Job,
-    outcome: &Outcome,
+    diagnostics: &[planc::Diagnostic],
     options: &Options,
     stdout_free: bool,
 ) -> Result<(), Failure> {
-    let diagnostics = &outcome.diagnostics;
     let (text, machine) = match options.format {
         Format::Human => {
             let mut s = render::human(&job.sources, diagnostics, options.color.on_stderr());
@@ -438,8 +458,8 @@ fn report(
 }
 
 /// 1 when there are errors (or warnings under `--deny-warnings`), else 0.
-fn status(outcome: &Outcome, options: &Options) -> ExitCode {
-    let (errors, warnings) = counts(&outcome.diagnostics);
+fn status(diagnostics: &[planc::Diagnostic], options: &Options) -> ExitCode {
+    let (errors, warnings) = counts(diagnostics);
     if errors > 0 || (options.deny_warnings && warnings > 0) {
         ExitCode::from(1)
     } else {
@@ -450,38 +470,20 @@ fn status(outcome: &Outcome, options: &Options) -> ExitCode {
 fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
     let mut job = load(files, options)?;
     let outcome = driver::run(&mut job);
-    report(&job, &outcome, options, true)?;
-    Ok(status(&outcome, options))
+    report(&job, &outcome.diagnostics, options, true)?;
+    Ok(status(&outcome.diagnostics, options))
 }
 
 fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<ExitCode, Failure> {
     let mut job = load(&[file.to_path_buf()], options)?;
     let outcome = driver::run(&mut job);
-    report(&job, &outcome, options, false)?;
-    let code = status(&outcome, options);
+    report(&job, &outcome.diagnostics, options, false)?;
+    let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
         return Ok(code);
     }
-    let irs = driver::lower(&job, &outcome).map_err(Failure)?;
-    let ir = match irs.as_slice() {
-        [one] => one,
-        [] => {
-            return Err(Failure(format!(
-                "`{}` holds no plan to compile",
-                display_path(file)
-            )));
-        }
-        many => {
-            let names: Vec<String> = many.iter().map(|p| format!("`{}`", p.name)).collect();
-            return Err(Failure(format!(
-                "`{}` holds {} plans ({}); compile one plan per file",
-                display_path(file),
-                many.len(),
-                names.join(", ")
-            )));
-        }
-    };
-    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    let ir = lower_one(&job, &outcome, file)?;
+    let text = planc::ir::to_json(&ir).map_err(Failure)?;
     match output {
         Some(path) => project::write_atomic(path, text.as_bytes()).map_err(Failure)?,
         None => std::io::stdout()
@@ -489,6 +491,96 @@ fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<Exit
             .map_err(|e| Failure(format!("cannot write the IR: {e}")))?,
     }
     Ok(code)
+}
+
+/// The IR of the one plan a file holds.
+fn lower_one(job: &Job, outcome: &Outcome, file: &Path) -> Result<planc::ir::PlanIr, Failure> {
+    let mut irs = driver::lower(job, outcome).map_err(Failure)?;
+    match irs.len() {
+        1 => irs.pop().ok_or_else(|| Failure("no plan".into())),
+        0 => Err(Failure(format!(
+            "`{}` holds no plan to compile",
+            display_path(file)
+        ))),
+        n => {
+            let names: Vec<String> = irs.iter().map(|p| format!("`{}`", p.name)).collect();
+            Err(Failure(format!(
+                "`{}` holds {n} plans ({}); compile one plan per file",
+                display_path(file),
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+/// Reads a progress record into the job's sources (so its diagnostics
+/// render like any file's): the record when it has no errors, and its
+/// diagnostics.
+fn load_record(
+    job: &mut Job,
+    path: &Path,
+) -> Result<
+    (
+        Option<planc::progress::ProgressRecord>,
+        Vec<planc::Diagnostic>,
+    ),
+    Failure,
+> {
+    let name = display_path(path);
+    let text = project::read_source(path).map_err(Failure)?;
+    let id = job
+        .sources
+        .add_with_kind(name, text.clone(), SourceKind::Json);
+    let read = planc::progress::read::read(id, &text);
+    if let Some(f) = job.sources.get_mut(id) {
+        f.set_pointers(read.pointers);
+    }
+    Ok((read.record, read.diagnostics))
+}
+
+/// `planc invalidate PLAN --progress P --event EVENT`: the plan compiled,
+/// the record read, the event applied; the result as a table or as JSON on
+/// standard output. Errors in the plan or the record are reported (1).
+fn invalidate(
+    file: &Path,
+    progress: &Path,
+    event: &str,
+    options: &Options,
+) -> Result<ExitCode, Failure> {
+    let event = planc::progress::Event::parse(event).map_err(Failure)?;
+    let mut job = load(&[file.to_path_buf()], options)?;
+    let outcome = driver::run(&mut job);
+    let (record, record_diags) = load_record(&mut job, progress)?;
+    // The plan's notes (approvals, guards) are not about the event: only
+    // what stops the invalidation is reported.
+    let mut diagnostics: Vec<planc::Diagnostic> = outcome
+        .diagnostics
+        .iter()
+        .chain(&record_diags)
+        .filter(|d| d.severity != planc::Severity::Note)
+        .cloned()
+        .collect();
+    planc::diagnostics::sort(&mut diagnostics);
+    let machine = matches!(options.format, Format::Json | Format::Sarif);
+    if !diagnostics.is_empty() {
+        report(&job, &diagnostics, options, false)?;
+    }
+    let code = status(&diagnostics, options);
+    let Some(record) = record.filter(|_| code == ExitCode::SUCCESS) else {
+        return Ok(ExitCode::from(1));
+    };
+    let ir = lower_one(&job, &outcome, file)?;
+    let inv =
+        planc::progress::invalidate(&ir, &record, &event).map_err(|e| Failure(e.to_string()))?;
+    let text = if machine {
+        planc::ir::to_json(&inv).map_err(Failure)?
+    } else {
+        planc::progress::invalidate::render_human(&inv)
+    };
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Lays out each file. A file that does not parse is reported and left
@@ -632,7 +724,7 @@ fn schema(
     }
     let outcome = driver::run(&mut job);
     if outcome.has_errors() {
-        report(&job, &outcome, options, false)?;
+        report(&job, &outcome.diagnostics, options, false)?;
         return Ok(ExitCode::from(1));
     }
     let dialect = match dialect {

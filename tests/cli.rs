@@ -449,3 +449,82 @@ fn fmt_writes_checks_and_refuses() {
     assert_eq!(run(&["fmt", "--to", "json", "a.plan", "b.plan"], "").0, 2);
     assert_eq!(run(&["fmt", "--check", "--to", "json", "a.plan"], "").0, 2);
 }
+
+#[test]
+fn invalidate_reports_the_repair_scope() {
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--event",
+        "precondition:provision_db",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["event"], "precondition:provision_db");
+    assert_eq!(v["scope"], "local");
+    let after: Vec<(&str, &str)> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["after"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        after,
+        vec![
+            ("fetch_config", "complete"),
+            ("parse_config", "complete"),
+            ("fetch_schema", "complete"),
+            ("provision_db", "invalid"),
+            ("generate_report", "pending"),
+        ]
+    );
+    // Human form: a table on stdout, nothing on stderr (the plan's notes are
+    // not about the event).
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--event",
+        "goal",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("event `goal`: repair scope full"));
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn invalidate_refuses_a_bad_event_or_record() {
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--event",
+        "exploded:provision_db",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is not an event"));
+    let bad = scratch("invalidate_bad_record").join("progress.json");
+    std::fs::write(
+        &bad,
+        r#"{"progress_version": "1.0", "plan": "p", "steps": [{"name": "a"}]}"#,
+    )
+    .unwrap();
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        bad.to_str().unwrap(),
+        "--event",
+        "goal",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("E0601"), "{}", stderr(&o));
+}

@@ -106,9 +106,9 @@ fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
     }
     let mut job = load(&[plan.to_path_buf()], options)?;
     let outcome = driver::run(&mut job);
-    let code = status(&outcome, options);
+    let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
-        report(&job, &outcome, options, false)?;
+        report(&job, &outcome.diagnostics, options, false)?;
         return Ok(None);
     }
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;

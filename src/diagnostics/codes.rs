@@ -69,6 +69,11 @@ codes! {
     W0402 Warning "`write` step without a postcondition";
     W0403 Warning "binding never used";
     W0404 Warning "data from an untrusted tool flows into an argument of a `write` tool";
+    E0601 Error "malformed progress record: missing, unknown or ill-typed key";
+    E0602 Error "progress record of a version this planc does not read";
+    E0603 Error "step recorded twice in a progress record";
+    E0604 Error "a recorded step's fields contradict its status";
+    E0605 Error "artifact recorded by two steps";
 }
 
 impl Code {

@@ -580,12 +580,9 @@ impl Runner<'_> {
         };
         let name = step.name.clone();
         let kind = failure.kind;
-        let status = if kind == FailureKind::PreconditionUnmet {
-            Status::Invalid
-        } else {
-            Status::Failed
-        };
-        self.fail(i, failure, status);
+        self.fail(i, failure, Status::Failed);
+        // A precondition that does not hold makes the step invalid, with
+        // what depends on its data (DESIGN 9.4).
         if kind == FailureKind::PreconditionUnmet {
             self.invalidate(i)?;
         }
@@ -606,9 +603,32 @@ impl Runner<'_> {
     }
 
     /// The one place invalidation (DESIGN 9.4) is applied, after a
-    /// precondition fails at step `i`.
+    /// precondition fails at step `i`: the library's function decides; the
+    /// step and its data dependents become `invalid` (they will not run),
+    /// a step depending on them only by order stays `pending`.
     fn invalidate(&mut self, i: usize) -> Result<(), String> {
-        let _ = i;
+        let Some(step) = self.ir.steps.get(i) else {
+            return Err("internal error: no such step".into());
+        };
+        let cause = crate::progress::Event::Precondition(step.name.clone());
+        let inv = crate::progress::invalidate(self.ir, &self.record(), &cause)
+            .map_err(|e| e.to_string())?;
+        for change in &inv.steps {
+            if change.after != Status::Invalid || change.before == Status::Invalid {
+                continue;
+            }
+            if let Some(j) = self.index(&change.name)
+                && let Some(st) = self.state(j)
+            {
+                st.status = Status::Invalid;
+                st.binds.clear();
+            }
+            self.trace(
+                event("invalidated", Some(&change.name))
+                    .with("cause", change.cause.as_deref().into())
+                    .with("scope", inv.scope.as_str().into()),
+            )?;
+        }
         Ok(())
     }
 
