@@ -289,3 +289,128 @@ fn a_wrong_expectation_is_caught() {
     assert_eq!(problems.len(), 2, "{problems:?}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+fn planc_in(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_planc"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A copy of a case in a temporary folder, to change.
+fn scratch(case: &str, tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("planc-run-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(root().join(case)).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn the_command_fails_with_status_2_and_says_why() {
+    let dir = scratch("retry_idempotent_read", "errors");
+    // A malformed fixture: every problem, with its position and pointer.
+    std::fs::write(
+        dir.join("bad.json"),
+        "[\n  {\"tool\": \"kv.get\"},\n  {\"tool\": \"kv.get\", \"error\": {\"code\": 7, \"retryable\": true}}\n]\n",
+    )
+    .unwrap();
+    let (status, err) = planc_in(&dir, &["run", "plan.plan", "--tools", "fixture:bad.json"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(
+        err.contains("bad.json:2:3: `/0`: missing `result` (or `error` for a failed call)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bad.json:3:40: `/1/error/code`: expected a string, found a number"),
+        "{err}"
+    );
+    // No backend at all.
+    let (status, err) = planc_in(&dir, &["run", "plan.plan"]);
+    assert_eq!(status, 2);
+    assert!(err.contains("no tool backend"), "{err}");
+    // An approval for a step the plan does not have.
+    let (status, err) = planc_in(
+        &dir,
+        &[
+            "run",
+            "plan.plan",
+            "--tools",
+            "fixture:tools.json",
+            "--approve",
+            "nope",
+        ],
+    );
+    assert_eq!(status, 2);
+    assert!(err.contains("the plan has no step `nope`"), "{err}");
+    // A plan that does not compile: reported, nothing runs.
+    std::fs::write(
+        dir.join("broken.plan"),
+        "plan p \"x\" { step a = no.such() { } }\n",
+    )
+    .unwrap();
+    let (status, err) = planc_in(
+        &dir,
+        &["run", "broken.plan", "--tools", "fixture:tools.json"],
+    );
+    assert_eq!(status, 2);
+    assert!(err.contains("E0101"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn planc_toml_names_the_backend_and_the_ir_runs_as_the_plan_does() {
+    let dir = scratch("retry_idempotent_read", "toml");
+    let toml = std::fs::read_to_string(dir.join("planc.toml")).unwrap();
+    std::fs::write(
+        dir.join("planc.toml"),
+        format!("{toml}\n[run]\ntools = \"fixture:tools.json\"\n"),
+    )
+    .unwrap();
+    let (status, err) = planc_in(&dir, &["run", "plan.plan"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(err.contains("read  complete (3 calls)"), "{err}");
+    // The compiled IR runs the same way.
+    let (status, err) = planc_in(&dir, &["compile", "plan.plan", "-o", "ir.json"]);
+    assert_eq!(status, 0, "{err}");
+    let (status, err) = planc_in(&dir, &["run", "ir.json", "--progress", "p.json"]);
+    assert_eq!(status, 0, "{err}");
+    // Started again with its record, nothing is called: the fixture's
+    // responses are all used up, so any call would fail.
+    let (status, err) = planc_in(
+        &dir,
+        &[
+            "run",
+            "ir.json",
+            "--progress",
+            "p.json",
+            "--tools",
+            "fixture:/dev/null",
+        ],
+    );
+    assert_eq!(status, 2, "{err}");
+    std::fs::write(dir.join("empty.json"), "[]").unwrap();
+    let (status, err) = planc_in(
+        &dir,
+        &[
+            "run",
+            "ir.json",
+            "--progress",
+            "p.json",
+            "--tools",
+            "fixture:empty.json",
+        ],
+    );
+    assert_eq!(status, 0, "{err}");
+    assert!(err.contains("from the record, not run again"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
