@@ -21,6 +21,7 @@ pub mod project;
 pub mod source;
 pub mod suggest;
 pub mod syntax;
+pub mod view;
 
 pub use diagnostics::{Code, Diagnostic, Severity};
 pub use source::{FileId, SourceFile, SourceKind, SourceMap, Span, Spanned};

@@ -633,8 +633,35 @@ fn patterns_agree_with_the_readers() {
     let path = validator(&json!({"pattern": PATH_PATTERN}));
     let scope = validator(&json!({"pattern": forms::SCOPE_PATTERN}));
     let mut runner = TestRunner::deterministic();
-    let words = proptest::string::string_regex("[A-Za-z0-9_$.{}\\[\\]:*é -]{0,12}").unwrap();
+    // Dates and datetimes: every one the reader takes has the shape.
+    use planc::catalog::value::{DATE_PATTERN, DATETIME_PATTERN};
+    use planc::catalog::{Date, Datetime};
+    let date = validator(&json!({"pattern": DATE_PATTERN}));
+    let datetime = validator(&json!({"pattern": DATETIME_PATTERN}));
+    let dates = proptest::string::string_regex("[0-9]{4}-[0-3][0-9]-[0-3][0-9]").unwrap();
+    let times = proptest::string::string_regex(
+        "[0-9]{4}-[01][0-9]-[0-3][0-9][Tt][0-2][0-9]:[0-6][0-9]:[0-6][0-9](\\.[0-9]{1,10})?([Zz]|[+-][0-2][0-9]:[0-6][0-9])",
+    )
+    .unwrap();
+    let (mut real_dates, mut real_times) = (0, 0);
     for _ in 0..3000 {
+        let d = dates.new_tree(&mut runner).unwrap().current();
+        if Date::parse(&d).is_some() {
+            real_dates += 1;
+            assert!(date.is_valid(&json!(d)), "{d}");
+        }
+        let t = times.new_tree(&mut runner).unwrap().current();
+        if Datetime::parse(&t).is_some() {
+            real_times += 1;
+            assert!(datetime.is_valid(&json!(t)), "{t}");
+        }
+    }
+    assert!(
+        real_dates > 100 && real_times > 10,
+        "{real_dates} {real_times}"
+    );
+    let words = proptest::string::string_regex("[A-Za-z0-9_$.{}\\[\\]:*é -]{0,12}").unwrap();
+    for _ in 0..1500 {
         let s = words.new_tree(&mut runner).unwrap().current();
         let v = json!(s);
         assert_eq!(ident.is_valid(&v), is_ident(&s), "{s:?}");
@@ -662,4 +689,62 @@ fn patterns_agree_with_the_readers() {
         };
         assert_eq!(scope.is_valid(&v), reads_as_scope, "{s:?}");
     }
+}
+
+// ------------------------------------------------------------ other forms
+
+/// The JSON catalogues and policies the tests accept validate against the
+/// catalogue and policy schemas; two the reader refuses for their keys do
+/// not.
+#[test]
+fn catalogues_and_policies_validate() {
+    let catalog = validator(&forms::catalog());
+    let policy = validator(&forms::policy());
+    let read = |p: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(root().join(p)).unwrap()).unwrap()
+    };
+    for p in [
+        "tests/ui/json/ok/mcp_tools.json",
+        "tests/ui/json/ok/openai_tools.json",
+        "tests/schema/shapes/tools.json",
+    ] {
+        let e = errors(&catalog, &read(p));
+        assert!(e.is_empty(), "{p}: {e:?}");
+    }
+    let e = errors(&policy, &read("tests/ui/json/ok/policy.json"));
+    assert!(e.is_empty(), "{e:?}");
+    assert!(!catalog.is_valid(&read("tests/ui/json/err/schema_ref.json")));
+    assert!(!policy.is_valid(&read("tests/ui/json/err/policy_unknown_key.json")));
+}
+
+/// Reports of every kind of problem validate against the report's schema.
+#[test]
+fn reports_validate() {
+    let schema = validator(&forms::diagnostics());
+    let mut plans = Vec::new();
+    for dir in ["tests/ui/json/plan/err", "tests/ui/json/plan/ok"] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "json") {
+                plans.push(p);
+            }
+        }
+    }
+    plans.sort();
+    let p = project(&root().join("tests/ui/json/plan"));
+    let mut seen = 0;
+    for path in &plans {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut job = p.job(Some(&text));
+        let outcome = driver::run(&mut job);
+        seen += outcome.diagnostics.len();
+        let report: Value = serde_json::from_str(&planc::diagnostics::render::json(
+            &job.sources,
+            &outcome.diagnostics,
+        ))
+        .unwrap();
+        let e = errors(&schema, &report);
+        assert!(e.is_empty(), "{}: {e:?}", path.display());
+    }
+    assert!(seen > 10, "{seen} diagnostics");
 }

@@ -18,7 +18,9 @@ use planc::ir::PlanIr;
 use planc::progress::{FailureKind, ProgressRecord, Status};
 use planc::project;
 
-use super::{Failure, Options, config_for, display_path, load, report, start_folder, status};
+use super::{
+    Failure, Options, config_for, display_path, load, one_plan, report, start_folder, status,
+};
 
 pub struct RunOptions {
     pub progress: Option<PathBuf>,
@@ -104,7 +106,7 @@ fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
         }
         return Ok(Some(ir));
     }
-    let mut job = load(&[plan.to_path_buf()], options)?;
+    let mut job = load(&[plan.to_path_buf()], &options.inputs)?;
     let outcome = driver::run(&mut job);
     let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
@@ -112,14 +114,8 @@ fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
         return Ok(None);
     }
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
-    match <[PlanIr; 1]>::try_from(irs) {
-        Ok([ir]) => Ok(Some(ir)),
-        Err(irs) => Err(Failure(format!(
-            "`{}` holds {} plans; run one plan per file",
-            display_path(plan),
-            irs.len()
-        ))),
-    }
+    let (_, ir) = one_plan(plan, &irs)?;
+    Ok(Some(ir.clone()))
 }
 
 /// The approved steps: all of `approvals` with `--approve-all`, else those

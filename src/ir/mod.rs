@@ -3,6 +3,7 @@
 
 mod lower;
 pub mod path;
+mod text;
 mod types;
 
 pub use lower::lower;

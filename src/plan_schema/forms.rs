@@ -315,3 +315,56 @@ pub fn diagnostics() -> Value {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// The key sets of every closed object in `schema`.
+    fn key_sets(schema: &Value, out: &mut Vec<BTreeSet<String>>) {
+        match schema {
+            Value::Object(o) => {
+                if let Some(Value::Object(props)) = o.get("properties")
+                    && o.get("additionalProperties") == Some(&json!(false))
+                {
+                    out.push(props.keys().cloned().collect());
+                }
+                for v in o.values() {
+                    key_sets(v, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| key_sets(v, out)),
+            _ => {}
+        }
+    }
+
+    /// Every key list a reader checks objects against is the key set of an
+    /// object of its schema (`result_count`'s two forms together); only
+    /// the completion list of every probe key is no one object's.
+    #[test]
+    fn the_schemas_keys_are_the_readers() {
+        let mut sets = Vec::new();
+        for s in [plan(), catalog(), policy()] {
+            key_sets(&s, &mut sets);
+        }
+        let lists = [
+            crate::syntax::json_plan::SHAPES,
+            crate::syntax::json_catalog::SHAPES,
+            crate::syntax::json_policy::SHAPES,
+        ];
+        for list in lists.iter().flat_map(|l| l.iter()) {
+            if *list == plan::PROBE_ANY_KEYS {
+                continue;
+            }
+            let want: BTreeSet<String> = list.iter().map(|k| (*k).to_string()).collect();
+            let found = sets.contains(&want)
+                || sets.iter().any(|a| {
+                    sets.iter()
+                        .any(|b| a.union(b).cloned().collect::<BTreeSet<_>>() == want)
+                });
+            assert!(found, "no object of the schemas has the keys {list:?}");
+        }
+    }
+}

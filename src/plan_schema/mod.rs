@@ -281,16 +281,18 @@ impl Spec {
                 .iter()
                 .filter(|c| c.arg == p.name && c.limit.is_some())
                 .collect();
-            // A default that breaks a ceiling would be used when the
-            // argument is left out (E0303): then it must be given.
-            let default_breaks = p.default.as_ref().is_some_and(|d| {
+            // Under a ceiling an argument must be given a value the
+            // checker can compare: left out with no default it is E0103, a
+            // default outside the ceiling (or `null`) would be used (E0303).
+            let default_fails = p.default.as_ref().is_some_and(|d| {
                 ceilings.iter().any(|c| {
                     c.limit
                         .as_ref()
-                        .is_some_and(|l| d.satisfies(c.op, l) == Some(false))
+                        .is_some_and(|l| d.satisfies(c.op, l) != Some(true))
                 })
             });
-            if strict || p.required() || default_breaks {
+            let must_give = !ceilings.is_empty() && (p.default.is_none() || default_fails);
+            if strict || p.required() || must_give {
                 required.push(&p.name);
             }
             let mut notes: Vec<String> = Vec::new();
@@ -337,8 +339,13 @@ impl Spec {
     /// be stated in this dialect.
     fn literal(&self, ty: &Ty, ceilings: &[&CeilingRule]) -> Option<Value> {
         if let Ty::Optional(inner) = ty {
-            // `null` is never over a ceiling.
-            return self.literal(inner, ceilings).map(|l| self.nullable(l));
+            let l = self.literal(inner, ceilings)?;
+            // Under a ceiling, `null` does not compare with the limit (E0303).
+            return Some(if ceilings.is_empty() {
+                self.nullable(l)
+            } else {
+                l
+            });
         }
         let mut s = match ty {
             Ty::String => json!({"type": "string"}),
@@ -349,6 +356,21 @@ impl Spec {
             Ty::Date => json!({"type": "string", "format": "date", "pattern": DATE_PATTERN}),
             Ty::Datetime => {
                 json!({"type": "string", "format": "date-time", "pattern": DATETIME_PATTERN})
+            }
+            // Under ceilings, only values of the limits' kind compare.
+            Ty::Any | Ty::Error if !ceilings.is_empty() => {
+                use catalog::Value as V;
+                let kind = |c: &&CeilingRule| match c.limit {
+                    Some(V::Int(_) | V::Decimal(_)) => Some("number"),
+                    Some(V::String(_)) => Some("string"),
+                    Some(V::Bool(_)) => Some("boolean"),
+                    _ => None,
+                };
+                let first = ceilings.first().and_then(kind)?;
+                if ceilings.iter().any(|c| kind(c) != Some(first)) {
+                    return None;
+                }
+                json!({ "type": first })
             }
             Ty::Any | Ty::Error if self.strict() => forms::literal(),
             Ty::Any | Ty::Error => json!({}),
@@ -402,6 +424,12 @@ impl Spec {
                 let Some(n) = exact_number(limit) else {
                     return false;
                 };
+                if matches!(ty, Ty::Any | Ty::Error) {
+                    // Only a number can be compared with a numeric limit: any
+                    // other literal is refused (E0303), so only numbers pass.
+                    o.clear();
+                    o.insert("type".into(), json!("number"));
+                }
                 match op {
                     CmpOp::Le => tighten(o, "maximum", n, true),
                     CmpOp::Lt => tighten(o, "exclusiveMaximum", n, true),
@@ -424,7 +452,7 @@ impl Spec {
                     _ => false,
                 },
             },
-            (Ty::String, V::String(v)) => match op {
+            (Ty::String | Ty::Any | Ty::Error, V::String(v)) => match op {
                 CmpOp::Eq => set_once(o, "const", json!(escape_text(v))),
                 CmpOp::Ne => !self.strict() && set_once(o, "not", json!({"const": escape_text(v)})),
                 _ => false,
@@ -441,7 +469,7 @@ impl Spec {
                 }
                 !values.is_empty()
             }
-            (Ty::Bool, V::Bool(b)) => match op {
+            (Ty::Bool | Ty::Any | Ty::Error, V::Bool(b)) => match op {
                 CmpOp::Eq => set_once(o, "const", json!(b)),
                 CmpOp::Ne => set_once(o, "const", json!(!b)),
                 _ => false,
