@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use super::data::Data;
 use crate::catalog::value::{Date, Datetime, Value, parse_decimal};
 use crate::ir::{self, CmpOp, Guard, Literal, Probe, StepIr};
-use crate::syntax::ast::{self, PathSeg};
+use crate::syntax::ast::PathSeg;
 
 /// The artifacts bound so far, by binding name.
 pub type Artifacts = BTreeMap<String, Data>;
@@ -139,12 +139,12 @@ pub fn check_guards(step: &StepIr, args: &Artifacts) -> Result<(), Refusal> {
         let Some(limit) = literal_value(&guard.limit) else {
             return Err(refuse(format!(
                 "the limit `{}` is not a valid value",
-                literal_text(&guard.limit)
+                guard.limit
             )));
         };
         let holds = observed
             .as_value_like(&limit)
-            .and_then(|v| v.satisfies(ast_op(guard.op), &limit));
+            .and_then(|v| v.satisfies(guard.op.to_ast(), &limit));
         match holds {
             Some(true) => {}
             Some(false) => {
@@ -153,8 +153,8 @@ pub fn check_guards(step: &StepIr, args: &Artifacts) -> Result<(), Refusal> {
                     guard.arg,
                     observed.to_json_string(),
                     guard.arg,
-                    op_text(guard.op),
-                    literal_text(&guard.limit)
+                    guard.op,
+                    guard.limit
                 )));
             }
             None => {
@@ -162,7 +162,7 @@ pub fn check_guards(step: &StepIr, args: &Artifacts) -> Result<(), Refusal> {
                     "`{}` is {} that cannot be compared with the limit `{}`",
                     guard.arg,
                     observed.kind_name(),
-                    literal_text(&guard.limit)
+                    guard.limit
                 )));
             }
         }
@@ -200,7 +200,7 @@ pub fn probe_holds(probe: &Probe, found: Option<&Data>) -> bool {
             Some(Data::Array(items)) => {
                 let len = Value::Int(i64::try_from(items.len()).unwrap_or(i64::MAX));
                 let limit = Value::Int(i64::try_from(*value).unwrap_or(i64::MAX));
-                len.satisfies(ast_op(*op), &limit) == Some(true)
+                len.satisfies(op.to_ast(), &limit) == Some(true)
             }
             _ => false,
         },
@@ -240,7 +240,7 @@ fn compares(v: &Data, op: CmpOp, lit: &Literal) -> bool {
         return false;
     };
     v.as_value_like(&limit)
-        .and_then(|x| x.satisfies(ast_op(op), &limit))
+        .and_then(|x| x.satisfies(op.to_ast(), &limit))
         .unwrap_or(false)
 }
 
@@ -256,28 +256,6 @@ pub fn literal_value(lit: &Literal) -> Option<Value> {
         Literal::Date(d) => Value::Date(Date::parse(d)?),
         Literal::Datetime(d) => Value::Datetime(Datetime::parse(d)?),
     })
-}
-
-fn literal_text(lit: &Literal) -> String {
-    match lit {
-        Literal::String(s) => format!("{s:?}"),
-        other => Data::from_literal(other).to_json_string(),
-    }
-}
-
-fn ast_op(op: CmpOp) -> ast::CmpOp {
-    match op {
-        CmpOp::Eq => ast::CmpOp::Eq,
-        CmpOp::Ne => ast::CmpOp::Ne,
-        CmpOp::Lt => ast::CmpOp::Lt,
-        CmpOp::Le => ast::CmpOp::Le,
-        CmpOp::Gt => ast::CmpOp::Gt,
-        CmpOp::Ge => ast::CmpOp::Ge,
-    }
-}
-
-fn op_text(op: CmpOp) -> &'static str {
-    ast_op(op).as_str()
 }
 
 #[cfg(test)]

@@ -425,7 +425,11 @@ impl Runner<'_> {
         let results: Vec<Attempts> = std::thread::scope(|scope| {
             let handles: Vec<_> = calls
                 .iter()
-                .map(|(step, args)| scope.spawn(move || attempts(backend, step, args)))
+                .map(|(step, args)| {
+                    scope.spawn(move || {
+                        attempts(backend, step, args, |_| Ok(())).unwrap_or_default()
+                    })
+                })
                 .collect();
             handles
                 .into_iter()
@@ -450,16 +454,9 @@ impl Runner<'_> {
         step: &StepIr,
         args: &Artifacts,
     ) -> Result<Vec<Result<Data, ToolError>>, String> {
-        let mut out = Vec::new();
-        loop {
-            let r = backend.call(&Call { step, args });
-            let again = matches!(&r, Err(e) if may_retry(step, e, out.len() + 1));
-            out.push(r);
-            if !again {
-                return Ok(out);
-            }
-            self.trace_retry(step, &out, args)?;
-        }
+        attempts(backend, step, args, |made| {
+            self.trace_retry(step, made, args)
+        })
     }
 
     fn trace_retry(
@@ -713,21 +710,24 @@ fn missing_names(stop: &Stop) -> Vec<Data> {
     }
 }
 
-/// Every attempt of one call, retries included, without tracing (a round
-/// running together traces them after the join).
+/// Every attempt of one call, retries included; `between` runs before
+/// each retry with the attempts made so far (a single call traces them
+/// there; a round running together traces them after the join).
 fn attempts(
     backend: &dyn Backend,
     step: &StepIr,
     args: &Artifacts,
-) -> Vec<Result<Data, ToolError>> {
+    mut between: impl FnMut(&[Result<Data, ToolError>]) -> Result<(), String>,
+) -> Result<Vec<Result<Data, ToolError>>, String> {
     let mut out = Vec::new();
     loop {
         let r = backend.call(&Call { step, args });
         let again = matches!(&r, Err(e) if may_retry(step, e, out.len() + 1));
         out.push(r);
         if !again {
-            return out;
+            return Ok(out);
         }
+        between(&out)?;
     }
 }
 
