@@ -194,6 +194,22 @@ enum Command {
         #[command(flatten)]
         options: Options,
     },
+    /// Compare two plans step by step (matched by name): added, removed,
+    /// changed (field by field), unchanged; with a progress record, which
+    /// changed or removed steps had completed and which are reused.
+    Diff {
+        /// The plan before the replan.
+        #[arg(value_name = "OLD")]
+        old: PathBuf,
+        /// The plan after it.
+        #[arg(value_name = "NEW")]
+        new: PathBuf,
+        /// The run's progress record.
+        #[arg(long, value_name = "FILE")]
+        progress: Option<PathBuf>,
+        #[command(flatten)]
+        options: Options,
+    },
     /// Print a JSON Schema of the JSON plan form, specialised to the
     /// catalogue, the policy and the actor: the tools the actor may call,
     /// each with its arguments, for a planner's structured output.
@@ -260,6 +276,10 @@ struct Inputs {
     /// and of the policy's `actor` line.
     #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
     actor: Option<Vec<String>>,
+    /// Ignore every `planc.toml`: the catalogue, policy and actor come
+    /// from the flags alone (with none, each plan file holds its own).
+    #[arg(long)]
+    no_config: bool,
 }
 
 #[derive(clap::Args)]
@@ -418,6 +438,12 @@ fn main() -> ExitCode {
             },
             &options,
         ),
+        Command::Diff {
+            old,
+            new,
+            progress,
+            options,
+        } => diff(&old, &new, progress.as_deref(), &options),
         Command::Invalidate {
             file,
             progress,
@@ -459,13 +485,32 @@ fn main() -> ExitCode {
 /// plan's folder (the current folder for stdin).
 fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
     let mut job = Job::default();
-    let start = start_folder(files.first().map(PathBuf::as_path));
+    let start = match files.first() {
+        Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+        _ => PathBuf::new(),
+    };
+    let start = if start.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        start
+    };
+    // `planc.toml` is not consulted at all under `--no-config`, nor when the
+    // flags name both the catalogue and the policy: a file in a parent
+    // folder must not widen the actor of a check whose inputs were given.
+    let both_given = !options.catalog.is_empty() && options.policy.is_some();
+    let consult = !options.no_config && !both_given;
+    let found = if consult {
+        project::discover(&start).map_err(Failure)?
+    } else {
+        None
+    };
+    job.config = found.as_ref().map(|c| display_path(&c.path));
     let Config {
         catalog,
         policy,
         actor,
         ..
-    } = config_for(&start)?;
+    } = found.unwrap_or_default();
 
     let mut stdin_used = false;
     for path in files {
@@ -554,10 +599,16 @@ fn report(
                 s.push_str(&render::summary(diagnostics));
                 s.push('\n');
             }
+            if let Some(config) = &job.config {
+                s.push_str(&format!("checked with the configuration of `{config}`\n"));
+            }
             (s, false)
         }
         Format::Short => (render::short(&job.sources, diagnostics), false),
-        Format::Json => (render::json(&job.sources, diagnostics), true),
+        Format::Json => (
+            render::json_with_config(&job.sources, diagnostics, job.config.as_deref()),
+            true,
+        ),
         Format::Sarif => (render::sarif(&job.sources, diagnostics), true),
     };
     let written = if machine && stdout_free {
@@ -726,26 +777,6 @@ enum FmtMode {
     Diff,
 }
 
-/// The IR of the one plan a file holds.
-fn lower_one(job: &Job, outcome: &Outcome, file: &Path) -> Result<planc::ir::PlanIr, Failure> {
-    let mut irs = driver::lower(job, outcome).map_err(Failure)?;
-    match irs.len() {
-        1 => irs.pop().ok_or_else(|| Failure("no plan".into())),
-        0 => Err(Failure(format!(
-            "`{}` holds no plan to compile",
-            display_path(file)
-        ))),
-        n => {
-            let names: Vec<String> = irs.iter().map(|p| format!("`{}`", p.name)).collect();
-            Err(Failure(format!(
-                "`{}` holds {n} plans ({}); compile one plan per file",
-                display_path(file),
-                names.join(", ")
-            )))
-        }
-    }
-}
-
 /// Reads a progress record into the job's sources (so its diagnostics
 /// render like any file's): the record when it has no errors, and its
 /// diagnostics.
@@ -771,6 +802,74 @@ fn load_record(
     Ok((read.record, read.diagnostics))
 }
 
+/// Prints what stops a command that reads plans and records (errors and
+/// warnings, not the plans' notes), and says whether it may go on.
+fn report_blocking(
+    job: &Job,
+    diagnostics: &[planc::Diagnostic],
+    options: &Options,
+) -> Result<bool, Failure> {
+    let mut blocking: Vec<planc::Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.severity != planc::Severity::Note)
+        .cloned()
+        .collect();
+    planc::diagnostics::sort(&mut blocking);
+    if !blocking.is_empty() {
+        report(job, &blocking, options, false)?;
+    }
+    Ok(status(&blocking, options) == ExitCode::SUCCESS)
+}
+
+/// Writes a command's result to standard output.
+fn print_result(text: &str) -> Result<(), Failure> {
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the result: {e}")))
+}
+
+/// `planc diff OLD NEW [--progress P]`: both plans compiled, matched by
+/// step name; the delta as text or as JSON on standard output.
+fn diff(
+    old: &Path,
+    new: &Path,
+    progress: Option<&Path>,
+    options: &Options,
+) -> Result<ExitCode, Failure> {
+    let mut irs = Vec::new();
+    for file in [old, new] {
+        let mut job = load(&[file.to_path_buf()], &options.inputs)?;
+        let outcome = driver::run(&mut job);
+        if !report_blocking(&job, &outcome.diagnostics, options)? {
+            return Ok(ExitCode::from(1));
+        }
+        let irs_of_file = driver::lower(&job, &outcome).map_err(Failure)?;
+        irs.push(one_plan(file, &irs_of_file)?.1.clone());
+    }
+    let record = match progress {
+        Some(p) => {
+            let mut job = Job::default();
+            let (record, diags) = load_record(&mut job, p)?;
+            if !report_blocking(&job, &diags, options)? {
+                return Ok(ExitCode::from(1));
+            }
+            record
+        }
+        None => None,
+    };
+    let [old_ir, new_ir] = irs.as_slice() else {
+        return Err(Failure("two plans expected".into()));
+    };
+    let d = planc::progress::diff(old_ir, new_ir, record.as_ref());
+    let text = if matches!(options.format, Format::Json | Format::Sarif) {
+        planc::ir::to_json(&d).map_err(Failure)?
+    } else {
+        planc::progress::diff::render_human(&d)
+    };
+    print_result(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `planc invalidate PLAN --progress P --event EVENT`: the plan compiled,
 /// the record read, the event applied; the result as a table or as JSON on
 /// standard output. Errors in the plan or the record are reported (1).
@@ -784,35 +883,29 @@ fn invalidate(
     let mut job = load(&[file.to_path_buf()], &options.inputs)?;
     let outcome = driver::run(&mut job);
     let (record, record_diags) = load_record(&mut job, progress)?;
-    // The plan's notes (approvals, guards) are not about the event: only
-    // what stops the invalidation is reported.
-    let mut diagnostics: Vec<planc::Diagnostic> = outcome
+    let diagnostics: Vec<planc::Diagnostic> = outcome
         .diagnostics
         .iter()
         .chain(&record_diags)
-        .filter(|d| d.severity != planc::Severity::Note)
         .cloned()
         .collect();
-    planc::diagnostics::sort(&mut diagnostics);
-    let machine = matches!(options.format, Format::Json | Format::Sarif);
-    if !diagnostics.is_empty() {
-        report(&job, &diagnostics, options, false)?;
-    }
-    let code = status(&diagnostics, options);
-    let Some(record) = record.filter(|_| code == ExitCode::SUCCESS) else {
+    // The plan's notes (approvals, guards) are not about the event: only
+    // what stops the invalidation is reported.
+    let ok = report_blocking(&job, &diagnostics, options)?;
+    let Some(record) = record.filter(|_| ok) else {
         return Ok(ExitCode::from(1));
     };
-    let ir = lower_one(&job, &outcome, file)?;
+    let machine = matches!(options.format, Format::Json | Format::Sarif);
+    let irs = driver::lower(&job, &outcome).map_err(Failure)?;
+    let (_, ir) = one_plan(file, &irs)?;
     let inv =
-        planc::progress::invalidate(&ir, &record, &event).map_err(|e| Failure(e.to_string()))?;
+        planc::progress::invalidate(ir, &record, &event).map_err(|e| Failure(e.to_string()))?;
     let text = if machine {
         planc::ir::to_json(&inv).map_err(Failure)?
     } else {
         planc::progress::invalidate::render_human(&inv)
     };
-    std::io::stdout()
-        .write_all(text.as_bytes())
-        .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
+    print_result(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -649,6 +649,34 @@ fn invalidate_refuses_a_bad_event_or_record() {
 }
 
 #[test]
+fn diff_matches_steps_by_name() {
+    let o = run(&[
+        "diff",
+        "examples/config_dag/provision.plan",
+        "examples/config_dag/replan.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["added"], serde_json::json!(["migrate_schema"]));
+    assert_eq!(v["changed"][0]["step"], "provision_db");
+    assert_eq!(
+        v["reused"],
+        serde_json::json!(["fetch_config", "parse_config", "fetch_schema"])
+    );
+    let o = run(&[
+        "diff",
+        "examples/config_dag/provision.plan",
+        "examples/config_dag/provision.plan.json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "0 added, 0 removed, 0 changed, 5 unchanged\n");
+}
+
+#[test]
 fn schema_prints_a_plan_schema_for_the_project() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
     let out = planc()

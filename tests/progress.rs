@@ -191,3 +191,61 @@ fn unknown_steps_and_artifacts_are_errors() {
         "precondition:provision_db"
     );
 }
+
+/// The repair of the example: the database's subgraph is rewritten, the
+/// three complete steps are reused, the report is unchanged.
+#[test]
+fn the_replan_diff_reuses_complete_work() {
+    let old = compile(&forms()[0]);
+    for new in ["replan.plan", "replan.plan.json"] {
+        let new = compile(&root().join("examples/config_dag").join(new));
+        let d = progress::diff(&old, &new, Some(&example_record()));
+        assert_eq!(d.added, vec!["migrate_schema"]);
+        assert!(d.removed.is_empty());
+        assert_eq!(d.changed.len(), 1);
+        assert_eq!(d.changed[0].step, "provision_db");
+        let fields: Vec<&str> = d.changed[0]
+            .fields
+            .iter()
+            .map(|f| f.field.as_str())
+            .collect();
+        assert_eq!(fields, vec!["args.schema_version"]);
+        assert_eq!(
+            d.unchanged,
+            vec![
+                "fetch_config",
+                "parse_config",
+                "fetch_schema",
+                "generate_report"
+            ]
+        );
+        assert_eq!(
+            d.reused,
+            vec!["fetch_config", "parse_config", "fetch_schema"]
+        );
+        assert!(d.completed.is_empty());
+        // Backwards: the migration is removed; nothing had completed there.
+        let back = progress::diff(&new, &old, Some(&example_record()));
+        assert_eq!(back.removed, vec!["migrate_schema"]);
+    }
+}
+
+/// A removed or changed step that had completed is reported as history.
+#[test]
+fn completed_steps_that_change_are_history() {
+    let old = compile(&forms()[0]);
+    let new = compile(&root().join("examples/config_dag/replan.plan"));
+    let mut rec = example_record();
+    rec.step_mut("provision_db").unwrap().status = Status::Complete;
+    let d = progress::diff(&old, &new, Some(&rec));
+    assert_eq!(d.completed, vec!["provision_db"]);
+    let text = progress::diff::render_human(&d);
+    assert!(
+        text.contains("~ provision_db (had completed: not undone)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("args.schema_version: schema_version -> migrated_version"),
+        "{text}"
+    );
+}
