@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod check;
 pub mod diagnostics;
 pub mod driver;
+pub mod exec;
 pub mod fmt;
 pub mod ir;
 pub mod limits;

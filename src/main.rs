@@ -13,6 +13,10 @@ use planc::driver::{self, Job, Outcome};
 use planc::project::{self, Config};
 use planc::{Code, SourceKind};
 
+/// `planc run`: the shell around the library's executor.
+#[path = "cli/run.rs"]
+mod run;
+
 /// A compilation allocates many small values (names, nodes, diagnostics)
 /// and frees them all at once; mimalloc does both about twice as fast as
 /// the system allocator here, which halves the language server's time from
@@ -135,6 +139,46 @@ enum Command {
     },
     /// Run the language server on standard input and output.
     Lsp,
+    /// Run a plan: call its tools in dependency order through a backend,
+    /// checking guards, postconditions and binds, and record its progress.
+    /// Exit status: 0 complete; 1 halted, refused or failed; 2 the command
+    /// failed (nothing ran); 3 stopped for a replan or an escalation.
+    Run {
+        /// The plan (`.plan` or `.json`, compiled against the catalogue and
+        /// policy as `planc compile` would) or its IR (a JSON file with
+        /// `ir_version`).
+        #[arg(value_name = "PLAN")]
+        plan: PathBuf,
+        /// The progress record: read when it exists (complete steps are not
+        /// run again), replaced atomically after every step.
+        #[arg(long, value_name = "FILE")]
+        progress: Option<PathBuf>,
+        /// The tool backend: `fixture:FILE` (recorded responses) or
+        /// `mcp:COMMAND ARGS...` (an MCP server over stdio). Replaces the
+        /// `[run] tools` of `planc.toml`.
+        #[arg(long, value_name = "BACKEND")]
+        tools: Option<String>,
+        /// Approve these steps (those the IR lists under `approvals`).
+        #[arg(
+            long,
+            value_name = "STEP,...",
+            value_delimiter = ',',
+            conflicts_with = "approve_all"
+        )]
+        approve: Vec<String>,
+        /// Approve every step that needs approval: the plan as a whole.
+        #[arg(long)]
+        approve_all: bool,
+        /// Append the trace here, one JSON object per line.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
+        /// How long one tool call may take, in seconds, before it fails
+        /// with `timeout` (MCP backends).
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
+        #[command(flatten)]
+        options: Options,
+    },
     /// Say what an event during a run invalidates: each step's status
     /// before and after, whether it is reusable, and the repair scope.
     Invalidate {
@@ -377,6 +421,27 @@ fn main() -> ExitCode {
             };
             fmt(&files, mode, color)
         }
+        Command::Run {
+            plan,
+            progress,
+            tools,
+            approve,
+            approve_all,
+            trace,
+            timeout,
+            options,
+        } => run::run(
+            &plan,
+            &run::RunOptions {
+                progress,
+                tools,
+                approve,
+                approve_all,
+                trace,
+                timeout,
+            },
+            &options,
+        ),
         Command::Diff {
             old,
             new,
@@ -481,6 +546,28 @@ fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
     }
     job.actor = options.actor.clone().or(actor);
     Ok(job)
+}
+
+/// The folder `planc.toml` is looked for from: the file's, or the current
+/// folder for standard input.
+fn start_folder(file: Option<&Path>) -> PathBuf {
+    let start = match file {
+        Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+        _ => PathBuf::new(),
+    };
+    if start.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        start
+    }
+}
+
+/// The `planc.toml` that applies to files in `start` (a folder), or the
+/// defaults.
+fn config_for(start: &Path) -> Result<Config, Failure> {
+    Ok(project::discover(start)
+        .map_err(Failure)?
+        .unwrap_or_default())
 }
 
 /// Adds a file once: a file named twice (as a plan and in `planc.toml`'s

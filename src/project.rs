@@ -20,6 +20,9 @@ pub struct Config {
     pub catalog: Vec<PathBuf>,
     pub policy: Option<PathBuf>,
     pub actor: Option<Vec<String>>,
+    /// `[run] tools`: the tool backend of `planc run` (`fixture:FILE`, the
+    /// file resolved against this file's folder, or `mcp:COMMAND ARGS…`).
+    pub tools: Option<String>,
 }
 
 /// The file as TOML gives it: each value kept with its place, so a value of
@@ -30,6 +33,14 @@ struct RawConfig {
     catalog: Option<toml::Spanned<toml::Value>>,
     policy: Option<toml::Spanned<toml::Value>>,
     actor: Option<toml::Spanned<toml::Value>>,
+    run: Option<RawRun>,
+}
+
+/// The `[run]` table: what `planc run` uses.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRun {
+    tools: Option<String>,
 }
 
 /// The form each key takes, as the error message shows it.
@@ -104,6 +115,13 @@ impl Config {
                 .collect(),
             policy: policy.map(|p| normalize(&base.join(p))),
             actor,
+            tools: raw
+                .run
+                .and_then(|r| r.tools)
+                .map(|t| match t.strip_prefix("fixture:") {
+                    Some(file) => format!("fixture:{}", normalize(&base.join(file)).display()),
+                    None => t,
+                }),
         })
     }
 }
@@ -349,6 +367,18 @@ mod tests {
         let c = Config::parse(Path::new("planc.toml"), "catalog = \"tools.plan\"").unwrap();
         assert_eq!(c.catalog, vec![PathBuf::from("tools.plan")]);
         assert_eq!(c.policy, None);
+    }
+
+    #[test]
+    fn run_tools_fixture_paths_resolve_against_the_file() {
+        let c = Config::parse(
+            Path::new("proj/planc.toml"),
+            "[run]\ntools = \"fixture:rec/tools.json\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.tools.as_deref(), Some("fixture:proj/rec/tools.json"));
+        let c = Config::parse(Path::new("p/planc.toml"), "[run]\ntools = \"mcp:srv --x\"").unwrap();
+        assert_eq!(c.tools.as_deref(), Some("mcp:srv --x"));
     }
 
     #[test]

@@ -189,33 +189,15 @@ fn cmp(op: ast::CmpOp) -> ir::CmpOp {
     }
 }
 
-fn path(segments: &[ast::PathSeg]) -> String {
-    let mut s = String::from("$");
-    for seg in segments {
-        match seg {
-            ast::PathSeg::Field(f) => {
-                s.push('.');
-                s.push_str(f);
-            }
-            ast::PathSeg::Index(i) => {
-                s.push('[');
-                s.push_str(&i.to_string());
-                s.push(']');
-            }
-        }
-    }
-    s
-}
-
 fn probe(p: &ProbeKind) -> ir::Probe {
     match p {
         ProbeKind::Len { path: p, op, value } => ir::Probe::Len {
-            path: path(p),
+            path: super::path::write(p),
             op: cmp(*op),
             value: *value,
         },
         ProbeKind::Compare { path: p, op, value } => ir::Probe::Compare {
-            path: path(p),
+            path: super::path::write(p),
             op: cmp(*op),
             value: literal(value),
         },
@@ -227,17 +209,19 @@ fn probe(p: &ProbeKind) -> ir::Probe {
             let values = values.iter().map(literal).collect();
             if *negated {
                 ir::Probe::NotIn {
-                    path: path(p),
+                    path: super::path::write(p),
                     values,
                 }
             } else {
                 ir::Probe::In {
-                    path: path(p),
+                    path: super::path::write(p),
                     values,
                 }
             }
         }
-        ProbeKind::Exists { path: p } => ir::Probe::Exists { path: path(p) },
+        ProbeKind::Exists { path: p } => ir::Probe::Exists {
+            path: super::path::write(p),
+        },
     }
 }
 

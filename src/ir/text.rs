@@ -12,15 +12,20 @@ use crate::syntax::ast;
 impl CmpOp {
     /// The operator as written: `==`, `<=`, ...
     pub fn as_str(self) -> &'static str {
-        let op = match self {
+        self.to_ast().as_str()
+    }
+
+    /// The same operator in the syntax tree's terms, for the comparisons
+    /// of `catalog::value` (the executor's guards and probes).
+    pub fn to_ast(self) -> ast::CmpOp {
+        match self {
             CmpOp::Eq => ast::CmpOp::Eq,
             CmpOp::Ne => ast::CmpOp::Ne,
             CmpOp::Lt => ast::CmpOp::Lt,
             CmpOp::Le => ast::CmpOp::Le,
             CmpOp::Gt => ast::CmpOp::Gt,
             CmpOp::Ge => ast::CmpOp::Ge,
-        };
-        op.as_str()
+        }
     }
 }
 

@@ -1,0 +1,270 @@
+//! Run-time values: what tools return and arguments carry. JSON, with
+//! numbers kept as the exact text they were written with (`4180.00` stays
+//! `4180.00`), so guards and probes compare exact decimals and a recorded
+//! artifact is the value the tool returned, digit for digit.
+//!
+//! Read with the crate's own JSON parser (`syntax::json`), which keeps
+//! number text; written by [`Data::to_json`].
+
+use std::cmp::Ordering;
+
+use crate::catalog::value::{Date, Datetime, Value, parse_decimal};
+use crate::ir;
+use crate::syntax::json;
+use crate::{Diagnostic, FileId};
+
+/// Run-time values are the progress record's plain JSON: one value type
+/// from the tool's answer to the record.
+pub use crate::progress::{JsonNumber, JsonValue as Data};
+
+impl Data {
+    /// Parses JSON text; the error is a message with the line and column.
+    pub fn parse_text(text: &str) -> Result<Data, String> {
+        match json::parse(FileId::default(), text) {
+            Ok(root) => Ok(Data::from_json(&root)),
+            Err(d) => Err(describe(text, &d)),
+        }
+    }
+
+    /// Whether two values are equal, numbers by value (`1.50` is `1.5`),
+    /// the rest structurally.
+    pub fn same(&self, other: &Data) -> bool {
+        match (self, other) {
+            (Data::Number(a), Data::Number(b)) => {
+                a == b
+                    || matches!(
+                        (parse_decimal(a.as_str()), parse_decimal(b.as_str())),
+                        (Ok(x), Ok(y)) if x == y
+                    )
+            }
+            (Data::Array(a), Data::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y))
+            }
+            (Data::Object(a), Data::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|((ka, va), (kb, vb))| ka == kb && va.same(vb))
+            }
+            _ => self == other,
+        }
+    }
+
+    /// A number from its text; `null` when the text is not a JSON number.
+    pub fn number(text: &str) -> Data {
+        JsonNumber::new(text).map_or(Data::Null, Data::Number)
+    }
+
+    /// Pretty JSON text (two-space indent, one member per line), numbers as
+    /// they were written, ending in a newline.
+    pub fn to_json_pretty(&self) -> String {
+        let mut out = String::new();
+        self.write_pretty(&mut out, 0);
+        out.push('\n');
+        out
+    }
+
+    fn write_pretty(&self, out: &mut String, depth: usize) {
+        let pad = |out: &mut String, d: usize| {
+            out.push('\n');
+            out.push_str(&"  ".repeat(d));
+        };
+        match self {
+            Data::Array(items) if !items.is_empty() => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    pad(out, depth + 1);
+                    item.write_pretty(out, depth + 1);
+                }
+                pad(out, depth);
+                out.push(']');
+            }
+            Data::Object(fields) if !fields.is_empty() => {
+                out.push('{');
+                for (i, (k, v)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    pad(out, depth + 1);
+                    out.push_str(&Data::String(k.clone()).to_json_string());
+                    out.push_str(": ");
+                    v.write_pretty(out, depth + 1);
+                }
+                pad(out, depth);
+                out.push('}');
+            }
+            other => out.push_str(&other.to_json_string()),
+        }
+    }
+
+    /// An object built from pairs.
+    pub fn object<const N: usize>(pairs: [(&str, Data); N]) -> Data {
+        Data::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+
+    /// Adds or replaces a member of an object (nothing for other values).
+    pub fn set(&mut self, key: &str, value: Data) {
+        if let Data::Object(fields) = self {
+            fields.insert(key.to_string(), value);
+        }
+    }
+
+    /// The elements, for a list.
+    pub fn as_array(&self) -> Option<&[Data]> {
+        match self {
+            Data::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// A whole number that fits `u64`.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Data::Number(n) => n.as_str().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// Any serialisable value (an IR probe, a guard), through `serde_json`.
+    pub fn of(value: &impl serde::Serialize) -> Data {
+        serde_json::to_value(value)
+            .map(|v| Data::from_serde(&v))
+            .unwrap_or(Data::Null)
+    }
+
+    /// From a `serde_json` value (numbers as `serde_json` prints them).
+    pub fn from_serde(v: &serde_json::Value) -> Data {
+        match v {
+            serde_json::Value::Null => Data::Null,
+            serde_json::Value::Bool(b) => Data::Bool(*b),
+            serde_json::Value::Number(n) => Data::number(&n.to_string()),
+            serde_json::Value::String(s) => Data::String(s.clone()),
+            serde_json::Value::Array(items) => {
+                Data::Array(items.iter().map(Data::from_serde).collect())
+            }
+            serde_json::Value::Object(fields) => Data::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Data::from_serde(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The value of a literal written in the plan: decimals keep their text.
+    pub fn from_literal(lit: &ir::Literal) -> Data {
+        match lit {
+            ir::Literal::String(s) | ir::Literal::Date(s) | ir::Literal::Datetime(s) => {
+                Data::String(s.clone())
+            }
+            ir::Literal::Int(i) => Data::Number(JsonNumber::from(*i)),
+            ir::Literal::Decimal(d) => {
+                JsonNumber::new(d).map_or_else(|| Data::String(d.clone()), Data::Number)
+            }
+            ir::Literal::Bool(b) => Data::Bool(*b),
+            ir::Literal::Null => Data::Null,
+        }
+    }
+
+    /// What kind of value this is, for messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Data::Null => "null",
+            Data::Bool(_) => "a boolean",
+            Data::Number(_) => "a number",
+            Data::String(_) => "a string",
+            Data::Array(_) => "a list",
+            Data::Object(_) => "an object",
+        }
+    }
+
+    /// The value read as the kind of `limit`, for an exact comparison with
+    /// it: a number as an exact decimal (an `int` limit included), a string
+    /// as a date or datetime where the limit is one. `None` when it cannot
+    /// be read so: the comparison is then refused, never guessed.
+    pub fn as_value_like(&self, limit: &Value) -> Option<Value> {
+        match (self, limit) {
+            (Data::Number(n), Value::Int(_) | Value::Decimal(_)) => {
+                parse_decimal(n.as_str()).ok().map(Value::Decimal)
+            }
+            (Data::String(s), Value::Date(_)) => Date::parse(s).map(Value::Date),
+            (Data::String(s), Value::Datetime(_)) => Datetime::parse(s).map(Value::Datetime),
+            (Data::String(s), Value::String(_)) => Some(Value::String(s.clone())),
+            (Data::Bool(b), Value::Bool(_)) => Some(Value::Bool(*b)),
+            (Data::Null, _) => Some(Value::Null),
+            _ => None,
+        }
+    }
+
+    /// Compares two run-time values exactly, for `==` and `!=` on values
+    /// of any kind and ordering on numbers and strings.
+    pub fn compare(&self, other: &Data) -> Option<Ordering> {
+        match (self, other) {
+            (Data::Number(a), Data::Number(b)) => Some(
+                parse_decimal(a.as_str())
+                    .ok()?
+                    .cmp(&parse_decimal(b.as_str()).ok()?),
+            ),
+            (Data::String(a), Data::String(b)) => Some(a.cmp(b)),
+            _ => self.same(other).then_some(Ordering::Equal),
+        }
+    }
+}
+
+impl From<&str> for Data {
+    fn from(s: &str) -> Data {
+        Data::String(s.to_string())
+    }
+}
+
+impl From<String> for Data {
+    fn from(s: String) -> Data {
+        Data::String(s)
+    }
+}
+
+impl From<u64> for Data {
+    fn from(n: u64) -> Data {
+        Data::Number(JsonNumber::from(n))
+    }
+}
+
+impl From<bool> for Data {
+    fn from(b: bool) -> Data {
+        Data::Bool(b)
+    }
+}
+
+impl From<Option<&str>> for Data {
+    fn from(s: Option<&str>) -> Data {
+        s.map_or(Data::Null, Data::from)
+    }
+}
+
+/// A parse error as `line L, column C: message`.
+pub(crate) fn describe(text: &str, d: &Diagnostic) -> String {
+    let before = text.get(..d.span.start as usize).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!("line {line}, column {column}: {}", d.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_their_text_and_compare_by_value() {
+        let d = Data::parse_text(r#"{"b": 4180.00, "a": [1, "x", null, true]}"#).unwrap();
+        assert_eq!(d.to_json_string(), r#"{"a":[1,"x",null,true],"b":4180.00}"#);
+        assert!(Data::number("1.50").same(&Data::number("1.5")));
+        assert!(!Data::number("1.50").same(&Data::number("1.51")));
+        assert_eq!(
+            d.to_json_pretty(),
+            "{\n  \"a\": [\n    1,\n    \"x\",\n    null,\n    true\n  ],\n  \"b\": 4180.00\n}\n"
+        );
+    }
+}

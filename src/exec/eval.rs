@@ -1,0 +1,366 @@
+//! The pure part of execution: resolving a step's arguments from the
+//! artifacts, and evaluating `pre` probes, guards, `post` probes and binds.
+//!
+//! Every function here is a function of its arguments alone: no clock, no
+//! randomness, no IO, no state. A workflow engine that must replay
+//! deterministically (a Temporal workflow, say) can call these and get the
+//! same answer on every replay; the reference executor (`super::run`) calls
+//! exactly the same ones.
+//!
+//! Comparisons are exact: numbers are read as decimals from their text
+//! (`crate::catalog::value`), never as binary floating point. A value that
+//! cannot be compared with its limit (a string where a number is expected,
+//! a missing argument) makes a guard refuse and a probe fail: fail closed.
+
+use std::collections::BTreeMap;
+
+use super::data::Data;
+use crate::catalog::value::{Date, Datetime, Value, parse_decimal};
+use crate::ir::{self, CmpOp, Guard, Literal, Probe, StepIr};
+use crate::syntax::ast::PathSeg;
+
+/// The artifacts bound so far, by binding name.
+pub type Artifacts = BTreeMap<String, Data>;
+
+/// A reference whose binding is not among the artifacts, or whose member
+/// path leads nowhere in the bound value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unresolved {
+    pub binding: String,
+    pub path: Vec<String>,
+}
+
+/// A probe that does not hold: the probe and the value seen (`null` when
+/// the path is absent).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unmet {
+    pub expected: Data,
+    pub observed: Data,
+}
+
+/// A guard that refuses the call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    pub guard: Guard,
+    /// The argument's resolved value (`null` when the argument is absent).
+    pub observed: Data,
+    /// Why, for people: broken, or not comparable with the limit.
+    pub reason: String,
+}
+
+/// A bind whose path is absent from the result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Missing {
+    pub binding: String,
+    pub path: String,
+}
+
+/// The value of one argument, its references replaced by artifacts.
+pub fn resolve(value: &ir::Value, artifacts: &Artifacts) -> Result<Data, Unresolved> {
+    Ok(match value {
+        ir::Value::Literal { literal } => Data::from_literal(literal),
+        ir::Value::Ref { binding, path, .. } => lookup_ref(binding, path, artifacts)?.clone(),
+        ir::Value::List { items } => Data::Array(
+            items
+                .iter()
+                .map(|v| resolve(v, artifacts))
+                .collect::<Result<_, _>>()?,
+        ),
+        ir::Value::Record { fields } => Data::Object(
+            fields
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), resolve(v, artifacts)?)))
+                .collect::<Result<_, _>>()?,
+        ),
+        ir::Value::Interpolate { parts } => {
+            let mut s = String::new();
+            for part in parts {
+                match resolve(part, artifacts)? {
+                    Data::String(t) => s.push_str(&t),
+                    Data::Number(n) => s.push_str(n.as_str()),
+                    other => s.push_str(&other.to_json_string()),
+                }
+            }
+            Data::String(s)
+        }
+    })
+}
+
+/// Every argument of `step`, resolved.
+pub fn resolve_args(step: &StepIr, artifacts: &Artifacts) -> Result<Artifacts, Unresolved> {
+    step.args
+        .iter()
+        .map(|(name, v)| Ok((name.clone(), resolve(v, artifacts)?)))
+        .collect()
+}
+
+fn lookup_ref<'a>(
+    binding: &str,
+    path: &[String],
+    artifacts: &'a Artifacts,
+) -> Result<&'a Data, Unresolved> {
+    let missing = || Unresolved {
+        binding: binding.to_string(),
+        path: path.to_vec(),
+    };
+    let mut at = artifacts.get(binding).ok_or_else(missing)?;
+    for member in path {
+        at = at.get(member).ok_or_else(missing)?;
+    }
+    Ok(at)
+}
+
+/// The value at a result path (`$.a.b[0]`); `None` when absent or when the
+/// path is not one.
+pub fn at_path<'a>(root: &'a Data, path: &str) -> Option<&'a Data> {
+    let segments = ir::path::parse(path)?;
+    let mut at = root;
+    for seg in &segments {
+        at = match (seg, at) {
+            (PathSeg::Field(f), Data::Object(fields)) => fields.get(f)?,
+            (PathSeg::Index(i), Data::Array(items)) => items.get(usize::try_from(*i).ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
+/// Checks every guard of `step` against its resolved arguments; the first
+/// that refuses is returned. A guard whose argument is absent or cannot be
+/// compared with its limit refuses.
+pub fn check_guards(step: &StepIr, args: &Artifacts) -> Result<(), Refusal> {
+    for guard in &step.authz.guards {
+        let observed = args.get(&guard.arg).cloned().unwrap_or(Data::Null);
+        let refuse = |reason: String| Refusal {
+            guard: guard.clone(),
+            observed: observed.clone(),
+            reason,
+        };
+        let Some(limit) = literal_value(&guard.limit) else {
+            return Err(refuse(format!(
+                "the limit `{}` is not a valid value",
+                guard.limit
+            )));
+        };
+        let holds = observed
+            .as_value_like(&limit)
+            .and_then(|v| v.satisfies(guard.op.to_ast(), &limit));
+        match holds {
+            Some(true) => {}
+            Some(false) => {
+                return Err(refuse(format!(
+                    "`{} = {}` breaks the ceiling `{} {} {}`",
+                    guard.arg,
+                    observed.to_json_string(),
+                    guard.arg,
+                    guard.op,
+                    guard.limit
+                )));
+            }
+            None => {
+                return Err(refuse(format!(
+                    "`{}` is {} that cannot be compared with the limit `{}`",
+                    guard.arg,
+                    observed.kind_name(),
+                    guard.limit
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Evaluates one probe against `root` (a tool's result for `post`).
+pub fn check_probe(probe: &Probe, root: &Data) -> Result<(), Unmet> {
+    let path = match probe {
+        Probe::Len { path, .. }
+        | Probe::Compare { path, .. }
+        | Probe::In { path, .. }
+        | Probe::NotIn { path, .. }
+        | Probe::Exists { path } => path,
+    };
+    let found = at_path(root, path);
+    if probe_holds(probe, found) {
+        Ok(())
+    } else {
+        Err(Unmet {
+            expected: Data::of(probe),
+            observed: found.cloned().unwrap_or(Data::Null),
+        })
+    }
+}
+
+/// Whether `probe` holds of `found`, the value at its path (`None`: absent).
+/// The subject's path is not used: `pre` probes find their subject among
+/// the artifacts, `post` probes in the result.
+pub fn probe_holds(probe: &Probe, found: Option<&Data>) -> bool {
+    match probe {
+        Probe::Exists { .. } => found.is_some_and(|v| *v != Data::Null),
+        Probe::Len { op, value, .. } => match found {
+            Some(Data::Array(items)) => {
+                let len = Value::Int(i64::try_from(items.len()).unwrap_or(i64::MAX));
+                let limit = Value::Int(i64::try_from(*value).unwrap_or(i64::MAX));
+                len.satisfies(op.to_ast(), &limit) == Some(true)
+            }
+            _ => false,
+        },
+        Probe::Compare { op, value, .. } => found.is_some_and(|v| compares(v, *op, value)),
+        Probe::In { values, .. } => {
+            found.is_some_and(|v| values.iter().any(|l| compares(v, CmpOp::Eq, l)))
+        }
+        Probe::NotIn { values, .. } => {
+            found.is_some_and(|v| values.iter().all(|l| compares(v, CmpOp::Ne, l)))
+        }
+    }
+}
+
+/// Every `post` of `step` against the result; the first unmet is returned.
+pub fn check_post(step: &StepIr, result: &Data) -> Result<(), Unmet> {
+    step.post.iter().try_for_each(|p| check_probe(p, result))
+}
+
+/// The artifacts `step` binds from its result; the first bind whose path is
+/// absent is returned instead.
+pub fn eval_binds(step: &StepIr, result: &Data) -> Result<Artifacts, Missing> {
+    step.binds
+        .iter()
+        .map(|(name, path)| match at_path(result, path) {
+            Some(v) => Ok((name.clone(), v.clone())),
+            None => Err(Missing {
+                binding: name.clone(),
+                path: path.clone(),
+            }),
+        })
+        .collect()
+}
+
+/// `v OP literal`, exactly; false when they cannot be compared.
+fn compares(v: &Data, op: CmpOp, lit: &Literal) -> bool {
+    let Some(limit) = literal_value(lit) else {
+        return false;
+    };
+    v.as_value_like(&limit)
+        .and_then(|x| x.satisfies(op.to_ast(), &limit))
+        .unwrap_or(false)
+}
+
+/// An IR literal's exact value; `None` when its text is not one (an IR
+/// written by hand, say).
+pub fn literal_value(lit: &Literal) -> Option<Value> {
+    Some(match lit {
+        Literal::String(s) => Value::String(s.clone()),
+        Literal::Int(i) => Value::Int(*i),
+        Literal::Decimal(d) => Value::Decimal(parse_decimal(d).ok()?),
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Null => Value::Null,
+        Literal::Date(d) => Value::Date(Date::parse(d)?),
+        Literal::Datetime(d) => Value::Datetime(Datetime::parse(d)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard(arg: &str, op: CmpOp, limit: Literal) -> Guard {
+        Guard {
+            arg: arg.into(),
+            op,
+            limit,
+        }
+    }
+
+    fn args(json: &str) -> Artifacts {
+        match Data::parse_text(json).unwrap() {
+            Data::Object(m) => m,
+            _ => panic!("not an object"),
+        }
+    }
+
+    fn step_with(guards: Vec<Guard>) -> StepIr {
+        let text = r#"{"name":"s","index":0,"tool":"t","args":{},"post":[],"binds":{},
+            "on_unmet":"halt","retry":0,"effect":"write","idempotent":false,"depends_on":[],
+            "authz":{"scopes":[],"approval":null,"guards":[]},"untrusted_inputs":[],
+            "span":{"file":"f","start":0,"end":0,"line":1,"column":1}}"#;
+        let mut s: StepIr = serde_json::from_str(text).unwrap();
+        s.authz.guards = guards;
+        s
+    }
+
+    #[test]
+    fn guards_compare_exact_decimals_and_fail_closed() {
+        let g = vec![guard("amount_eur", CmpOp::Le, Literal::Int(500))];
+        let s = step_with(g);
+        assert!(check_guards(&s, &args(r#"{"amount_eur": 500.00}"#)).is_ok());
+        assert!(check_guards(&s, &args(r#"{"amount_eur": 500.000000000000000001}"#)).is_err());
+        let r = check_guards(&s, &args(r#"{"amount_eur": 4180.00}"#)).unwrap_err();
+        assert_eq!(r.observed, Data::number("4180.00"));
+        // Not comparable: a string, a missing argument, a huge number.
+        assert!(check_guards(&s, &args(r#"{"amount_eur": "100"}"#)).is_err());
+        assert!(check_guards(&s, &args("{}")).is_err());
+        assert!(check_guards(&s, &args(r#"{"amount_eur": 1e400}"#)).is_err());
+        let d = step_with(vec![guard(
+            "on",
+            CmpOp::Lt,
+            Literal::Date("2026-03-01".into()),
+        )]);
+        assert!(check_guards(&d, &args(r#"{"on": "2026-02-28"}"#)).is_ok());
+        assert!(check_guards(&d, &args(r#"{"on": "2026-03-01"}"#)).is_err());
+        assert!(check_guards(&d, &args(r#"{"on": "soon"}"#)).is_err());
+    }
+
+    #[test]
+    fn probes() {
+        let r = Data::parse_text(r#"{"a": {"n": 2.50, "l": [1, 2]}, "s": "ready", "z": null}"#)
+            .unwrap();
+        let holds = |p: &str| {
+            let probe: Probe = serde_json::from_str(p).unwrap();
+            check_probe(&probe, &r).is_ok()
+        };
+        assert!(holds(
+            r#"{"probe":"len","path":"$.a.l","op":"==","value":2}"#
+        ));
+        assert!(!holds(
+            r#"{"probe":"len","path":"$.a.l","op":"==","value":1}"#
+        ));
+        assert!(!holds(
+            r#"{"probe":"len","path":"$.s","op":">=","value":0}"#
+        ));
+        assert!(holds(
+            r#"{"probe":"compare","path":"$.a.n","op":">","value":{"type":"decimal","value":"2.49"}}"#
+        ));
+        assert!(holds(
+            r#"{"probe":"compare","path":"$.a.n","op":"==","value":{"type":"decimal","value":"2.5"}}"#
+        ));
+        assert!(!holds(
+            r#"{"probe":"compare","path":"$.s","op":">","value":{"type":"int","value":1}}"#
+        ));
+        assert!(holds(
+            r#"{"probe":"in","path":"$.s","values":[{"type":"string","value":"ready"}]}"#
+        ));
+        assert!(!holds(
+            r#"{"probe":"not_in","path":"$.s","values":[{"type":"string","value":"ready"}]}"#
+        ));
+        assert!(holds(r#"{"probe":"exists","path":"$.a.l[1]"}"#));
+        assert!(!holds(r#"{"probe":"exists","path":"$.a.l[2]"}"#));
+        assert!(!holds(r#"{"probe":"exists","path":"$.z"}"#));
+    }
+
+    #[test]
+    fn references_and_interpolation() {
+        let arts = args(r#"{"settings": {"region": "eu"}, "n": 3}"#);
+        let v: ir::Value = serde_json::from_str(
+            r#"{"kind":"interpolate","parts":[{"kind":"literal","type":"string","value":"r="},
+            {"kind":"ref","binding":"settings","step":"p","path":["region"]},
+            {"kind":"literal","type":"string","value":" n="},
+            {"kind":"ref","binding":"n","step":"p","path":[]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(resolve(&v, &arts).unwrap(), Data::String("r=eu n=3".into()));
+        let bad: ir::Value = serde_json::from_str(
+            r#"{"kind":"ref","binding":"settings","step":"p","path":["zone"]}"#,
+        )
+        .unwrap();
+        assert!(resolve(&bad, &arts).is_err());
+    }
+}

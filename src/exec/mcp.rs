@@ -1,0 +1,396 @@
+//! The `mcp:COMMAND ARGS…` backend: an MCP client over stdio. It starts the
+//! server, sends `initialize` and the `notifications/initialized`
+//! notification, then one `tools/call` per dispatch.
+//!
+//! Why the framing is written here rather than taken from the official
+//! Rust SDK (`rmcp`): the stdio transport is newline-delimited JSON-RPC,
+//! about a hundred lines over std threads and channels, and `rmcp` brings
+//! an async runtime (tokio) and its macros into a crate that has none; its
+//! current release needs Rust 1.88 where planc builds with 1.85, and the
+//! compile time it adds is paid by every build on a small machine. The
+//! client needs four messages of the protocol, not the SDK's server side.
+//!
+//! - One reader thread routes responses to waiting calls by id, so calls
+//!   from steps running together are in flight together (`parallel`).
+//!   Requests from the server (`ping`) are answered; notifications ignored.
+//! - Responses are read with the crate's JSON parser, so numbers in a
+//!   result keep their exact text.
+//! - A result's `structuredContent` is preferred; otherwise its text
+//!   content, parsed as JSON when it is JSON, else the text itself.
+//!   `isError: true` is a tool error (retryable: the tool ran and failed;
+//!   only idempotent steps are retried anyway).
+//! - Each call waits at most the timeout (`timeout`, retryable).
+//! - The server dying fails every call in flight and every later call with
+//!   `server_exited` (not retryable), with the end of its stderr: a tool
+//!   error the progress record keeps, never a step silently lost.
+//!
+//! This module and the command line are the only parts of `exec` that
+//! touch processes; the executor itself does no IO.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::data::Data;
+use super::{Backend, Call, ToolError};
+
+/// The protocol version the client asks for.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// The least time a server is given to answer `initialize`.
+const INIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How much of the server's stderr is kept for messages.
+const STDERR_TAIL: usize = 2048;
+
+type Waiters = Arc<Mutex<HashMap<u64, Sender<Data>>>>;
+
+/// A running MCP server.
+pub struct Mcp {
+    child: Mutex<Child>,
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
+    waiters: Waiters,
+    next_id: AtomicU64,
+    dead: Arc<AtomicBool>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    timeout: Duration,
+    command: String,
+}
+
+impl Mcp {
+    /// Starts `program args…` and initialises the session. The error is a
+    /// message for the user (the command fails: exit status 2).
+    pub fn start(program: &str, args: &[String], timeout: Duration) -> Result<Mcp, String> {
+        let command = std::iter::once(program.to_string())
+            .chain(args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the MCP server `{command}`: {e}"))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            return Err(format!("cannot talk to the MCP server `{command}`"));
+        };
+        let mcp = Mcp {
+            child: Mutex::new(child),
+            stdin: Arc::new(Mutex::new(Some(stdin))),
+            waiters: Arc::new(Mutex::new(HashMap::new())),
+            next_id: AtomicU64::new(1),
+            dead: Arc::new(AtomicBool::new(false)),
+            stderr: Arc::new(Mutex::new(Vec::new())),
+            timeout,
+            command,
+        };
+        mcp.spawn_stderr(stderr);
+        mcp.spawn_reader(stdout);
+        let init = Data::parse_text(&format!(
+            r#"{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"planc","version":"{}"}}}}"#,
+            env!("CARGO_PKG_VERSION")
+        ))?;
+        // Starting a server (an interpreter, a package) may take longer than
+        // one call is allowed.
+        match mcp.request_within("initialize", init, timeout.max(INIT_TIMEOUT)) {
+            Ok(_) => {}
+            Err(e) => {
+                return Err(format!(
+                    "the MCP server `{}` did not initialise: {}",
+                    mcp.command, e.message
+                ));
+            }
+        }
+        mcp.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .map_err(|e| format!("the MCP server `{}`: {}", mcp.command, e.message))?;
+        Ok(mcp)
+    }
+
+    fn spawn_stderr(&self, mut stderr: impl Read + Send + 'static) {
+        let tail = Arc::clone(&self.stderr);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut t) = tail.lock() {
+                    t.extend_from_slice(buf.get(..n).unwrap_or(&[]));
+                    let excess = t.len().saturating_sub(STDERR_TAIL);
+                    t.drain(..excess);
+                }
+            }
+        });
+    }
+
+    fn spawn_reader(&self, stdout: impl Read + Send + 'static) {
+        let waiters = Arc::clone(&self.waiters);
+        let dead = Arc::clone(&self.dead);
+        let stdin = Arc::clone(&self.stdin);
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut line = String::new();
+            loop {
+                line.clear();
+                match reader.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let Ok(msg) = Data::parse_text(line.trim()) else {
+                    continue; // not a JSON-RPC message: skipped
+                };
+                let id = msg.get("id").and_then(|i| match i {
+                    Data::Number(n) => n.as_str().parse::<u64>().ok(),
+                    _ => None,
+                });
+                if let Some(Data::String(method)) = msg.get("method") {
+                    // A request from the server: answer a ping, refuse the rest.
+                    if let Some(id) = msg.get("id") {
+                        let reply = if method == "ping" {
+                            format!(
+                                r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
+                                id.to_json_string()
+                            )
+                        } else {
+                            format!(
+                                r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-32601,"message":"method not supported by this client"}}}}"#,
+                                id.to_json_string()
+                            )
+                        };
+                        if let Ok(mut w) = stdin.lock()
+                            && let Some(w) = w.as_mut()
+                        {
+                            let _ = writeln!(w, "{reply}");
+                            let _ = w.flush();
+                        }
+                    }
+                    continue;
+                }
+                let Some(id) = id else { continue };
+                let waiter = waiters.lock().ok().and_then(|mut w| w.remove(&id));
+                if let Some(tx) = waiter {
+                    let _ = tx.send(msg);
+                }
+            }
+            // The server is gone: every call waiting fails now, every later
+            // call at once.
+            dead.store(true, Ordering::SeqCst);
+            if let Ok(mut w) = waiters.lock() {
+                w.clear();
+            }
+        });
+    }
+
+    fn send(&self, line: &str) -> Result<(), ToolError> {
+        let mut guard = self.stdin.lock().map_err(|_| self.exited())?;
+        let Some(w) = guard.as_mut() else {
+            return Err(self.exited());
+        };
+        writeln!(w, "{line}")
+            .and_then(|()| w.flush())
+            .map_err(|_| self.exited())
+    }
+
+    /// Sends a request and waits for its response's `result`.
+    fn request(&self, method: &str, params: Data) -> Result<Data, ToolError> {
+        self.request_within(method, params, self.timeout)
+    }
+
+    fn request_within(
+        &self,
+        method: &str,
+        params: Data,
+        timeout: Duration,
+    ) -> Result<Data, ToolError> {
+        if self.dead.load(Ordering::SeqCst) {
+            return Err(self.exited());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = mpsc::channel();
+        if let Ok(mut w) = self.waiters.lock() {
+            w.insert(id, tx);
+        }
+        // The reader marks the server dead before it drops the waiters: a
+        // waiter added after that is dropped here.
+        if self.dead.load(Ordering::SeqCst) {
+            return Err(self.exited());
+        }
+        let mut msg = BTreeMap::new();
+        msg.insert("jsonrpc".to_string(), Data::String("2.0".into()));
+        msg.insert("id".to_string(), Data::from(id));
+        msg.insert("method".to_string(), Data::String(method.into()));
+        msg.insert("params".to_string(), params);
+        self.send(&Data::Object(msg).to_json_string())?;
+        let response = match rx.recv_timeout(timeout) {
+            Ok(r) => r,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Ok(mut w) = self.waiters.lock() {
+                    w.remove(&id);
+                }
+                let _ = self.send(&format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"timeout"}}}}"#
+                ));
+                return Err(ToolError {
+                    code: "timeout".into(),
+                    message: format!(
+                        "no response to `{method}` within {} s",
+                        timeout.as_secs_f64()
+                    ),
+                    retryable: true,
+                });
+            }
+            Err(RecvTimeoutError::Disconnected) => return Err(self.exited()),
+        };
+        if let Some(err) = response.get("error") {
+            let code = match err.get("code") {
+                Some(Data::Number(n)) => n.to_string(),
+                _ => "?".to_string(),
+            };
+            let message = match err.get("message") {
+                Some(Data::String(s)) => s.clone(),
+                _ => err.to_json_string(),
+            };
+            return Err(ToolError {
+                code: format!("jsonrpc_{code}"),
+                message,
+                retryable: false,
+            });
+        }
+        response.get("result").cloned().ok_or_else(|| ToolError {
+            code: "bad_response".into(),
+            message: format!("the response to `{method}` has neither `result` nor `error`"),
+            retryable: false,
+        })
+    }
+
+    fn exited(&self) -> ToolError {
+        // Give the stderr reader a moment to catch the last words.
+        std::thread::sleep(Duration::from_millis(50));
+        let status = self
+            .child
+            .lock()
+            .ok()
+            .and_then(|mut c| c.try_wait().ok().flatten())
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        let tail = self
+            .stderr
+            .lock()
+            .map(|t| String::from_utf8_lossy(&t).trim().to_string())
+            .unwrap_or_default();
+        let said = tail
+            .lines()
+            .last()
+            .map(|l| format!("; its last words: {l}"))
+            .unwrap_or_default();
+        ToolError {
+            code: "server_exited".into(),
+            message: format!("the MCP server `{}` exited{status}{said}", self.command),
+            retryable: false,
+        }
+    }
+}
+
+/// The value of a `tools/call` result: `structuredContent`, else the text
+/// content (as JSON when it parses), else the content list itself.
+pub fn result_value(result: &Data) -> Result<Data, ToolError> {
+    let text = match result.get("content") {
+        Some(Data::Array(items)) => {
+            let texts: Vec<&str> = items
+                .iter()
+                .filter(|i| matches!(i.get("type"), Some(Data::String(t)) if t == "text"))
+                .filter_map(|i| match i.get("text") {
+                    Some(Data::String(s)) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    };
+    if matches!(result.get("isError"), Some(Data::Bool(true))) {
+        return Err(ToolError {
+            code: "tool_error".into(),
+            message: text.unwrap_or_else(|| "the tool reported an error".into()),
+            retryable: true,
+        });
+    }
+    if let Some(structured) = result.get("structuredContent") {
+        return Ok(structured.clone());
+    }
+    match text {
+        Some(t) => Ok(Data::parse_text(&t).unwrap_or(Data::String(t))),
+        None => Ok(result.get("content").cloned().unwrap_or(Data::Null)),
+    }
+}
+
+impl Backend for Mcp {
+    fn call(&self, call: &Call<'_>) -> Result<Data, ToolError> {
+        let mut params = BTreeMap::new();
+        params.insert("name".to_string(), Data::String(call.tool().to_string()));
+        params.insert("arguments".to_string(), call.args_data());
+        let result = self.request("tools/call", Data::Object(params))?;
+        result_value(&result)
+    }
+
+    fn parallel(&self) -> bool {
+        true
+    }
+}
+
+impl Drop for Mcp {
+    /// Closes the server's stdin (the protocol's way to end a session),
+    /// gives it a moment, then kills it.
+    fn drop(&mut self) {
+        if let Ok(mut w) = self.stdin.lock() {
+            w.take();
+        }
+        if let Ok(mut child) = self.child.lock() {
+            for _ in 0..20 {
+                if matches!(child.try_wait(), Ok(Some(_))) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results() {
+        let r = |s: &str| result_value(&Data::parse_text(s).unwrap());
+        assert_eq!(
+            r(r#"{"content":[{"type":"text","text":"{\"a\": 1.50}"}],"structuredContent":{"b":2}}"#)
+                .unwrap()
+                .to_json_string(),
+            r#"{"b":2}"#
+        );
+        assert_eq!(
+            r(r#"{"content":[{"type":"text","text":"{\"a\": 1.50}"}]}"#)
+                .unwrap()
+                .to_json_string(),
+            r#"{"a":1.50}"#
+        );
+        assert_eq!(
+            r(r#"{"content":[{"type":"text","text":"hello"}]}"#).unwrap(),
+            Data::String("hello".into())
+        );
+        let e =
+            r(r#"{"content":[{"type":"text","text":"no such file"}],"isError":true}"#).unwrap_err();
+        assert_eq!(e.message, "no such file");
+    }
+}

@@ -1,0 +1,74 @@
+//! Execution: the reference executor of the IR (DESIGN section 10).
+//!
+//! The executor (`run.rs`) does no IO of its own: it calls a [`Backend`] for
+//! every tool call and hands every progress record and trace event to a
+//! [`Sink`]. The command line gives it a backend (`fixture.rs` for recorded
+//! responses, `mcp.rs` for an MCP server over stdio) and a sink that writes
+//! files. What it decides is all in `eval.rs`, which is pure and can be
+//! called by another executor (a workflow engine) to decide the same way.
+
+pub mod data;
+pub mod eval;
+pub mod fixture;
+pub mod mcp;
+mod run;
+
+pub use data::Data;
+pub use run::{Outcome, Stop, run};
+
+use crate::ir::StepIr;
+
+/// One tool call: the step that makes it, the tool and the resolved
+/// arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    pub step: &'a StepIr,
+    pub args: &'a eval::Artifacts,
+}
+
+impl Call<'_> {
+    pub fn tool(&self) -> &str {
+        &self.step.tool
+    }
+
+    /// The arguments as one JSON object.
+    pub fn args_data(&self) -> Data {
+        Data::Object(self.args.clone())
+    }
+}
+
+/// A tool call that did not return a result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolError {
+    /// A short machine-readable code (`timeout`, `server_exited`, or the
+    /// tool's own).
+    pub code: String,
+    /// What happened, for people.
+    pub message: String,
+    /// Whether the same call may succeed if made again. Only idempotent
+    /// steps are retried, and only on a retryable error.
+    pub retryable: bool,
+}
+
+/// Where tool calls go.
+pub trait Backend: Sync {
+    /// Makes one call and waits for its result. Never panics; every
+    /// failure, the backend's own included, is a [`ToolError`].
+    fn call(&self, call: &Call<'_>) -> Result<Data, ToolError>;
+
+    /// Whether several calls may be in flight at once. When false the
+    /// executor dispatches one step at a time, in source order.
+    fn parallel(&self) -> bool {
+        false
+    }
+}
+
+/// Where the executor's records go.
+pub trait Sink {
+    /// The whole progress record, after every change of a step's status.
+    /// A file sink must replace its file atomically. An error stops the run.
+    fn progress(&mut self, record: &crate::progress::ProgressRecord) -> Result<(), String>;
+
+    /// One trace event (a JSON object with `event` and `step`).
+    fn trace(&mut self, event: &Data) -> Result<(), String>;
+}
