@@ -13,13 +13,32 @@ use planc::diagnostics::explain;
 use planc::driver::{self, Job};
 use planc::{Code, Severity, SourceKind};
 
-fn compile(name: &str, text: &str, kind: SourceKind) -> Vec<(Code, Severity)> {
+fn compile(
+    name: &str,
+    text: &str,
+    kind: SourceKind,
+    (catalogue, policy): (Option<&str>, Option<&str>),
+) -> Vec<(Code, Severity)> {
     let mut job = Job::default();
     let id = job.sources.add_with_kind(name, text, kind);
     job.plans.push(id);
+    if let Some(c) = catalogue {
+        let cid = job
+            .sources
+            .add_with_kind("catalogue.json", c, SourceKind::Json);
+        job.catalog.push(cid);
+    }
+    if let Some(p) = policy {
+        let pid = job
+            .sources
+            .add_with_kind("policy.json", p, SourceKind::Json);
+        job.policy.push(pid);
+    }
+    // The example's own diagnostics: a catalogue's warnings are its page's.
     driver::run(&mut job)
         .diagnostics
         .iter()
+        .filter(|d| d.span.file == id)
         .map(|d| (d.code, d.severity))
         .collect()
 }
@@ -42,7 +61,9 @@ fn page_examples_are_true() {
         let failing = failing.unwrap_or_else(|| panic!("{code}: no `## Failing` example"));
         let fixed = fixed.unwrap_or_else(|| panic!("{code}: no `## Fixed` example"));
 
-        let got = compile("failing", &failing, kind);
+        let (catalogue, policy) = explain::context(page);
+        let context = (catalogue.as_deref(), policy.as_deref());
+        let got = compile("failing", &failing, kind, context);
         let not_notes: Vec<Code> = got
             .iter()
             .filter(|(_, s)| *s != Severity::Note)
@@ -65,7 +86,7 @@ fn page_examples_are_true() {
             );
         }
 
-        let got = compile("fixed", &fixed, kind);
+        let got = compile("fixed", &fixed, kind, context);
         let not_notes: Vec<Code> = got
             .iter()
             .filter(|(_, s)| *s != Severity::Note)

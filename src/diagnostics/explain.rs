@@ -20,6 +20,7 @@ pub fn page(code: Code) -> &'static str {
         Code::E0106 => include_str!("../../docs/explain/E0106.md"),
         Code::E0107 => include_str!("../../docs/explain/E0107.md"),
         Code::E0108 => include_str!("../../docs/explain/E0108.md"),
+        Code::E0111 => include_str!("../../docs/explain/E0111.md"),
         Code::E0201 => include_str!("../../docs/explain/E0201.md"),
         Code::E0202 => include_str!("../../docs/explain/E0202.md"),
         Code::E0203 => include_str!("../../docs/explain/E0203.md"),
@@ -35,6 +36,8 @@ pub fn page(code: Code) -> &'static str {
         Code::W0402 => include_str!("../../docs/explain/W0402.md"),
         Code::W0403 => include_str!("../../docs/explain/W0403.md"),
         Code::W0404 => include_str!("../../docs/explain/W0404.md"),
+        Code::W0501 => include_str!("../../docs/explain/W0501.md"),
+        Code::W0502 => include_str!("../../docs/explain/W0502.md"),
     }
 }
 
@@ -44,6 +47,16 @@ pub fn examples(page: &str) -> (Option<String>, Option<String>) {
     (
         section_block(page, "## Failing"),
         section_block(page, "## Fixed"),
+    )
+}
+
+/// The catalogue and the policy the examples of a page run against, when
+/// they need files of their own: the first code block under `## Catalogue`
+/// and under `## Policy`.
+pub fn context(page: &str) -> (Option<String>, Option<String>) {
+    (
+        section_block(page, "## Catalogue"),
+        section_block(page, "## Policy"),
     )
 }
 
