@@ -105,6 +105,10 @@ step "VS Code extension (editors/vscode)"
   vsix_dir="$(mktemp -d)"
   trap 'rm -rf "$vsix_dir"' EXIT
   run npx --no-install vsce package --skip-license --allow-missing-repository -o "$vsix_dir/planc.vsix"
+  # The generic plan schema that `jsonValidation` names must be in the package.
+  printf '+ vsce ls | grep schemas/plan.schema.json\n'
+  npx --no-install vsce ls 2>/dev/null | grep -qx 'schemas/plan.schema.json' ||
+    fail "the VS Code package lacks schemas/plan.schema.json (jsonValidation names it)"
 )
 
 printf '\neditors: all checks passed in %ss\n' "$((SECONDS - started))"

@@ -7,7 +7,7 @@ use crate::check;
 use crate::diagnostics::{self, Diagnostic};
 use crate::ir;
 use crate::source::{FileId, SourceKind, SourceMap};
-use crate::syntax::{self, ast, json};
+use crate::syntax::{self, ast};
 
 /// What one run compiles: the plan files, the catalogue and policy files
 /// (text or JSON), and the actor's scopes when given from outside the policy.
@@ -68,11 +68,11 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
                 // checked on its own; one that is none of the three is read
                 // as a plan, whose shape errors say best what is missing.
                 Role::Plan => {
-                    json::read_with(file, &f.text, |text, root| match json::detect(root) {
-                        Some(json::Shape::Catalog) => {
+                    syntax::read_with(file, &f.text, |text, root| match syntax::detect(root) {
+                        Some(syntax::Shape::Catalog) => {
                             syntax::json_catalog::read_catalog(text, root)
                         }
-                        Some(json::Shape::Policy) => syntax::json_policy::read_policy(text, root),
+                        Some(syntax::Shape::Policy) => syntax::json_policy::read_policy(text, root),
                         _ => syntax::json_plan::read_plan(text, root),
                     })
                 }

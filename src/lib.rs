@@ -13,11 +13,14 @@ pub mod fmt;
 pub mod ir;
 pub mod limits;
 pub mod lsp;
+pub mod plan_schema;
 pub mod policy;
+pub mod progress;
 pub mod project;
 pub mod source;
 pub mod suggest;
 pub mod syntax;
+pub mod view;
 
 pub use diagnostics::{Code, Diagnostic, Severity};
 pub use source::{FileId, SourceFile, SourceKind, SourceMap, Span, Spanned};

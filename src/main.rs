@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use planc::diagnostics::{counts, render};
 use planc::driver::{self, Job, Outcome};
@@ -24,11 +24,24 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// planc: checks plans written by agent planners against a tool catalogue
 /// and an authorization policy, and compiles them to an IR executors run.
 #[derive(Parser)]
-#[command(name = "planc", version, about, long_about = None)]
+#[command(name = "planc", version, about, long_about = None, after_long_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// The end of `planc --help` and of the man page.
+const AFTER_HELP: &str = "\
+Exit status: 0 when there is no error (warnings allowed unless --deny-warnings), \
+1 when the input has errors, 2 when the command itself failed (bad flags, \
+unreadable file, bad planc.toml).
+
+The catalogue, policy and actor come from the flags or, failing those, from \
+the planc.toml found in the plan's folder or above it (the current folder for \
+standard input).
+
+Colour: reports on a terminal are coloured unless NO_COLOR is set to a \
+non-empty value or TERM is `dumb`; --color always|never decides instead.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -52,10 +65,48 @@ enum Command {
         #[command(flatten)]
         options: Options,
     },
-    /// Explain a diagnostic code, with a failing and a fixed example.
+    /// Print a plan's dependency graph: its waves, each step's classes
+    /// (read or write, approval, guard, untrusted input) and each edge's
+    /// reasons (data, after, effect). Diagnostics are printed only when
+    /// errors leave no graph to draw.
+    Graph {
+        /// The plan file (`.plan` text or `.json`); `-` reads standard input.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// DOT for Graphviz, or a Mermaid flowchart for Markdown pages.
+        #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+        format: GraphFormat,
+        /// Write the graph here instead of standard output.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        inputs: Inputs,
+        /// When to colour the report of a plan with errors.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// Write the review page of a plan: one self-contained HTML file for the
+    /// person who approves it (what it does, what approving means, the
+    /// graph, a card per step with the compile's warnings and notes).
+    /// Diagnostics are printed only when errors leave nothing to review.
+    Review {
+        /// The plan file (`.plan` text or `.json`); `-` reads standard input.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Write the page here instead of standard output.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        inputs: Inputs,
+        /// When to colour the report of a plan with errors.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// Explain a diagnostic code, with a failing and a fixed example; with
+    /// no code, list every code with its title.
     Explain {
         /// A code such as E0106.
-        code: String,
+        code: Option<String>,
     },
     /// Lay out `.plan` files in place: indentation, spacing and line
     /// breaks; nothing but whitespace changes, comments included. With
@@ -69,6 +120,11 @@ enum Command {
         /// with 1 when there are any.
         #[arg(long, conflicts_with = "to")]
         check: bool,
+        /// Write nothing: print the changes the layout would make as a
+        /// unified diff on standard output, and exit with 1 when there are
+        /// any.
+        #[arg(long, conflicts_with_all = ["to", "check"])]
+        diff: bool,
         /// Convert the file (a plan, a catalogue or a policy, in either
         /// form) to this form, on standard output.
         #[arg(long, value_enum, value_name = "FORM")]
@@ -79,10 +135,59 @@ enum Command {
     },
     /// Run the language server on standard input and output.
     Lsp,
+    /// Print a JSON Schema of the JSON plan form, specialised to the
+    /// catalogue, the policy and the actor: the tools the actor may call,
+    /// each with its arguments, for a planner's structured output.
+    /// `planc.toml` is looked for from the current folder.
+    Schema {
+        #[command(flatten)]
+        inputs: Inputs,
+        /// The flavour of JSON Schema.
+        #[arg(long, value_enum, default_value_t = SchemaDialect::JsonSchema)]
+        dialect: SchemaDialect,
+        /// Wrap the schema as a `submit_plan` tool definition in the
+        /// dialect's vendor format.
+        #[arg(long, value_enum, value_name = "AS")]
+        wrap: Option<Wrap>,
+        /// When to colour reports of problems in the catalogue or policy.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// Print a completion script for a shell, to be sourced by it or saved
+    /// where it looks for completions.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page planc(1) in roff; with `--dir`, write it and
+    /// one page per command (planc-check.1, ...) into that folder.
+    Man {
+        /// The folder to write the pages into.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SchemaDialect {
+    /// JSON Schema 2020-12.
+    JsonSchema,
+    /// OpenAI strict structured outputs.
+    Openai,
+    /// An Anthropic tool's `input_schema`.
+    Anthropic,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Wrap {
+    /// A `submit_plan` tool definition.
+    Tool,
+}
+
+/// Where the catalogue, the policy and the actor come from.
 #[derive(clap::Args)]
-struct Options {
+struct Inputs {
     /// A catalogue file: `tool` declarations, an MCP `tools/list` result or
     /// OpenAI function tools; repeatable. Replaces the `catalog` of
     /// `planc.toml`.
@@ -96,6 +201,12 @@ struct Options {
     /// and of the policy's `actor` line.
     #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
     actor: Option<Vec<String>>,
+}
+
+#[derive(clap::Args)]
+struct Options {
+    #[command(flatten)]
+    inputs: Inputs,
     /// How to print diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -121,6 +232,14 @@ enum Format {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    /// Graphviz's DOT language (`dot -Tsvg`).
+    Dot,
+    /// A Mermaid flowchart.
+    Mermaid,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Form {
     /// The text form (`.plan`), laid out.
     Plan,
@@ -138,16 +257,29 @@ enum Color {
 
 impl Color {
     /// Whether reports on stderr are coloured: `auto` colours a terminal
-    /// unless `NO_COLOR` is set.
+    /// unless the environment asks for none.
     fn on_stderr(self) -> bool {
         match self {
             Color::Always => true,
             Color::Never => false,
             Color::Auto => {
-                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                std::io::stderr().is_terminal()
+                    && colour_allowed(
+                        std::env::var_os("NO_COLOR").as_deref(),
+                        std::env::var_os("TERM").as_deref(),
+                    )
             }
         }
     }
+}
+
+/// Whether the environment lets a terminal be coloured: not when `NO_COLOR`
+/// is set to a non-empty value (an empty one is as if unset, as the
+/// convention says), nor when `TERM` is `dumb`.
+fn colour_allowed(no_color: Option<&std::ffi::OsStr>, term: Option<&std::ffi::OsStr>) -> bool {
+    let no_color = no_color.is_some_and(|v| !v.is_empty());
+    let dumb = term.is_some_and(|t| t == "dumb");
+    !no_color && !dumb
 }
 
 /// Exit status 2: the command itself failed (bad flags, unreadable file,
@@ -171,7 +303,21 @@ fn main() -> ExitCode {
             output,
             options,
         } => compile(&file, output.as_deref(), &options),
-        Command::Explain { code } => explain(&code),
+        Command::Graph {
+            file,
+            format,
+            output,
+            inputs,
+            color,
+        } => graph(&file, format, output.as_deref(), &inputs, color),
+        Command::Review {
+            file,
+            output,
+            inputs,
+            color,
+        } => review(&file, output.as_deref(), &inputs, color),
+        Command::Explain { code: Some(code) } => explain(&code),
+        Command::Explain { code: None } => explain_all(),
         Command::Fmt {
             files,
             to: Some(form),
@@ -181,12 +327,37 @@ fn main() -> ExitCode {
         Command::Fmt {
             files,
             check,
+            diff,
             to: None,
             color,
-        } => fmt(&files, check, color),
+        } => {
+            let mode = match (check, diff) {
+                (_, true) => FmtMode::Diff,
+                (true, false) => FmtMode::Check,
+                (false, false) => FmtMode::Write,
+            };
+            fmt(&files, mode, color)
+        }
+        Command::Schema {
+            inputs,
+            dialect,
+            wrap,
+            color,
+        } => schema(
+            &Options {
+                inputs,
+                format: Format::Human,
+                color,
+                deny_warnings: false,
+            },
+            dialect,
+            wrap,
+        ),
         Command::Lsp => planc::lsp::run_stdio()
             .map(|()| ExitCode::SUCCESS)
             .map_err(Failure),
+        Command::Completions { shell } => completions(shell),
+        Command::Man { dir } => man(dir.as_deref()),
     };
     match result {
         Ok(code) => code,
@@ -200,7 +371,7 @@ fn main() -> ExitCode {
 /// Builds the job: the plan files, then the catalogue, policy and actor of
 /// the flags or, failing those, of the `planc.toml` found from the first
 /// plan's folder (the current folder for stdin).
-fn load(files: &[PathBuf], options: &Options) -> Result<Job, Failure> {
+fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
     let mut job = Job::default();
     let start = match files.first() {
         Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
@@ -311,14 +482,14 @@ fn status(outcome: &Outcome, options: &Options) -> ExitCode {
 }
 
 fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
-    let mut job = load(files, options)?;
+    let mut job = load(files, &options.inputs)?;
     let outcome = driver::run(&mut job);
     report(&job, &outcome, options, true)?;
     Ok(status(&outcome, options))
 }
 
 fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<ExitCode, Failure> {
-    let mut job = load(&[file.to_path_buf()], options)?;
+    let mut job = load(&[file.to_path_buf()], &options.inputs)?;
     let outcome = driver::run(&mut job);
     report(&job, &outcome, options, false)?;
     let code = status(&outcome, options);
@@ -326,39 +497,143 @@ fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<Exit
         return Ok(code);
     }
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
-    let ir = match irs.as_slice() {
-        [one] => one,
-        [] => {
-            return Err(Failure(format!(
-                "`{}` holds no plan to compile",
-                display_path(file)
-            )));
-        }
+    let (_, ir) = one_plan(file, &irs)?;
+    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    emit(output, &text, "the IR")?;
+    Ok(code)
+}
+
+/// The one plan a file must hold for `compile`, `graph` and `review`, with
+/// its position among the file's plans.
+fn one_plan<'i>(
+    file: &Path,
+    irs: &'i [planc::ir::PlanIr],
+) -> Result<(usize, &'i planc::ir::PlanIr), Failure> {
+    match irs {
+        [one] => Ok((0, one)),
+        [] => Err(Failure(format!("`{}` holds no plan", display_path(file)))),
         many => {
             let names: Vec<String> = many.iter().map(|p| format!("`{}`", p.name)).collect();
-            return Err(Failure(format!(
-                "`{}` holds {} plans ({}); compile one plan per file",
+            Err(Failure(format!(
+                "`{}` holds {} plans ({}); give one plan per file",
                 display_path(file),
                 many.len(),
                 names.join(", ")
-            )));
+            )))
         }
-    };
-    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    }
+}
+
+/// Writes a command's output to `OUT` (atomically) or standard output.
+fn emit(output: Option<&Path>, text: &str, what: &str) -> Result<(), Failure> {
     match output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Failure(format!("cannot write `{}`: {e}", path.display())))?,
+        Some(path) => project::write_atomic(path, text.as_bytes()).map_err(Failure),
         None => std::io::stdout()
             .write_all(text.as_bytes())
-            .map_err(|e| Failure(format!("cannot write the IR: {e}")))?,
+            .map_err(|e| Failure(format!("cannot write {what}: {e}"))),
     }
-    Ok(code)
+}
+
+/// One plan compiled for a view of it (`graph`, `review`).
+struct Compiled {
+    job: Job,
+    outcome: Outcome,
+    ir: planc::ir::PlanIr,
+    /// The plan's position among the file's plans (and their models).
+    index: usize,
+}
+
+/// Compiles one plan for a view of it: its IR, its model and the compile's
+/// diagnostics. A plan with errors is reported on stderr and yields
+/// `Err(status 1)`.
+fn compile_for_view(
+    file: &Path,
+    inputs: &Inputs,
+    color: Color,
+) -> Result<Result<Compiled, ExitCode>, Failure> {
+    let mut job = load(&[file.to_path_buf()], inputs)?;
+    let outcome = driver::run(&mut job);
+    if outcome.has_errors() {
+        report_human(&job.sources, &outcome.diagnostics, color);
+        return Ok(Err(ExitCode::from(1)));
+    }
+    let irs = driver::lower(&job, &outcome).map_err(Failure)?;
+    let (index, ir) = one_plan(file, &irs)?;
+    let ir = ir.clone();
+    Ok(Ok(Compiled {
+        job,
+        outcome,
+        ir,
+        index,
+    }))
+}
+
+fn graph(
+    file: &Path,
+    format: GraphFormat,
+    output: Option<&Path>,
+    inputs: &Inputs,
+    color: Color,
+) -> Result<ExitCode, Failure> {
+    let Compiled { ir, .. } = match compile_for_view(file, inputs, color)? {
+        Ok(compiled) => compiled,
+        Err(code) => return Ok(code),
+    };
+    let g = planc::view::graph::Graph::of(&ir);
+    let text = match format {
+        GraphFormat::Dot => planc::view::graph::dot(&g),
+        GraphFormat::Mermaid => planc::view::graph::mermaid(&g),
+    };
+    emit(output, &text, "the graph")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn review(
+    file: &Path,
+    output: Option<&Path>,
+    inputs: &Inputs,
+    color: Color,
+) -> Result<ExitCode, Failure> {
+    let Compiled {
+        job,
+        outcome,
+        ir,
+        index,
+    } = match compile_for_view(file, inputs, color)? {
+        Ok(compiled) => compiled,
+        Err(code) => return Ok(code),
+    };
+    let plan = outcome.checked.plans.get(index);
+    let findings = planc::view::Finding::collect(&ir, &outcome.diagnostics, &job.sources);
+    let generator = format!("planc {}", env!("CARGO_PKG_VERSION"));
+    let page = planc::view::review::page(&planc::view::review::Review {
+        ir: &ir,
+        policy: plan.and_then(|p| p.policy.as_deref()),
+        actor: plan.map(|p| p.actor.as_slice()).unwrap_or_default(),
+        doc: plan.map(|p| p.doc.as_str()).unwrap_or_default(),
+        findings: &findings,
+        generator: &generator,
+    });
+    emit(output, &page, "the page")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `planc fmt` does with a file whose layout differs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FmtMode {
+    /// Rewrite it (standard input: print the result).
+    Write,
+    /// Name it on standard output.
+    Check,
+    /// Print the change as a unified diff on standard output.
+    Diff,
 }
 
 /// Lays out each file. A file that does not parse is reported and left
 /// alone (status 1); a JSON file, an unreadable one or a layout that would
-/// change more than whitespace stops the command (status 2).
-fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure> {
+/// change more than whitespace stops the command (status 2). `--check` and
+/// `--diff` write nothing and exit with 1 when a file is not laid out.
+fn fmt(files: &[PathBuf], mode: FmtMode, color: Color) -> Result<ExitCode, Failure> {
     let mut code = ExitCode::SUCCESS;
     for path in files {
         let stdin = path == Path::new("-");
@@ -383,18 +658,29 @@ fn fmt(files: &[PathBuf], check: bool, color: Color) -> Result<ExitCode, Failure
                 )));
             }
         };
-        if check {
-            if laid_out != text {
+        match mode {
+            FmtMode::Check | FmtMode::Diff if laid_out == text => {}
+            FmtMode::Check => {
                 println!("{name}");
                 code = ExitCode::from(1);
             }
-        } else if stdin {
-            std::io::stdout()
+            FmtMode::Diff => {
+                let diff = similar::TextDiff::from_lines(&text, &laid_out)
+                    .unified_diff()
+                    .header(&name, &name)
+                    .to_string();
+                std::io::stdout()
+                    .write_all(diff.as_bytes())
+                    .map_err(|e| Failure(format!("cannot write the diff: {e}")))?;
+                code = ExitCode::from(1);
+            }
+            FmtMode::Write if stdin => std::io::stdout()
                 .write_all(laid_out.as_bytes())
-                .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
-        } else if laid_out != text {
-            std::fs::write(path, laid_out)
-                .map_err(|e| Failure(format!("cannot write `{name}`: {e}")))?;
+                .map_err(|e| Failure(format!("cannot write the result: {e}")))?,
+            FmtMode::Write if laid_out != text => {
+                project::write_atomic(path, laid_out.as_bytes()).map_err(Failure)?;
+            }
+            FmtMode::Write => {}
         }
     }
     Ok(code)
@@ -479,6 +765,115 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
     }
 }
 
+/// `planc schema`: loads the catalogue and policy as `check` does (from
+/// the flags, else the `planc.toml` found from the current folder), and
+/// prints the specialised schema. Problems in the catalogue or policy are
+/// reported and no schema is printed (status 1).
+fn schema(
+    options: &Options,
+    dialect: SchemaDialect,
+    wrap: Option<Wrap>,
+) -> Result<ExitCode, Failure> {
+    use planc::plan_schema::{self, Dialect};
+    let mut job = load(&[], &options.inputs)?;
+    if job.catalog.is_empty() {
+        return Err(Failure(
+            "no catalogue: pass `--catalog FILE` or name one in `planc.toml`".into(),
+        ));
+    }
+    let outcome = driver::run(&mut job);
+    if outcome.has_errors() {
+        report(&job, &outcome, options, false)?;
+        return Ok(ExitCode::from(1));
+    }
+    let dialect = match dialect {
+        SchemaDialect::JsonSchema => Dialect::JsonSchema,
+        SchemaDialect::Openai => Dialect::OpenAi,
+        SchemaDialect::Anthropic => Dialect::Anthropic,
+    };
+    let checked = &outcome.checked;
+    let schema = plan_schema::plan_schema(
+        &checked.catalog,
+        checked.policy.as_ref(),
+        &checked.actor,
+        dialect,
+    )
+    .map_err(Failure)?;
+    let out = match wrap {
+        Some(Wrap::Tool) => plan_schema::submit_plan_tool(schema, dialect),
+        None => schema,
+    };
+    let mut text = serde_json::to_string_pretty(&out)
+        .map_err(|e| Failure(format!("cannot write the schema: {e}")))?;
+    text.push('\n');
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the schema: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `planc explain` with no code: every code, its severity and its title,
+/// one a line.
+fn explain_all() -> Result<ExitCode, Failure> {
+    let mut out = String::new();
+    for &code in Code::ALL {
+        let severity = code.severity().as_str();
+        out.push_str(&format!(
+            "{}  {severity:<7}  {}\n",
+            code.as_str(),
+            code.title()
+        ));
+    }
+    out.push_str(
+        "\n`planc explain CODE` prints a code's page, with a failing and a fixed example.\n",
+    );
+    std::io::stdout()
+        .write_all(out.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the list: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `planc completions SHELL`: the completion script, from the clap
+/// definitions above.
+fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Failure> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "planc", &mut out);
+    std::io::stdout()
+        .write_all(&out)
+        .map_err(|e| Failure(format!("cannot write the completions: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `planc man`: planc(1) on standard output, or with a folder, planc(1)
+/// and a page per command (`planc-check.1`, ...) written into it.
+fn man(dir: Option<&Path>) -> Result<ExitCode, Failure> {
+    let render = |cmd: clap::Command| {
+        let page = clap_mangen::Man::new(cmd);
+        let mut out = Vec::new();
+        page.render(&mut out)
+            .map(|()| (page.get_filename(), out))
+            .map_err(|e| Failure(format!("cannot render the manual page: {e}")))
+    };
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let Some(dir) = dir else {
+        let (_, page) = render(cmd)?;
+        std::io::stdout()
+            .write_all(&page)
+            .map_err(|e| Failure(format!("cannot write the manual page: {e}")))?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure(format!("cannot create `{}`: {e}", dir.display())))?;
+    let mut commands: Vec<clap::Command> = cmd.get_subcommands().cloned().collect();
+    commands.push(cmd);
+    for command in commands {
+        let (name, page) = render(command)?;
+        project::write_atomic(&dir.join(name), &page).map_err(Failure)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn explain(code: &str) -> Result<ExitCode, Failure> {
     let Some(code) = Code::parse(code) else {
         return Err(Failure(format!(
@@ -487,4 +882,31 @@ fn explain(code: &str) -> Result<ExitCode, Failure> {
     };
     print!("{}", planc::diagnostics::explain::page(code));
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn colour_follows_no_color_and_term() {
+        assert!(colour_allowed(None, None));
+        assert!(colour_allowed(None, Some(OsStr::new("xterm-256color"))));
+        // An empty NO_COLOR is as if it were unset.
+        assert!(colour_allowed(
+            Some(OsStr::new("")),
+            Some(OsStr::new("xterm"))
+        ));
+        assert!(!colour_allowed(
+            Some(OsStr::new("1")),
+            Some(OsStr::new("xterm"))
+        ));
+        assert!(!colour_allowed(None, Some(OsStr::new("dumb"))));
+    }
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::source::{FileId, SourceFile, SourceKind};
+
 /// The name of the project file, looked for in the plan's folder and above.
 pub const CONFIG_FILE: &str = "planc.toml";
 
@@ -20,52 +22,102 @@ pub struct Config {
     pub actor: Option<Vec<String>>,
 }
 
+/// The file as TOML gives it: each value kept with its place, so a value of
+/// the wrong form is reported at its line with the form expected.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
-    #[serde(default)]
-    catalog: OneOrMany,
-    policy: Option<String>,
-    actor: Option<OneOrMany>,
+    catalog: Option<toml::Spanned<toml::Value>>,
+    policy: Option<toml::Spanned<toml::Value>>,
+    actor: Option<toml::Spanned<toml::Value>>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(untagged)]
-enum OneOrMany {
-    #[default]
-    None,
-    One(String),
-    Many(Vec<String>),
-}
-
-impl OneOrMany {
-    fn into_vec(self) -> Vec<String> {
-        match self {
-            OneOrMany::None => Vec::new(),
-            OneOrMany::One(s) => vec![s],
-            OneOrMany::Many(v) => v,
-        }
-    }
-}
+/// The form each key takes, as the error message shows it.
+const CATALOG_FORM: &str = "a file path or a list of file paths, e.g. `catalog = [\"tools.plan\"]`";
+const POLICY_FORM: &str = "a file path, e.g. `policy = \"policy.plan\"`";
+const ACTOR_FORM: &str = "a scope or a list of scopes, e.g. `actor = [\"crm:read\"]`";
 
 impl Config {
     /// Reads the text of a `planc.toml` found at `path`; relative paths in it
-    /// are resolved against its folder. The error is a message for the user.
+    /// are resolved against its folder. The error is a message for the user:
+    /// `FILE:LINE:COL: ` and what is wrong, naming the key and the form it
+    /// takes when a value has the wrong form.
     pub fn parse(path: &Path, text: &str) -> Result<Config, String> {
-        let raw: RawConfig = toml::from_str(text)
-            .map_err(|e| format!("{}: {}", path.display(), e.message().trim_end_matches('\n')))?;
+        let place = |offset: Option<usize>| {
+            let at = offset.map(|o| {
+                SourceFile::new(FileId(0), "", text, SourceKind::Text)
+                    .line_col(u32::try_from(o).unwrap_or(u32::MAX))
+            });
+            match at {
+                Some(at) => format!("{}:{}:{}", path.display(), at.line, at.column),
+                None => path.display().to_string(),
+            }
+        };
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            format!(
+                "{}: {}",
+                place(e.span().map(|s| s.start)),
+                e.message().trim_end_matches('\n')
+            )
+        })?;
+        let strings =
+            |key: &str, form: &str, value: Option<toml::Spanned<toml::Value>>, many: bool| {
+                let Some(value) = value else {
+                    return Ok(None);
+                };
+                let start = value.span().start;
+                let found = match value.into_inner() {
+                    toml::Value::String(s) => return Ok(Some(vec![s])),
+                    toml::Value::Array(items) if many => {
+                        let mut out = Vec::with_capacity(items.len());
+                        for item in items {
+                            match item {
+                                toml::Value::String(s) => out.push(s),
+                                other => {
+                                    return Err(format!(
+                                        "{}: `{key}` takes {form}; it holds {}",
+                                        place(Some(start)),
+                                        describe(&other)
+                                    ));
+                                }
+                            }
+                        }
+                        return Ok(Some(out));
+                    }
+                    other => describe(&other),
+                };
+                Err(format!(
+                    "{}: `{key}` takes {form}; found {found}",
+                    place(Some(start))
+                ))
+            };
+        let catalog = strings("catalog", CATALOG_FORM, raw.catalog, true)?.unwrap_or_default();
+        let policy =
+            strings("policy", POLICY_FORM, raw.policy, false)?.and_then(|p| p.into_iter().next());
+        let actor = strings("actor", ACTOR_FORM, raw.actor, true)?;
         let base = path.parent().unwrap_or(Path::new(""));
         Ok(Config {
             path: path.to_path_buf(),
-            catalog: raw
-                .catalog
-                .into_vec()
+            catalog: catalog
                 .into_iter()
                 .map(|p| normalize(&base.join(p)))
                 .collect(),
-            policy: raw.policy.map(|p| normalize(&base.join(p))),
-            actor: raw.actor.map(OneOrMany::into_vec),
+            policy: policy.map(|p| normalize(&base.join(p))),
+            actor,
         })
+    }
+}
+
+/// A TOML value of the wrong form, as the error message names it.
+fn describe(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => format!("a string `{s}`"),
+        toml::Value::Integer(i) => format!("an integer `{i}`"),
+        toml::Value::Float(f) => format!("a number `{f}`"),
+        toml::Value::Boolean(b) => format!("a boolean `{b}`"),
+        toml::Value::Datetime(d) => format!("a date `{d}`"),
+        toml::Value::Array(_) => "a list".to_string(),
+        toml::Value::Table(_) => "a table".to_string(),
     }
 }
 
@@ -128,6 +180,35 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, String> {
     })
 }
 
+/// Writes `bytes` to `path` atomically: into a temporary file of this
+/// writer's own beside it, flushed to disk, then renamed over `path`. An
+/// interrupted write leaves the old file whole, and concurrent writers never
+/// show a reader half a file. The error is a message for the user.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static WRITES: AtomicUsize = AtomicUsize::new(0);
+    let fail = |e: std::io::Error| format!("cannot write `{}`: {}", path.display(), io_reason(&e));
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("cannot write `{}`: it names no file", path.display()))?;
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{}.{n}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
+}
+
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
@@ -160,6 +241,29 @@ mod tests {
     }
 
     #[test]
+    fn writes_atomically_and_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("planc-write-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.json");
+        write_atomic(&path, b"old").unwrap();
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+        // A folder that does not exist: a message naming the file, nothing written.
+        let err = write_atomic(&dir.join("missing/out.json"), b"x").unwrap_err();
+        assert!(
+            err.contains("missing/out.json") && err.contains("no such file"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn normalizes_lexically() {
         assert_eq!(
             normalize(Path::new("a/b/../../../c/./d")),
@@ -180,6 +284,36 @@ mod tests {
     fn unknown_keys_are_refused() {
         let e = Config::parse(Path::new("planc.toml"), "catalogue = []").unwrap_err();
         assert!(e.contains("unknown field `catalogue`"), "{e}");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_form_names_the_key_and_the_form() {
+        let e = Config::parse(
+            Path::new("planc.toml"),
+            "policy = \"p.plan\"\ncatalog = 3\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "planc.toml:2:11: `catalog` takes a file path or a list of file paths, \
+             e.g. `catalog = [\"tools.plan\"]`; found an integer `3`"
+        );
+        let e = Config::parse(Path::new("planc.toml"), "actor = [\"a:b\", 7]").unwrap_err();
+        assert!(
+            e.starts_with("planc.toml:1:9: `actor` takes a scope or a list of scopes")
+                && e.ends_with("it holds an integer `7`"),
+            "{e}"
+        );
+        let e = Config::parse(Path::new("planc.toml"), "policy = [\"p.plan\"]").unwrap_err();
+        assert!(e.contains("`policy` takes a file path"), "{e}");
+        assert!(e.ends_with("found a list"), "{e}");
+    }
+
+    #[test]
+    fn a_syntax_error_has_its_place() {
+        let e = Config::parse(Path::new("planc.toml"), "catalog = [\n").unwrap_err();
+        assert!(e.starts_with("planc.toml:"), "{e}");
+        assert!(!e.contains("untagged"), "{e}");
     }
 
     #[test]

@@ -246,6 +246,106 @@ fn random_bytes_never_crash() {
 }
 
 #[test]
+fn a_planc_toml_value_of_the_wrong_form_names_the_key() {
+    let dir = scratch("bad_toml_value");
+    std::fs::write(
+        dir.join("planc.toml"),
+        "catalog = \"tools.plan\"\nactor = 3\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("p.plan"), "").unwrap();
+    let o = run(&["check", dir.join("p.plan").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("planc.toml:2:9: `actor` takes a scope or a list of scopes"),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with("found an integer `3`"), "{err}");
+    assert!(!err.contains("untagged"), "{err}");
+}
+
+#[test]
+fn a_plan_on_stdin_without_a_catalogue_says_how_to_give_one() {
+    let dir = scratch("stdin_no_catalog");
+    let o = run_stdin_in(
+        &dir,
+        &["check", "--format", "short", "-"],
+        b"plan p \"g\" { step a = t.x() }\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let o_json = run_stdin_in(
+        &dir,
+        &["check", "--format", "json", "-"],
+        b"plan p \"g\" { step a = t.x() }\n",
+    );
+    let help = json(&o_json)["diagnostics"][0]["help"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(help.contains("`--catalog FILE`"), "{help}");
+    assert!(help.contains("`planc.toml`"), "{help}");
+    assert!(stderr(&o).contains("error[E0101]"), "{}", stderr(&o));
+}
+
+#[test]
+fn explain_without_a_code_lists_every_code() {
+    let o = run(&["explain"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    for code in planc::Code::ALL {
+        let line = format!(
+            "{}  {:<7}  {}",
+            code.as_str(),
+            code.severity().as_str(),
+            code.title()
+        );
+        assert!(out.lines().any(|l| l == line), "{line} missing from\n{out}");
+    }
+    assert!(
+        out.contains("E0303  error    literal argument exceeds"),
+        "{out}"
+    );
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_cli_definition() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = run(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let out = stdout(&o);
+        // Every subcommand and a flag of `check` are offered.
+        for word in ["check", "compile", "explain", "fmt", "lsp", "deny-warnings"] {
+            assert!(out.contains(word), "{shell} completions lack {word}");
+        }
+    }
+    assert_eq!(run(&["completions", "tcsh"]).status.code(), Some(2));
+
+    let o = run(&["man"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = stdout(&o);
+    assert!(page.starts_with(".ie \\n(.g .ds Aq"), "{page}");
+    assert!(page.contains(".TH planc 1"), "{page}");
+    assert!(
+        page.contains("Exit status: 0 when there is no error"),
+        "{page}"
+    );
+
+    let dir = scratch("man");
+    let o = run(&["man", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut pages: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    pages.sort();
+    assert!(pages.contains(&"planc.1".to_string()), "{pages:?}");
+    assert!(pages.contains(&"planc-check.1".to_string()), "{pages:?}");
+    let check = std::fs::read_to_string(dir.join("planc-check.1")).unwrap();
+    assert!(check.contains("deny\\-warnings"), "{check}");
+}
+
+#[test]
 fn explain_prints_a_page() {
     let o = run(&["explain", "e0002"]);
     assert_eq!(o.status.code(), Some(0));
@@ -424,6 +524,25 @@ fn fmt_writes_checks_and_refuses() {
         "plan p { step a = }\n"
     );
 
+    // --diff prints the change as a unified diff and writes nothing.
+    std::fs::write(dir.join("c.plan"), messy).unwrap();
+    let (code, out, err) = run(&["fmt", "--diff", "c.plan", "b.plan"], "");
+    assert_eq!((code, err.as_str()), (1, ""));
+    assert!(
+        out.starts_with("--- c.plan\n+++ c.plan\n@@ -1 +1,5 @@\n"),
+        "{out}"
+    );
+    assert!(out.contains("-plan p{step a=t.x(n:1){retry 2}}\n"), "{out}");
+    assert!(out.contains("+    step a = t.x(n: 1) {\n"), "{out}");
+    assert!(
+        !out.contains("b.plan"),
+        "a laid out file has no diff: {out}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("c.plan")).unwrap(), messy);
+    let (code, out, _) = run(&["fmt", "--diff", "b.plan"], "");
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(run(&["fmt", "--diff", "--check", "b.plan"], "").0, 2);
+
     // JSON is not laid out.
     std::fs::write(dir.join("p.json"), "{}").unwrap();
     let (code, _, err) = run(&["fmt", "p.json"], "");
@@ -448,4 +567,39 @@ fn fmt_writes_checks_and_refuses() {
     // One file at a time, and not with --check.
     assert_eq!(run(&["fmt", "--to", "json", "a.plan", "b.plan"], "").0, 2);
     assert_eq!(run(&["fmt", "--check", "--to", "json", "a.plan"], "").0, 2);
+}
+
+#[test]
+fn schema_prints_a_plan_schema_for_the_project() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
+    let out = planc()
+        .current_dir(&dir)
+        .args(["schema", "--dialect", "openai", "--wrap", "tool"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tool: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(tool["function"]["name"], "submit_plan");
+    assert_eq!(tool["function"]["strict"], true);
+    let text = stdout(&out);
+    assert!(text.contains("\"const\": \"billing.issue_credit\""));
+    assert!(text.contains("\"maximum\": 500"), "the credit ceiling");
+    // An actor without scopes may call nothing: the command fails.
+    let out = planc()
+        .current_dir(&dir)
+        .args(["schema", "--actor", ""])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("permits no tool"), "{}", stderr(&out));
+    // A catalogue with errors (here, a document that is not a tool list)
+    // is reported, and no schema is printed.
+    let out = run(&[
+        "schema",
+        "--catalog",
+        "tests/ui/json/err/not_a_document.json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    assert!(stderr(&out).contains("E0004"), "{}", stderr(&out));
 }

@@ -714,7 +714,7 @@ fn unknown_keys_suggest_the_nearest() {
 fn missing_and_ill_typed_keys() {
     let t = r#"{"steps": [
         {"n": 0, "args": {}},
-        {"n": 1, "tool": 5, "retry": "twice", "after": [true], "binds": []},
+        {"n": 1, "tool": 5, "retry": "twice", "after": [true], "binds": [7]},
         {"n": -1, "tool": "t", "name": "not a name", "args": [1]},
         {"n": 3, "id": 4, "tool": "t", "on_unmet": 1},
         "step"
@@ -726,7 +726,7 @@ fn missing_and_ill_typed_keys() {
             (Code::E0004, "5"),
             (Code::E0004, r#""twice""#),
             (Code::E0004, "true"),
-            (Code::E0004, "[]"),
+            (Code::E0004, "7"),
             (Code::E0004, "-1"),
             (Code::E0004, r#""not a name""#),
             (Code::E0004, "[1]"),

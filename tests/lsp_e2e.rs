@@ -13,6 +13,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -26,6 +27,10 @@ struct Server {
     child: Child,
     stdin: ChildStdin,
     messages: Receiver<Value>,
+    /// The server's standard error, read to its end by a thread: a test
+    /// that stops a server on purpose checks what it said there, and a
+    /// passing test prints nothing of it.
+    stderr: JoinHandle<String>,
 }
 
 impl Server {
@@ -34,11 +39,17 @@ impl Server {
             .arg("lsp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("cannot start planc lsp");
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
+        let mut err = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = err.read_to_string(&mut text);
+            text
+        });
         let (tx, messages) = channel();
         // A reader thread turns the framed stream into messages.
         std::thread::spawn(move || {
@@ -72,6 +83,7 @@ impl Server {
             child,
             stdin,
             messages,
+            stderr,
         }
     }
 
@@ -109,13 +121,14 @@ impl Server {
         }
     }
 
-    /// Waits for the process to end, killing it after the deadline.
-    fn exit_status(mut self) -> std::process::ExitStatus {
+    /// Waits for the process to end, killing it after the deadline: its
+    /// exit status and what it wrote on standard error.
+    fn exit(mut self) -> (std::process::ExitStatus, String) {
         drop(self.stdin);
         let end = Instant::now() + DEADLINE;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
+                return (status, self.stderr.join().unwrap());
             }
             if Instant::now() > end {
                 let _ = self.child.kill();
@@ -124,6 +137,12 @@ impl Server {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// A clean exit, with nothing on standard error.
+fn assert_success((status, stderr): (std::process::ExitStatus, String)) {
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(stderr, "");
 }
 
 const PLAN: &str = r#"tool billing.issue_credit(account_id: string, amount_eur: decimal, reason: string) -> {
@@ -187,7 +206,7 @@ fn an_editor_session_over_stdio() {
     let r = s.wait("the shutdown response", |m| m["id"] == 3);
     assert_eq!(r["result"], Value::Null);
     s.send(json!({"method": "exit"}));
-    assert!(s.exit_status().success());
+    assert_success(s.exit());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -218,7 +237,7 @@ fn a_malformed_message_is_logged_and_skipped() {
     let r = s.wait("the shutdown response", |m| m["id"] == 2);
     assert_eq!(r["result"], Value::Null);
     s.send(json!({"method": "exit"}));
-    assert!(s.exit_status().success());
+    assert_success(s.exit());
 }
 
 #[test]
@@ -228,13 +247,17 @@ fn exit_without_shutdown_fails_and_closed_input_ends_the_server() {
     s.wait("the initialize response", |m| m["id"] == 1);
     s.send(json!({"method": "initialized", "params": {}}));
     s.send(json!({"method": "exit"}));
-    assert_eq!(s.exit_status().code(), Some(2));
+    let (status, stderr) = s.exit();
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.starts_with("planc: error: "), "{stderr}");
 
     // The editor goes away without a word.
     let mut s = Server::start();
     s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}));
     s.wait("the initialize response", |m| m["id"] == 1);
-    assert!(!s.exit_status().success());
+    let (status, stderr) = s.exit();
+    assert!(!status.success());
+    assert!(stderr.starts_with("planc: error: "), "{stderr}");
 }
 
 /// Change-to-diagnostics latency on a 1,000-step plan, through the real
@@ -297,6 +320,6 @@ fn latency_of_a_thousand_step_plan() {
     s.send(json!({"id": 2, "method": "shutdown"}));
     s.wait("the shutdown response", |m| m["id"] == 2);
     s.send(json!({"method": "exit"}));
-    assert!(s.exit_status().success());
+    assert_success(s.exit());
     let _ = std::fs::remove_dir_all(&dir);
 }

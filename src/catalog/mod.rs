@@ -223,13 +223,35 @@ fn build_tool(decl: &ast::ToolDecl, diags: &mut Vec<Diagnostic>) -> Tool {
     }
 }
 
-/// Reports duplicate record fields and enum values inside a declared type.
-/// Walks with an explicit stack: the depth is the input's.
+/// Reports duplicate record fields and enum values inside a declared type,
+/// and a type nested deeper than [`crate::limits::MAX_DEPTH`] (E0003 at the
+/// type: [`Ty::from_ast`] could not represent it, and a type lost to `any`
+/// would let a reference into it pass without a guard). The depth counts
+/// each list, optional and record field, as [`Ty::from_ast`] does, so a
+/// JSON Schema `["array", "null"]` level counts twice. Walks with an
+/// explicit stack: the depth is the input's.
 fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
-    let mut stack: Vec<&ast::Type> = vec![ty];
-    while let Some(t) = stack.pop() {
+    let mut stack: Vec<(&ast::Type, usize)> = vec![(ty, 0)];
+    while let Some((t, depth)) = stack.pop() {
+        if depth > crate::limits::MAX_DEPTH {
+            diags.push(
+                Diagnostic::new(
+                    Code::E0003,
+                    t.span,
+                    format!(
+                        "this type is nested more than {} levels deep",
+                        crate::limits::MAX_DEPTH
+                    ),
+                )
+                .with_label("too deep to represent")
+                .with_help("flatten the type: planc refuses a type it cannot represent rather than reading it as `any`"),
+            );
+            continue;
+        }
         match &t.node {
-            ast::TypeKind::List(inner) | ast::TypeKind::Optional(inner) => stack.push(inner),
+            ast::TypeKind::List(inner) | ast::TypeKind::Optional(inner) => {
+                stack.push((inner, depth + 1));
+            }
             ast::TypeKind::Record(fields) => {
                 let mut seen: HashMap<&str, Span> = HashMap::new();
                 for f in fields {
@@ -246,7 +268,7 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                     } else {
                         seen.insert(&f.name.node, f.name.span);
                     }
-                    stack.push(&f.ty);
+                    stack.push((&f.ty, depth + 1));
                 }
             }
             ast::TypeKind::Enum(values) => {

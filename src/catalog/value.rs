@@ -98,6 +98,14 @@ impl fmt::Display for Value {
     }
 }
 
+/// The shape [`Date::parse`] reads, as a JSON Schema `pattern` (beside
+/// `"format": "date"`, which also asks for the day to exist in its month).
+pub const DATE_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+
+/// The shape [`Datetime::parse`] reads, as a JSON Schema `pattern` (beside
+/// `"format": "date-time"`): nine digits of a second's fraction, then only zeros.
+pub const DATETIME_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]{1,9}0*)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
+
 /// A calendar date of the proleptic Gregorian calendar, years 0000 to 9999.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Date {

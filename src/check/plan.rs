@@ -277,7 +277,7 @@ impl<'a> Checker<'a, '_> {
                 )
                 .with_label("not in the catalogue");
                 if catalog.is_empty() {
-                    d = d.with_help("no tool catalogue is loaded: declare tools with `tool`, or pass a catalogue");
+                    d = d.with_help("no tool catalogue is loaded: pass `--catalog FILE`, or name one in a `planc.toml` beside the plan (in the current folder for standard input)");
                 } else {
                     d = policy::add_suggestion(d, &near, step.tool.span);
                     if near.is_empty() {

@@ -5,6 +5,7 @@
 
 use std::ops::Range;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{Diagnostic, Severity, counts};
@@ -237,17 +238,21 @@ pub fn short(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
 
 // ---------------------------------------------------------------- json
 
-/// The JSON document of DESIGN.md section 4.
-#[derive(Serialize)]
+/// The JSON document of DESIGN.md section 4. Its JSON Schema
+/// (`schema/diagnostics.schema.json`) is generated from these types.
+#[derive(Serialize, JsonSchema)]
 pub struct JsonReport<'a> {
     pub diagnostics: Vec<JsonDiagnostic<'a>>,
     pub errors: usize,
     pub warnings: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct JsonDiagnostic<'a> {
+    #[schemars(extend("enum" = ["error", "warning", "note"]))]
     pub severity: &'static str,
+    /// A stable code; `planc explain CODE` prints its page.
+    #[schemars(extend("pattern" = "^[EWN][0-9]{4}$"))]
     pub code: &'static str,
     pub message: &'a str,
     #[serde(flatten)]
@@ -260,7 +265,7 @@ pub struct JsonDiagnostic<'a> {
     pub fixes: Vec<JsonFix<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct JsonLocation<'a> {
     pub file: &'a str,
     pub line: u32,
@@ -270,13 +275,13 @@ pub struct JsonLocation<'a> {
     pub span: JsonSpan,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct JsonSpan {
     pub start: u32,
     pub end: u32,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct JsonLabel<'a> {
     pub message: &'a str,
     #[serde(flatten)]
@@ -284,7 +289,7 @@ pub struct JsonLabel<'a> {
     pub pointer: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct JsonFix<'a> {
     pub title: &'a str,
     pub replacement: &'a str,

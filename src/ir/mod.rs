@@ -2,6 +2,7 @@
 //! lowering from the checker's semantic model.
 
 mod lower;
+mod text;
 mod types;
 
 pub use lower::lower;

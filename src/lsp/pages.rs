@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lsp_types::Uri;
 
@@ -37,15 +36,9 @@ pub fn write_into(dir: &Path) -> Option<HashMap<Code, Uri>> {
         let text = explain::page(code);
         let current = |path: &Path| std::fs::read_to_string(path).ok().as_deref() == Some(text);
         if !current(&path) {
-            // Other servers (or threads) may be writing the same page:
-            // write a file of this writer's own and rename it over, so that
-            // no reader sees half a page.
-            static WRITES: AtomicUsize = AtomicUsize::new(0);
-            let n = WRITES.fetch_add(1, Ordering::Relaxed);
-            let tmp = dir.join(format!(".{code}.md.{}.{n}", std::process::id()));
-            let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &path));
-            if written.is_err() {
-                let _ = std::fs::remove_file(&tmp);
+            // Other servers (or threads) may be writing the same page: the
+            // atomic write keeps any reader from seeing half a page.
+            if crate::project::write_atomic(&path, text.as_bytes()).is_err() {
                 // Someone else's copy will do.
                 if !current(&path) {
                     return None;

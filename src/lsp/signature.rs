@@ -5,7 +5,7 @@
 
 use lsp_types as lsp;
 
-use super::completion::{Tok, brackets, step_call, tokens};
+use super::cursor::{Tok, brackets, step_call, tokens};
 use super::{Failure, Server, convert};
 use crate::source::SourceKind;
 use crate::syntax::lexer::Token;

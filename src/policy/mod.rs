@@ -203,9 +203,13 @@ fn build_ceiling(
         limit_span: c.limit.span,
         span: c.span,
     };
+    let ordering = matches!(c.op.node, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge);
     let Some(tool) = tool else {
-        // Unchecked: the tool is not in this catalogue.
-        rule.limit = catalog::value::natural_value(&c.limit.node).ok();
+        // The tool is not in this catalogue: the limit is kept as written,
+        // but an ordering still needs a limit that orders.
+        rule.limit = catalog::value::natural_value(&c.limit.node)
+            .ok()
+            .filter(|v| !ordering || orders(v, c, diags));
         return rule;
     };
     let Some(param) = tool.param(&c.arg.node) else {
@@ -225,7 +229,6 @@ fn build_ceiling(
         diags.push(d);
         return rule;
     };
-    let ordering = matches!(c.op.node, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge);
     if ordering && !param.ty.is_ordered() {
         diags.push(
             Diagnostic::new(
@@ -250,16 +253,10 @@ fn build_ceiling(
         return rule;
     }
     match catalog::value::literal_value(&c.limit.node, &param.ty) {
-        Ok((v, _)) if v == Value::Null && ordering => {
-            diags.push(
-                Diagnostic::new(
-                    Code::E0201,
-                    c.limit.span,
-                    "a ceiling cannot order against `null`",
-                )
-                .with_label("not a number or a date"),
-            );
-        }
+        // An `any` parameter takes the limit as written: an ordering needs
+        // one that orders (a limit written `"500"` would compare with no
+        // number, and let every one through).
+        Ok((v, _)) if ordering && !orders(&v, c, diags) => {}
         Ok((v, _)) => rule.limit = Some(v),
         Err(e) => {
             let what = format!("the ceiling over `{}`", c.arg.node);
@@ -273,6 +270,40 @@ fn build_ceiling(
         }
     }
     rule
+}
+
+/// Whether an ordering ceiling's limit is a number, a date or a datetime;
+/// reports E0201 on the policy when it is not.
+fn orders(v: &Value, c: &ast::Ceiling, diags: &mut Vec<Diagnostic>) -> bool {
+    if matches!(
+        v,
+        Value::Int(_) | Value::Decimal(_) | Value::Date(_) | Value::Datetime(_)
+    ) {
+        return true;
+    }
+    let mut d = Diagnostic::new(
+        Code::E0201,
+        c.limit.span,
+        format!(
+            "the ceiling `{} {} {}` orders against {} `{}`, not a number or a date",
+            c.arg.node,
+            c.op.node.as_str(),
+            v.display(),
+            c.limit.node.kind_name(),
+            c.limit.node.display()
+        ),
+    )
+    .with_label("not a number or a date");
+    d = match v {
+        Value::String(s) if catalog::value::parse_decimal(s).is_ok() => d
+            .with_help(format!(
+                "write the limit as a number, without quotes: `{s}`; a quoted limit compares with no number"
+            ))
+            .with_fix("write the number unquoted", c.limit.span, s.clone()),
+        _ => d.with_help("an ordering (`<`, `<=`, `>`, `>=`) needs a number, a date or a datetime as its limit"),
+    };
+    diags.push(d);
+    false
 }
 
 /// Adds "did you mean" help and a replacing fix for the best candidate.

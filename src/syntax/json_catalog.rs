@@ -51,26 +51,36 @@
 use super::ast::{
     Doc, Effect, Expr, Field, Item, Module, Name, Param, Prim, ToolDecl, Type, TypeKind,
 };
-use super::json::{Json, Member, Reader, Value};
+use super::json::{Json, Member, Value};
 use super::json_plan::plain_expr;
+use super::json_reader::Reader;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::source::{Span, Spanned};
 use crate::suggest;
 
-/// The keys of an MCP tool entry planc reads; others are ignored.
-const MCP_TOOL_KEYS: &[&str] = &[
+/// The keys of an MCP tool entry planc knows; the reader ignores others.
+pub(crate) const MCP_TOOL_KEYS: &[&str] = &[
     "name",
+    "title",
     "description",
     "inputSchema",
     "outputSchema",
     "annotations",
+    "_meta",
+    "icons",
 ];
-const ANNOTATION_KEYS: &[&str] = &["readOnlyHint", "idempotentHint", "openWorldHint"];
-const CHAT_KEYS: &[&str] = &["type", "function"];
-const FUNCTION_KEYS: &[&str] = &["name", "description", "parameters"];
-const RESPONSES_KEYS: &[&str] = &["type", "name", "description", "parameters"];
-const LIST_KEYS: &[&str] = &["tools"];
-const RPC_KEYS: &[&str] = &["result"];
+pub(crate) const ANNOTATION_KEYS: &[&str] = &[
+    "title",
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
+pub(crate) const CHAT_KEYS: &[&str] = &["type", "function"];
+pub(crate) const FUNCTION_KEYS: &[&str] = &["name", "description", "parameters", "strict"];
+pub(crate) const RESPONSES_KEYS: &[&str] = &["type", "name", "description", "parameters", "strict"];
+pub(crate) const LIST_KEYS: &[&str] = &["tools", "nextCursor", "_meta"];
+pub(crate) const RPC_KEYS: &[&str] = &["jsonrpc", "id", "result"];
 
 /// Every key list of this module, for a test that they fit the reader.
 #[cfg(test)]
@@ -85,7 +95,7 @@ pub(crate) const SHAPES: &[&[&str]] = &[
 ];
 
 /// Keywords read into the type.
-const MAPPED: &[&str] = &[
+pub(crate) const MAPPED: &[&str] = &[
     "type",
     "format",
     "items",
@@ -99,7 +109,7 @@ const MAPPED: &[&str] = &[
     "additionalProperties",
 ];
 /// Keywords that describe without constraining: ignored.
-const ANNOTATIONS: &[&str] = &[
+pub(crate) const ANNOTATIONS: &[&str] = &[
     "title",
     "description",
     "examples",
@@ -114,7 +124,7 @@ const ANNOTATIONS: &[&str] = &[
 ];
 /// Keywords that narrow a value the type already describes: accepted, not
 /// enforced by planc.
-const NARROWING: &[&str] = &[
+pub(crate) const NARROWING: &[&str] = &[
     "minimum",
     "maximum",
     "exclusiveMinimum",
@@ -157,7 +167,7 @@ const UNSUPPORTED: &[&str] = &[
     "dependentSchemas",
     "dependencies",
 ];
-const TYPE_NAMES: &[&str] = &[
+pub(crate) const TYPE_NAMES: &[&str] = &[
     "string", "integer", "number", "boolean", "null", "array", "object",
 ];
 

@@ -35,7 +35,8 @@ use super::ast::{
     Arg, Clause, CmpOp, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, OnUnmet,
     Path, PathSeg, PlanDecl, Probe, ProbeKind, RecordEntry, Reference, Step,
 };
-use super::json::{Fields, Json, Reader, Value, is_ident};
+use super::json::{Json, Value};
+use super::json_reader::{Fields, Reader, is_ident};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::limits;
 use crate::source::{Span, Spanned};
@@ -55,6 +56,9 @@ pub(crate) const PROBE_KINDS: &[&str] = &[
     "field_compare",
 ];
 pub(crate) const ON_UNMET: &[&str] = &["replan", "halt", "escalate"];
+/// The keys of one element of `binds` written as an array (the form a
+/// closed-object schema can describe): `{"name": …, "path": …}`.
+pub(crate) const BIND_KEYS: &[&str] = &["name", "path"];
 
 /// Reads a parsed JSON plan document. Never fails: problems are reported and
 /// the rest is read.
@@ -77,9 +81,16 @@ fn first_byte(span: Span) -> Span {
     }
 }
 
+/// An optional plan key given as `null` is the key left out: a strict
+/// structured-output schema, where every key must be present, writes an
+/// absent budget that way.
+fn given<'v, 'a>(f: &Fields<'v, 'a>, key: &str) -> Option<&'v Json<'a>> {
+    f.get(key).filter(|v| !matches!(v.value, Value::Null))
+}
+
 fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
     let f = r.fields(root, "a plan", PLAN_KEYS)?;
-    let name = match f.get("name") {
+    let name = match given(&f, "name") {
         Some(v) => ident(r, "name", v, "a plan name"),
         None => None,
     }
@@ -89,14 +100,12 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
             .map(|s| Spanned::new(s.to_string(), v.span))
     });
     let (mut replans, mut max_steps) = (None, None);
-    if let Some(b) = f.get("budget")
+    if let Some(b) = given(&f, "budget")
         && let Some(bf) = r.fields(b, "`budget`", BUDGET_KEYS)
     {
-        replans = bf
-            .get("replans")
+        replans = given(&bf, "replans")
             .and_then(|v| r.count("replans", v).map(|n| Spanned::new(n, v.span)));
-        max_steps = bf
-            .get("max_steps")
+        max_steps = given(&bf, "max_steps")
             .and_then(|v| r.count("max_steps", v).map(|n| Spanned::new(n, v.span)));
     }
     let mut steps = Vec::new();
@@ -336,9 +345,42 @@ fn step_name(r: &mut Reader<'_>, item: &Json<'_>, f: &Fields<'_, '_>) -> Name {
     Spanned::new(name, span.unwrap_or_else(|| first_byte(item.span)))
 }
 
+/// `binds`: an object of names and paths, or an array of `{"name",
+/// "path"}` objects.
 fn binds(r: &mut Reader<'_>, v: &Json<'_>, clauses: &mut Vec<Clause>) {
+    if let Some(items) = v.as_array() {
+        for item in items {
+            let Some(f) = r.fields(item, "a bind", BIND_KEYS) else {
+                continue;
+            };
+            let (Some(n), Some(p)) = (f.get("name"), f.get("path")) else {
+                let key = if f.get("name").is_none() {
+                    "name"
+                } else {
+                    "path"
+                };
+                r.missing_key(item.span, key, "a bind");
+                continue;
+            };
+            let Some(name) = ident(r, "name", n, "a binding name") else {
+                continue;
+            };
+            if let Some(path) = path(r, "a bind path", p) {
+                clauses.push(Clause::Bind {
+                    name,
+                    path,
+                    span: item.span,
+                });
+            }
+        }
+        return;
+    }
     let Some(members) = v.as_object() else {
-        r.ill_typed("`binds`", v, "an object of names and paths");
+        r.ill_typed(
+            "`binds`",
+            v,
+            "an object of names and paths, or an array of `{\"name\", \"path\"}` objects",
+        );
         return;
     };
     for m in r.unique(members) {
@@ -384,6 +426,14 @@ fn bad_word(v: &Json<'_>, s: &str, what: &str, words: &[&str]) -> Diagnostic {
 }
 
 // ------------------------------------------------------------------ paths
+
+/// What [`path`] reads, as a JSON Schema `pattern`: `$`, then `.field` and
+/// `[N]` segments.
+pub const PATH_PATTERN: &str = r"^\$(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*$";
+
+/// A whole-string reference (`"${name}"`, `"${name.member}"`) as a JSON
+/// Schema `pattern`: what [`string_expr`] reads as one reference.
+pub const REFERENCE_PATTERN: &str = r"^\$\{[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\}$";
 
 /// Reads a path string (`$.results[0].id`) with a span for every segment.
 pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path> {
@@ -482,12 +532,12 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
 
 // ------------------------------------------------------------------ probes
 
-const RESULT_COUNT_KEYS: &[&str] = &["probe", "path", "equals", "op", "value"];
-const FIELD_EQUALS_KEYS: &[&str] = &["probe", "path", "value"];
-const FIELD_IN_KEYS: &[&str] = &["probe", "path", "values"];
-const FIELD_EXISTS_KEYS: &[&str] = &["probe", "path"];
-const FIELD_COMPARE_KEYS: &[&str] = &["probe", "path", "op", "value"];
-const PROBE_ANY_KEYS: &[&str] = &["probe", "path", "equals", "op", "value", "values"];
+pub(crate) const RESULT_COUNT_KEYS: &[&str] = &["probe", "path", "equals", "op", "value"];
+pub(crate) const FIELD_EQUALS_KEYS: &[&str] = &["probe", "path", "value"];
+pub(crate) const FIELD_IN_KEYS: &[&str] = &["probe", "path", "values"];
+pub(crate) const FIELD_EXISTS_KEYS: &[&str] = &["probe", "path"];
+pub(crate) const FIELD_COMPARE_KEYS: &[&str] = &["probe", "path", "op", "value"];
+pub(crate) const PROBE_ANY_KEYS: &[&str] = &["probe", "path", "equals", "op", "value", "values"];
 pub(crate) const OPS: &[&str] = &["==", "!=", "<", "<=", ">", ">="];
 
 /// The keys of a probe of `kind`; every probe key when the kind is not
@@ -509,6 +559,7 @@ pub(crate) const SHAPES: &[&[&str]] = &[
     PLAN_KEYS,
     BUDGET_KEYS,
     STEP_KEYS,
+    BIND_KEYS,
     RESULT_COUNT_KEYS,
     FIELD_EQUALS_KEYS,
     FIELD_IN_KEYS,
@@ -793,6 +844,12 @@ fn expr(r: &mut Reader<'_>, v: &Json<'_>) -> Expr {
         },
     };
     Spanned::new(kind, v.span)
+}
+
+/// Plain text as an argument string spells it: `${` escaped as `$${`,
+/// which [`string_expr`] turns back into `${`.
+pub fn escape_text(s: &str) -> String {
+    s.replace("${", "$${")
 }
 
 /// A string that may hold `${…}` references.

@@ -16,14 +16,15 @@
 //! none). The name defaults to `policy`. Unknown keys are E0004.
 
 use super::ast::{Approval, Ceiling, CmpOp, Doc, Item, Module, Name, PolicyDecl, PolicyRule};
-use super::json::{Json, Reader, Value, is_ident};
+use super::json::{Json, Value};
 use super::json_plan::literal;
+use super::json_reader::{Reader, is_ident};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Spanned;
 
-const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
-const ACTOR_KEYS: &[&str] = &["scopes"];
-const RULE_KEYS: &[&str] = &["scopes", "max", "min", "approval", "untrusted"];
+pub(crate) const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
+pub(crate) const ACTOR_KEYS: &[&str] = &["scopes"];
+pub(crate) const RULE_KEYS: &[&str] = &["scopes", "max", "min", "approval", "untrusted"];
 
 /// Every key list of this module, for a test that they fit the reader.
 #[cfg(test)]

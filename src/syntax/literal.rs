@@ -224,6 +224,10 @@ fn reference_in(file: FileId, offset: usize, text: &str) -> Option<Spanned<Refer
     ))
 }
 
+/// [`is_ident`] as a JSON Schema `pattern` (an ECMA-262 regular
+/// expression), for the schemas of the JSON forms.
+pub const IDENT_PATTERN: &str = "^[A-Za-z_][A-Za-z0-9_]*$";
+
 /// An identifier of the grammar: `[A-Za-z_][A-Za-z0-9_]*`.
 pub fn is_ident(s: &str) -> bool {
     let mut bytes = s.bytes();

@@ -6,13 +6,14 @@ pub mod json;
 pub mod json_catalog;
 pub mod json_plan;
 pub mod json_policy;
+pub mod json_reader;
 pub mod lexer;
 pub mod literal;
 pub mod parser;
 
 use crate::diagnostics::{self, Code, Diagnostic};
 use crate::limits;
-use crate::source::{FileId, Span};
+use crate::source::{FileId, PointerTable, Span};
 
 /// Parses a `.plan` text. Never fails: what cannot be read becomes an error
 /// node of the tree and a diagnostic (E0001 syntax, E0002 literal, E0003
@@ -79,24 +80,109 @@ fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
 // to record with `SourceFile::set_pointers`. None fails.
 
 /// A plan in the JSON form of DESIGN.md §3, as a module with one plan.
-pub fn read_json_plan(file: crate::FileId, text: &str) -> json::JsonRead {
-    json::read_with(file, text, json_plan::read_plan)
+pub fn read_json_plan(file: crate::FileId, text: &str) -> JsonRead {
+    read_with(file, text, json_plan::read_plan)
 }
 
 /// A tool catalogue: an MCP `tools/list` result (or the JSON-RPC response
 /// holding one), or OpenAI function tools, as a module of tools.
-pub fn read_json_catalog(file: crate::FileId, text: &str) -> json::JsonRead {
-    json::read_with(file, text, json_catalog::read_catalog)
+pub fn read_json_catalog(file: crate::FileId, text: &str) -> JsonRead {
+    read_with(file, text, json_catalog::read_catalog)
 }
 
 /// A policy, `{"actor": {"scopes": […]}, "tools": {…}, "max_steps": N}`,
 /// as a module with one policy.
-pub fn read_json_policy(file: crate::FileId, text: &str) -> json::JsonRead {
-    json::read_with(file, text, json_policy::read_policy)
+pub fn read_json_policy(file: crate::FileId, text: &str) -> JsonRead {
+    read_with(file, text, json_policy::read_policy)
 }
 
 /// A plan, a catalogue or a policy, told apart by their keys (see
-/// [`json::detect`]); E0004 when the document is none of them.
-pub fn read_json_document(file: crate::FileId, text: &str) -> json::JsonRead {
-    json::read_with(file, text, json::read_any)
+/// [`detect`]); E0004 when the document is none of them.
+pub fn read_json_document(file: crate::FileId, text: &str) -> JsonRead {
+    read_with(file, text, read_any)
+}
+
+/// What the JSON front end's entry points return: the tree, the diagnostics,
+/// and the pointer table for `SourceFile::set_pointers` (empty when the text
+/// is not JSON).
+pub type JsonRead = (ast::Module, Vec<Diagnostic>, PointerTable);
+
+/// Parses `text` and reads the document with `read`, its diagnostics sorted
+/// by position; a document that does not parse is one `ast::Item::Error` and its
+/// diagnostic.
+pub fn read_with(
+    file: FileId,
+    text: &str,
+    read: impl FnOnce(&str, &json::Json<'_>) -> (ast::Module, Vec<Diagnostic>),
+) -> JsonRead {
+    match json::parse(file, text) {
+        Ok(root) => {
+            let (module, mut diags) = read(text, &root);
+            diagnostics::sort(&mut diags);
+            let pointers = json::pointers(text, &root);
+            (module, diags, pointers)
+        }
+        Err(d) => {
+            let span = Span::new(file, 0, text.len());
+            let module = ast::Module {
+                items: vec![ast::Item::Error(span)],
+            };
+            (module, vec![*d], PointerTable::default())
+        }
+    }
+}
+
+/// Which of the three JSON documents a value is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Plan,
+    Catalog,
+    Policy,
+}
+
+/// Tells the documents apart by their keys: a plan has `steps`; a catalogue
+/// is an array, or has `tools` as an array, or `result.tools`; a policy has
+/// `tools` as an object, or `actor`.
+pub fn detect(root: &json::Json<'_>) -> Option<Shape> {
+    if root.as_array().is_some() {
+        return Some(Shape::Catalog);
+    }
+    root.as_object()?;
+    if root.get("steps").is_some() {
+        return Some(Shape::Plan);
+    }
+    match root.get("tools") {
+        Some(t) if t.as_array().is_some() => return Some(Shape::Catalog),
+        Some(t) if t.as_object().is_some() => return Some(Shape::Policy),
+        _ => {}
+    }
+    if root.get("result").and_then(|r| r.get("tools")).is_some() {
+        return Some(Shape::Catalog);
+    }
+    root.get("actor").is_some().then_some(Shape::Policy)
+}
+
+/// Reads a document of whichever shape [`detect`] finds; E0004 for none.
+pub fn read_any(text: &str, root: &json::Json<'_>) -> (ast::Module, Vec<Diagnostic>) {
+    match detect(root) {
+        Some(Shape::Plan) => json_plan::read_plan(text, root),
+        Some(Shape::Catalog) => json_catalog::read_catalog(text, root),
+        Some(Shape::Policy) => json_policy::read_policy(text, root),
+        None => {
+            let at = Span {
+                end: root.span.start.saturating_add(1).min(root.span.end),
+                ..root.span
+            };
+            let d = Diagnostic::new(Code::E0004, at, "not a plan, a tool catalogue or a policy")
+                .with_label(format!("this is {}", root.kind_name()))
+                .with_help(
+                    "a plan has `steps`; a catalogue is an array of tools, or has `tools` as an \
+                     array or `result.tools`; a policy has `actor`, or `tools` as an object",
+                );
+            let module = ast::Module {
+                items: vec![ast::Item::Error(root.span)],
+            };
+            (module, vec![d])
+        }
+    }
 }

@@ -1209,6 +1209,57 @@ fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     list_of(scope, recovery, Token::LBracket, Delim::Bracket)
 }
 
+/// Words a policy rule's tool may not be named: a clause or an item
+/// keyword standing where a rule starts is a clause gone astray.
+const RESERVED_IN_POLICY: [&str; 7] = [
+    "requires",
+    "approval",
+    "where",
+    "untrusted",
+    "human",
+    "actor",
+    "max_steps",
+];
+
+/// Words and scopes written where a bracketed scope list belongs (after
+/// `requires`), up to the next clause keyword: what the fix wraps.
+fn bare_words<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    file: FileId,
+) -> impl Parser<'t, I, Vec<Name>, Ex<E>> + Clone {
+    select! {
+        Token::Scope(s) = e => name_of(file, s, e.span()),
+        Token::Ident(s) = e if !RULE_WORDS.contains(&s) => name_of(file, s, e.span()),
+    }
+    .separated_by(just(Token::Comma).or_not())
+    .collect()
+}
+
+/// A token that cannot start the next rule or close the policy: what a
+/// broken `where` clause skips.
+fn not_a_rule_start<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
+-> impl Parser<'t, I, (), Ex<E>> + Clone {
+    any()
+        .filter(|t: &Token<'_>| {
+            !matches!(
+                t,
+                Token::DottedName(_)
+                    | Token::RBrace
+                    | Token::LBrace
+                    | Token::Doc(_)
+                    | Token::Ident(
+                        "requires"
+                            | "approval"
+                            | "where"
+                            | "untrusted"
+                            | "policy"
+                            | "plan"
+                            | "tool"
+                    )
+            )
+        })
+        .ignored()
+}
+
 fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     file: FileId,
     doc: impl Parser<'t, I, Doc, Ex<E>> + Clone,
@@ -1225,21 +1276,117 @@ fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 span,
             })
         });
+    // Each clause keyword commits: what follows it is its clause or an
+    // error, never the start of another rule. (Read leniently, `approval
+    // Human` was a rule for a tool `approval` and one for `Human`, and the
+    // real rule lost its approval.)
+    let requires = word("requires")
+        .then(scope_list(file).map(Ok).or(bare_words(file).map(Err)))
+        .map_with(|(kw, scopes), e| match scopes {
+            Ok(s) => RuleClause::Requires(s),
+            Err(words) => {
+                let state = st(e);
+                let d = match words.as_slice() {
+                    [] => Diagnostic::new(
+                        Code::E0001,
+                        kw,
+                        "`requires` must be followed by a bracketed list of scopes",
+                    )
+                    .with_label("no `[` after `requires`")
+                    .with_help("write the scopes in brackets: `requires [billing:write]`"),
+                    [first, .., last] | [first @ last] => {
+                        let span = first.span.to(last.span);
+                        let list: Vec<&str> = words.iter().map(|w| w.node.as_str()).collect();
+                        let fixed = format!("[{}]", list.join(", "));
+                        Diagnostic::new(
+                            Code::E0001,
+                            span,
+                            format!("expected `[` after `requires`, found `{}`", first.node),
+                        )
+                        .with_label("scopes without brackets")
+                        .with_help(format!(
+                            "the scopes of `requires` are a bracketed list: `requires {fixed}`"
+                        ))
+                        .with_fix(format!("write `{fixed}`"), span, fixed)
+                    }
+                };
+                state.report(d);
+                RuleClause::Requires(words)
+            }
+        });
+    let after_approval = select! {
+        Token::Ident(w) = e if !RULE_WORDS.contains(&w) => name_of(file, w, e.span()),
+    }
+    .or_not();
+    let approval = word("approval")
+        .then(after_approval)
+        .map_with(|(kw, next), e| {
+            let state = st(e);
+            match next {
+                Some(h) if h.node == "human" => {}
+                Some(other) => state.report(
+                    Diagnostic::new(
+                        Code::E0001,
+                        other.span,
+                        format!("expected `human` after `approval`, found `{}`", other.node),
+                    )
+                    .with_label("not `human`")
+                    .with_help("the one approval there is is `approval human`")
+                    .with_fix("replace with `human`", other.span, "human"),
+                ),
+                None => state.report(
+                    Diagnostic::new(Code::E0001, kw, "`approval` must be followed by `human`")
+                        .with_label("no `human` after `approval`")
+                        .with_help("write `approval human`")
+                        .with_fix("write `approval human`", kw, "approval human"),
+                ),
+            }
+            // Even misspelt, the approval stands: the error stops the
+            // compile, and nothing is ever read as less than was written.
+            RuleClause::Approval(Spanned::new(ast::Approval::Human, sp(e)))
+        });
+    let where_ = word("where")
+        .then(
+            ceiling
+                .separated_by(just(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>()
+                .map(Ok)
+                .or(not_a_rule_start()
+                    .repeated()
+                    .collect::<Vec<_>>()
+                    .map_with(|toks, e| Err((toks.len(), raw_span(e))))),
+        )
+        .map_with(|(kw, ceilings), e| match ceilings {
+            Ok(v) => RuleClause::Where(v.into_iter().flatten().collect()),
+            Err((n, at)) => {
+                let span = if n == 0 {
+                    kw
+                } else {
+                    Span::new(kw.file, at.start, at.end)
+                };
+                st(e).report(
+                    Diagnostic::new(
+                        Code::E0001,
+                        span,
+                        "`where` must be followed by a comparison such as `amount_eur <= 500`",
+                    )
+                    .with_label(if n == 0 {
+                        "no comparison after `where`"
+                    } else {
+                        "not a comparison"
+                    })
+                    .with_help(
+                        "a ceiling is an argument name, a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) and a literal: `where amount_eur <= 500`",
+                    ),
+                );
+                RuleClause::Where(Vec::new())
+            }
+        });
     let rule_clause = choice((
-        word("requires")
-            .ignore_then(scope_list(file))
-            .map(RuleClause::Requires),
-        word("approval")
-            .then(word("human"))
-            .map(|(a, h)| RuleClause::Approval(Spanned::new(ast::Approval::Human, a.to(h)))),
-        word("where")
-            .ignore_then(
-                ceiling
-                    .separated_by(just(Token::Comma))
-                    .at_least(1)
-                    .collect::<Vec<_>>(),
-            )
-            .map(|v| RuleClause::Where(v.into_iter().flatten().collect())),
+        requires,
+        approval,
+        where_,
         word("untrusted").map(RuleClause::Untrusted),
     ))
     .labelled(LABEL_RULE_CLAUSE);
@@ -1247,6 +1394,19 @@ fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         .then(rule_clause.repeated().collect::<Vec<_>>())
         .map_with(|(tool, clauses), e| {
             let span = sp(e);
+            if RESERVED_IN_POLICY.contains(&tool.node.as_str()) {
+                st(e).report(
+                    Diagnostic::new(
+                        Code::E0001,
+                        tool.span,
+                        format!("`{}` is a word of the policy, not a tool name", tool.node),
+                    )
+                    .with_label("not a rule")
+                    .with_help(
+                        "a rule is a tool name, then its clauses on the same rule: `billing.refund requires [billing:write] approval human`",
+                    ),
+                );
+            }
             let mut rule = ast::PolicyRule {
                 tool,
                 requires: Vec::new(),

@@ -213,3 +213,19 @@ test('the restart command stops the old client and starts a new one', async () =
   assert.ok(state.clients[0].stopped);
   assert.ok(state.clients[1].started);
 });
+
+// ---------------------------------------------------------------- JSON plans
+
+test('*.plan.json files are validated against the shipped generic plan schema', () => {
+  const manifest = require('../package.json');
+  const [rule] = manifest.contributes.jsonValidation;
+  assert.deepEqual(rule.fileMatch, ['*.plan.json']);
+  // `npm run compile` copies the repository's schema/plan.schema.json here.
+  const shipped = path.join(__dirname, '..', rule.url);
+  const source = path.join(__dirname, '..', '..', '..', 'schema', 'plan.schema.json');
+  const fs = require('node:fs');
+  assert.equal(fs.readFileSync(shipped, 'utf8'), fs.readFileSync(source, 'utf8'));
+  const schema = JSON.parse(fs.readFileSync(shipped, 'utf8'));
+  assert.equal(schema.title, 'planc JSON plan');
+  assert.deepEqual(schema.required, ['steps']);
+});

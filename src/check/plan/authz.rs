@@ -112,27 +112,52 @@ impl<'a> Checker<'a, '_> {
         }
         for c in &rule.ceilings {
             let Some(limit) = &c.limit else { continue };
+            let origin = format!("policy `{}`", policy.name);
             let Some(arg) = args.iter().find(|a| a.name == c.arg) else {
+                // Absent, with no default: the executor would call the tool
+                // without the argument, and the tool decide what that means
+                // (a refund of the whole order). A required parameter is
+                // already reported missing (E0103); an optional one under a
+                // ceiling must be given.
+                if let Some(p) = tool.param(&c.arg)
+                    && !p.required()
+                {
+                    self.ceiling_absent(i, step, p, c, &origin);
+                }
                 continue;
             };
             if arg.value.ty.is_error() || matches!(arg.value.kind, ValueKind::Error) {
                 continue;
             }
-            let origin = format!("policy `{}`", policy.name);
             match &arg.value.kind {
-                ValueKind::Literal(v) => {
-                    if v.satisfies(c.op, limit) == Some(false) {
-                        self.ceiling_breach(i, step, arg, v, c, &origin);
-                    }
+                ValueKind::Literal(v) => match v.satisfies(c.op, limit) {
+                    Some(true) => {}
+                    Some(false) => self.ceiling_breach(i, step, arg, v, c, &origin),
+                    None => self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin),
+                },
+                _ if arg.value.references().is_empty() => {
+                    // A list, a record or a string built of literals only:
+                    // nothing a guard could bind, and not a value a ceiling
+                    // compares.
+                    self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin);
                 }
-                _ if provably_within(&arg.value.ty, c.op, limit) => {}
+                _ if !may_compare(&arg.value.ty, limit) => {
+                    self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin);
+                }
                 _ => {
+                    // The guard always goes into the IR: a proof from the
+                    // declared result type silences the note, never the
+                    // guard, because the executor sees the tool's actual
+                    // result, not its declaration.
                     authz.guards.push(Guard {
                         arg: c.arg.clone(),
                         op: c.op,
                         limit: limit.clone(),
                         ceiling_span: c.span,
                     });
+                    if provably_within(&arg.value.ty, c.op, limit) {
+                        continue;
+                    }
                     let refs = arg.value.references();
                     let from = match refs.first() {
                         Some(r) => format!(
@@ -158,6 +183,82 @@ impl<'a> Checker<'a, '_> {
             }
         }
         authz
+    }
+
+    /// E0103: an optional argument under a ceiling, left out, with no
+    /// default to check.
+    fn ceiling_absent(
+        &mut self,
+        i: usize,
+        step: &ast::Step,
+        p: &catalog::Param,
+        c: &policy::CeilingRule,
+        origin: &str,
+    ) {
+        let d = Diagnostic::new(
+            Code::E0103,
+            step.tool.span,
+            format!(
+                "`{}` must be given: the ceiling `{}` of {origin} is over it, and it has no default",
+                p.name,
+                c.text()
+            ),
+        )
+        .with_label(format!("`{}` is left out", p.name))
+        .with_secondary(c.span, format!("ceiling declared here, in {origin}"))
+        .with_secondary(p.name_span, format!("`{}` is declared here, optional", p.name))
+        .with_help(format!(
+            "give `{}` a value within `{}`: left out, the tool decides what it means, and no ceiling can be checked",
+            p.name,
+            c.text()
+        ));
+        self.report(i, d);
+    }
+
+    /// E0303: a value under a ceiling that cannot be compared with its
+    /// limit (a string, a boolean or `null` under a numeric ceiling on an
+    /// `any` parameter, a list): not within it, so refused.
+    fn ceiling_incomparable(
+        &mut self,
+        i: usize,
+        step: &ast::Step,
+        arg: &CheckedArg,
+        ty: &Ty,
+        c: &policy::CeilingRule,
+        origin: &str,
+    ) {
+        let shown = match &arg.value.kind {
+            ValueKind::Literal(v) => format!("`{}`", v.display()),
+            _ => format!("a value of type `{ty}`"),
+        };
+        let limit_kind = c
+            .limit
+            .as_ref()
+            .map_or_else(|| "value".to_string(), |l| l.natural_type().to_string());
+        let span = if arg.from_default {
+            step.tool.span
+        } else {
+            arg.value.span
+        };
+        let mut d = Diagnostic::new(
+            Code::E0303,
+            span,
+            format!(
+                "`{}` = {shown} cannot be compared with the ceiling `{}` of {origin}",
+                arg.name,
+                c.text()
+            ),
+        )
+        .with_label(format!("not comparable with a `{limit_kind}` limit"))
+        .with_secondary(c.span, format!("ceiling declared here, in {origin}"))
+        .with_help(format!(
+            "a value that cannot be compared with the limit is not within it: pass a `{limit_kind}` within `{}`",
+            c.text()
+        ));
+        if arg.from_default {
+            d = d.with_secondary(arg.value.span, "the default is declared here");
+        }
+        self.report(i, d);
     }
 
     pub(super) fn ceiling_breach(
@@ -216,13 +317,33 @@ impl<'a> Checker<'a, '_> {
     }
 }
 
-/// Whether every value of `ty` satisfies `OP limit`, so that no guard is
-/// needed: an enum whose every value does.
+/// Whether every value of `ty` satisfies `OP limit` by its declaration: an
+/// enum whose every value does. Such a proof silences the N0302 note; the
+/// guard stays in the IR all the same.
 fn provably_within(ty: &Ty, op: CmpOp, limit: &Value) -> bool {
     match ty {
         Ty::Enum(values) => values
             .iter()
             .all(|v| Value::String(v.clone()).satisfies(op, limit) == Some(true)),
         _ => false,
+    }
+}
+
+/// Whether a value of type `ty` may compare with `limit` at all: `false`
+/// only when no value of the type can (a string under a numeric ceiling),
+/// which would be a call the guard refuses every time. `null` is left to
+/// the guard: an optional binding may hold a value.
+fn may_compare(ty: &Ty, limit: &Value) -> bool {
+    let numeric = matches!(limit, Value::Int(_) | Value::Decimal(_));
+    match ty.strip_optional() {
+        Ty::Any | Ty::Error => true,
+        Ty::Int | Ty::Decimal => numeric,
+        Ty::Date => matches!(limit, Value::Date(_)),
+        Ty::Datetime => matches!(limit, Value::Datetime(_)),
+        Ty::String | Ty::Enum(_) => matches!(limit, Value::String(_)),
+        Ty::Bool => matches!(limit, Value::Bool(_)),
+        Ty::Null => matches!(limit, Value::Null),
+        Ty::List(_) | Ty::Record(_) => false,
+        Ty::Optional(_) => true,
     }
 }

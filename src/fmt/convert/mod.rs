@@ -1,0 +1,131 @@
+//! Conversion between the text and JSON forms (`planc fmt --to json|plan`):
+//! a syntax tree, read from either form, written in the other.
+//!
+//! DESIGN.md §3 and §7: the conversion is lossless "for everything the JSON
+//! form can express". What that means here:
+//!
+//! - **One kind per JSON document.** The JSON forms keep a plan (the JSON
+//!   plan shape), a catalogue (an MCP `tools/list` result) and a policy (the
+//!   JSON policy shape) apart, and a JSON plan or policy holds one. A `.plan`
+//!   file that mixes kinds, or holds two plans or two policies, is refused
+//!   at the first declaration that does not fit, rather than guessed at.
+//! - **Refused, never changed.** Whatever the JSON form would read back with
+//!   another meaning is a [`ConvertError`] naming the construct and its span:
+//!   a string that is exactly one interpolation (`"${x}"` is a string in the
+//!   text form, the reference itself in JSON), a literal `$` right before an
+//!   interpolation (JSON reads `$${` as an escaped `${`), a ceiling other than
+//!   `<=` (`max`) or `>=` (`min`), a `len` probe not compared with a count, a
+//!   scope the JSON policy reader rejects, a step with two `on_unmet` or
+//!   `retry` clauses, names given twice where JSON would need a key twice
+//!   (arguments, record entries, binds, parameters, fields, policy rules,
+//!   ceilings), and any part the front end could not read.
+//! - **Dropped, by design.** Comments are not in the syntax tree. Doc
+//!   comments of plans, steps and policies have no place in the JSON plan
+//!   and policy shapes, and carry no meaning (the IR holds none), so they
+//!   are dropped; the doc comments of tools, parameters and record fields
+//!   become `description`s, which convert back.
+//! - **Values.** Numbers keep their text, never passing through binary
+//!   floating point; only leading zeros (`007`, valid in the text form, not
+//!   in JSON) are dropped, which keeps the value. A JSON decimal written with
+//!   an exponent reads as a decimal with no point (`1.5e3` is `1500`), which
+//!   the text form would read as an int: it goes back to JSON as `1500e0`,
+//!   and is refused by [`to_text`]. Dates and datetimes become JSON strings,
+//!   which the checker reads against the type expected, as it does for every
+//!   JSON plan; where that type is `any`, such a value stays a string (the
+//!   JSON form has no date values).
+//! - **Grouping.** A JSON step holds its probes in one `post`, its binds in
+//!   one `binds` and its `after` steps in one list; a JSON policy rule holds
+//!   its `<=` ceilings in `max` and its `>=` ones in `min` (written in the
+//!   order their first ceiling comes), so ceilings interleaving the two come
+//!   back grouped, which reorders the guards of the IR and nothing else.
+//! - **Into text.** Names the text form cannot spell (a tool `get-weather`,
+//!   an argument or record key that is not an identifier, a policy rule for
+//!   a tool named `actor` or `max_steps`, a bare reference to a binding named
+//!   `true`, `false` or `null`) are refused, and so is a `result_count`
+//!   probe without `path` (the text form has no `len` without a path). JSON
+//!   steps get their names (`step_N` for a numbered step); `after` by number
+//!   is already a name in the tree.
+//!
+//! Recursion over expressions and types is bounded: both front ends cap
+//! nesting at [`crate::limits::MAX_DEPTH`] levels before building the tree,
+//! and the JSON document built here nests at most a few levels per level of
+//! the tree.
+
+//!
+//! `json.rs` writes a tree in the JSON form, `text.rs` in the text form.
+
+mod json;
+mod text;
+pub(crate) use text::{escape_text, string_text};
+
+use crate::source::Span;
+use crate::syntax::ast::{Effect, Module, Reference, ToolDecl};
+
+/// Why a module cannot be written in the other form: the construct, at its
+/// span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConvertError {
+    pub span: Span,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConvertError {}
+
+pub(super) type Result<T> = std::result::Result<T, ConvertError>;
+
+pub(super) fn fail<T>(span: Span, message: impl Into<String>) -> Result<T> {
+    Err(ConvertError {
+        span,
+        message: message.into(),
+    })
+}
+
+/// A module (as read from either form) written in the JSON form: a plan as
+/// the JSON plan shape, a catalogue (tool declarations) as an MCP
+/// `tools/list` result with JSON Schema types, a policy as the JSON policy
+/// shape; pretty-printed with a 2-space indent, keys in the order of the
+/// design's examples. Err when the module holds something the JSON form
+/// cannot express, or mixes kinds (see the module's documentation).
+pub fn to_json(module: &Module) -> Result<String> {
+    json::to_json(module)
+}
+
+/// A module written in the text form: valid planc syntax, 4-space indent,
+/// one step, clause and policy rule per line. Err when it holds what the
+/// text form cannot spell (see the module's documentation).
+pub fn to_text(module: &Module) -> Result<String> {
+    text::to_text(module)
+}
+
+pub(super) fn unreadable(what: &str) -> String {
+    format!("this {what} could not be read: fix its errors before converting the file")
+}
+
+pub(super) fn reference_path(r: &Reference) -> String {
+    let mut s = r.name.node.clone();
+    for m in &r.members {
+        s.push('.');
+        s.push_str(&m.node);
+    }
+    s
+}
+
+/// A tool's effect, which the parser may have found missing.
+pub(super) fn effect(t: &ToolDecl) -> Result<Effect> {
+    match &t.effect {
+        Some(e) => Ok(e.node),
+        None => fail(
+            t.span,
+            format!(
+                "tool `{}` declares no effect, `read` or `write`",
+                t.name.node
+            ),
+        ),
+    }
+}

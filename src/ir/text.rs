@@ -1,0 +1,174 @@
+//! The IR shown in the text form's notation, for people: a value as it
+//! would be written in a `.plan` file (`"starter"`, `period_end`,
+//! `"downgrade effective ${period_end}"`), a probe as its `post` line, a
+//! guard as its ceiling. The review page and the graphs print these.
+
+use std::fmt::{self, Display, Formatter};
+
+use super::types::{CmpOp, Guard, Literal, Probe, Value};
+use crate::fmt::convert::{escape_text, string_text};
+use crate::syntax::ast;
+
+impl CmpOp {
+    /// The operator as written: `==`, `<=`, ...
+    pub fn as_str(self) -> &'static str {
+        let op = match self {
+            CmpOp::Eq => ast::CmpOp::Eq,
+            CmpOp::Ne => ast::CmpOp::Ne,
+            CmpOp::Lt => ast::CmpOp::Lt,
+            CmpOp::Le => ast::CmpOp::Le,
+            CmpOp::Gt => ast::CmpOp::Gt,
+            CmpOp::Ge => ast::CmpOp::Ge,
+        };
+        op.as_str()
+    }
+}
+
+impl Display for CmpOp {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Display for Literal {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::String(s) => {
+                let mut out = String::with_capacity(s.len() + 2);
+                string_text(s, &mut out);
+                f.write_str(&out)
+            }
+            Literal::Int(i) => write!(f, "{i}"),
+            Literal::Decimal(t) | Literal::Date(t) | Literal::Datetime(t) => f.write_str(t),
+            Literal::Bool(b) => write!(f, "{b}"),
+            Literal::Null => f.write_str("null"),
+        }
+    }
+}
+
+/// `binding.member.member`.
+fn reference(f: &mut Formatter<'_>, binding: &str, path: &[String]) -> fmt::Result {
+    f.write_str(binding)?;
+    for m in path {
+        write!(f, ".{m}")?;
+    }
+    Ok(())
+}
+
+fn list<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
+    f.write_str("[")?;
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{item}")?;
+    }
+    f.write_str("]")
+}
+
+/// Values nest no deeper than the front ends' nesting cap.
+impl Display for Value {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Literal { literal } => write!(f, "{literal}"),
+            Value::Ref { binding, path, .. } => reference(f, binding, path),
+            Value::List { items } => list(f, items),
+            Value::Record { fields } if fields.is_empty() => f.write_str("{}"),
+            Value::Record { fields } => {
+                f.write_str("{ ")?;
+                for (i, (name, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{name}: {value}")?;
+                }
+                f.write_str(" }")
+            }
+            Value::Interpolate { parts } => {
+                f.write_str("\"")?;
+                for part in parts {
+                    match part {
+                        Value::Literal {
+                            literal: Literal::String(text),
+                        } => {
+                            let mut out = String::with_capacity(text.len());
+                            escape_text(text, &mut out);
+                            f.write_str(&out)?;
+                        }
+                        Value::Ref { binding, path, .. } => {
+                            f.write_str("${")?;
+                            reference(f, binding, path)?;
+                            f.write_str("}")?;
+                        }
+                        // The lowering builds only text and references.
+                        other => write!(f, "${{{other}}}")?,
+                    }
+                }
+                f.write_str("\"")
+            }
+        }
+    }
+}
+
+impl Display for Probe {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Probe::Len { path, op, value } => write!(f, "len({path}) {op} {value}"),
+            Probe::Compare { path, op, value } => write!(f, "{path} {op} {value}"),
+            Probe::In { path, values } => {
+                write!(f, "{path} in ")?;
+                list(f, values)
+            }
+            Probe::NotIn { path, values } => {
+                write!(f, "{path} not in ")?;
+                list(f, values)
+            }
+            Probe::Exists { path } => write!(f, "exists({path})"),
+        }
+    }
+}
+
+impl Display for Guard {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {}", self.arg, self.op, self.limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn values_read_as_the_text_form() {
+        let v: Value = serde_json::from_str(
+            r#"{"kind": "interpolate", "parts": [
+                {"kind": "literal", "type": "string", "value": "a \"b\" ${c} "},
+                {"kind": "ref", "binding": "period_end", "step": "s", "path": ["x"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(v.to_string(), r#""a \"b\" \${c} ${period_end.x}""#);
+        let v: Value = serde_json::from_str(
+            r#"{"kind": "record", "fields": {
+                "n": {"kind": "list", "items": [{"kind": "literal", "type": "decimal", "value": "1.50"},
+                                                 {"kind": "literal", "type": "date", "value": "2026-03-04"}]},
+                "ok": {"kind": "literal", "type": "null"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(v.to_string(), "{ n: [1.50, 2026-03-04], ok: null }");
+    }
+
+    #[test]
+    fn probes_and_guards_read_as_written() {
+        let p: Probe =
+            serde_json::from_str(r#"{"probe": "not_in", "path": "$.a", "values": [{"type": "int", "value": 1}, {"type": "bool", "value": false}]}"#)
+                .unwrap();
+        assert_eq!(p.to_string(), "$.a not in [1, false]");
+        let g: Guard = serde_json::from_str(
+            r#"{"arg": "amount_eur", "op": "<=", "limit": {"type": "decimal", "value": "500"}}"#,
+        )
+        .unwrap();
+        assert_eq!(g.to_string(), "amount_eur <= 500");
+    }
+}

@@ -1,0 +1,386 @@
+//! The plan's dependency graph, as `planc graph` prints it: one node per
+//! step with its classes (read or write, approval, guard, untrusted input),
+//! one edge per ordered pair of steps with its reasons (data, after,
+//! effect), and the waves of the schedule. DOT for Graphviz, Mermaid for
+//! Markdown pages; both carry every fact as text too (labels and styles
+//! that do not need colour).
+
+use std::fmt::Write;
+
+use crate::ir::{DependencyReason, Effect, PlanIr, StepIr};
+
+/// What kind of node a step is. A step is exactly one of read or write,
+/// and any of the rest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Classes {
+    pub write: bool,
+    /// A person approves it before the run starts.
+    pub approval: bool,
+    /// The executor checks a ceiling on its arguments before dispatch.
+    pub guard: bool,
+    /// An argument is fed by data from an untrusted tool.
+    pub untrusted: bool,
+}
+
+impl Classes {
+    pub fn of(step: &StepIr) -> Classes {
+        Classes {
+            write: step.effect == Effect::Write,
+            approval: step.authz.approval.is_some(),
+            guard: !step.authz.guards.is_empty(),
+            untrusted: !step.untrusted_inputs.is_empty(),
+        }
+    }
+
+    /// The class names, for labels and CSS classes: `read` or `write`, then
+    /// `approval`, `guard`, `untrusted` as they apply.
+    pub fn names(self) -> Vec<&'static str> {
+        let mut names = vec![if self.write { "write" } else { "read" }];
+        if self.approval {
+            names.push("approval");
+        }
+        if self.guard {
+            names.push("guard");
+        }
+        if self.untrusted {
+            names.push("untrusted");
+        }
+        names
+    }
+
+    /// The classes as a person reads them: `write · approval`.
+    pub fn label(self) -> String {
+        self.names()
+            .iter()
+            .map(|n| {
+                if *n == "untrusted" {
+                    "untrusted input"
+                } else {
+                    n
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// The step's position in the plan.
+    pub index: usize,
+    pub name: String,
+    pub tool: String,
+    /// Its wave in the schedule, from 0.
+    pub wave: usize,
+    pub classes: Classes,
+}
+
+/// `from` must finish before `to` starts, for these reasons (sorted, at
+/// least one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    pub reasons: Vec<DependencyReason>,
+}
+
+impl Edge {
+    /// The reason that decides how the edge is drawn: data over after over
+    /// effect.
+    pub fn main_reason(&self) -> DependencyReason {
+        self.reasons
+            .first()
+            .copied()
+            .unwrap_or(DependencyReason::Data)
+    }
+
+    /// `data`, or `data, after`.
+    pub fn label(&self) -> String {
+        self.reasons
+            .iter()
+            .map(|r| reason_name(*r))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+pub fn reason_name(r: DependencyReason) -> &'static str {
+    match r {
+        DependencyReason::Data => "data",
+        DependencyReason::After => "after",
+        DependencyReason::Effect => "effect",
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Graph {
+    pub name: String,
+    pub goal: Option<String>,
+    /// In source order: `nodes[i].index == i`.
+    pub nodes: Vec<Node>,
+    /// Sorted by target, then source.
+    pub edges: Vec<Edge>,
+    /// Node indices per wave, in the schedule's order.
+    pub waves: Vec<Vec<usize>>,
+}
+
+impl Graph {
+    /// The graph of a compiled plan. Names the IR does not define (which
+    /// valid IR never has) are left out rather than guessed.
+    pub fn of(ir: &PlanIr) -> Graph {
+        let index_of = |name: &str| ir.steps.iter().position(|s| s.name == name);
+        let waves: Vec<Vec<usize>> = ir
+            .schedule
+            .iter()
+            .map(|wave| wave.iter().filter_map(|n| index_of(n)).collect())
+            .collect();
+        let wave_of = |i: usize| waves.iter().position(|w| w.contains(&i)).unwrap_or(0);
+        let nodes = ir
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Node {
+                index: i,
+                name: s.name.clone(),
+                tool: s.tool.clone(),
+                wave: wave_of(i),
+                classes: Classes::of(s),
+            })
+            .collect();
+        let mut edges: Vec<Edge> = Vec::new();
+        for (to, step) in ir.steps.iter().enumerate() {
+            for dep in &step.depends_on {
+                let Some(from) = index_of(&dep.step) else {
+                    continue;
+                };
+                match edges.iter_mut().find(|e| e.from == from && e.to == to) {
+                    Some(e) => {
+                        if !e.reasons.contains(&dep.reason) {
+                            e.reasons.push(dep.reason);
+                            e.reasons.sort();
+                        }
+                    }
+                    None => edges.push(Edge {
+                        from,
+                        to,
+                        reasons: vec![dep.reason],
+                    }),
+                }
+            }
+        }
+        edges.sort_by_key(|e| (e.to, e.from));
+        Graph {
+            name: ir.name.clone(),
+            goal: ir.goal.clone(),
+            nodes,
+            edges,
+            waves,
+        }
+    }
+
+    fn node(&self, i: usize) -> Option<&Node> {
+        self.nodes.get(i)
+    }
+}
+
+// ---------------------------------------------------------------- DOT
+
+/// A DOT string literal: quotes and backslashes escaped, line breaks as
+/// DOT's `\n`, so that no name or goal can end the string.
+fn dot_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => {}
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Lines joined with DOT's centred line break, each line escaped.
+fn dot_lines(lines: &[&str]) -> String {
+    let escaped: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let s = dot_string(&l.replace('\n', " "));
+            s.get(1..s.len().saturating_sub(1))
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    format!("\"{}\"", escaped.join("\\n"))
+}
+
+/// The graph in Graphviz's DOT language: waves as clusters laid out left to
+/// right; a read is a rounded box, a write a bold box, an approval has a
+/// double border, an untrusted input a dashed one; a data edge is solid,
+/// `after` dashed, `effect` dotted, each labelled with its reasons. Every
+/// node says its classes in its label, and carries them in `class` for SVG
+/// output.
+pub fn dot(g: &Graph) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph {} {{", dot_string(&g.name));
+    if let Some(goal) = &g.goal {
+        let _ = writeln!(out, "  label={};", dot_string(goal));
+        out.push_str("  labelloc=t;\n");
+    }
+    out.push_str("  rankdir=LR;\n");
+    out.push_str("  node [shape=box, fontname=\"Helvetica\", fontsize=11];\n");
+    out.push_str("  edge [fontname=\"Helvetica\", fontsize=9];\n");
+    for (w, wave) in g.waves.iter().enumerate() {
+        let _ = writeln!(out, "  subgraph cluster_wave_{w} {{");
+        let _ = writeln!(out, "    label={};", dot_string(&format!("wave {}", w + 1)));
+        out.push_str("    style=dashed;\n    color=gray60;\n");
+        for &i in wave {
+            if let Some(n) = g.node(i) {
+                let _ = writeln!(out, "    {};", dot_string(&n.name));
+            }
+        }
+        out.push_str("  }\n");
+    }
+    for n in &g.nodes {
+        let c = n.classes;
+        let mut style = vec![if c.write { "bold" } else { "rounded" }];
+        if c.untrusted {
+            style.push("dashed");
+        }
+        let classes = c.label();
+        let mut attrs = vec![
+            format!("label={}", dot_lines(&[&n.name, &n.tool, &classes])),
+            format!("style={}", dot_string(&style.join(","))),
+            format!("class={}", dot_string(&c.names().join(" "))),
+        ];
+        if c.approval {
+            attrs.push("peripheries=2".to_string());
+        }
+        let _ = writeln!(out, "  {} [{}];", dot_string(&n.name), attrs.join(", "));
+    }
+    for e in &g.edges {
+        let (Some(from), Some(to)) = (g.node(e.from), g.node(e.to)) else {
+            continue;
+        };
+        let style = match e.main_reason() {
+            crate::ir::DependencyReason::Data => "solid",
+            crate::ir::DependencyReason::After => "dashed",
+            crate::ir::DependencyReason::Effect => "dotted",
+        };
+        let _ = writeln!(
+            out,
+            "  {} -> {} [label={}, style={style}];",
+            dot_string(&from.name),
+            dot_string(&to.name),
+            dot_string(&e.label())
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+// ---------------------------------------------------------------- Mermaid
+
+/// Text for a Mermaid label in double quotes: every character that Mermaid
+/// or the HTML it renders to would read as markup becomes an entity code
+/// (`#34;`), so a label is only ever text.
+fn mermaid_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' | '#' | '&' | '<' | '>' | '`' | '[' | ']' | '{' | '}' | '(' | ')' | '|' | ';' => {
+                let _ = write!(out, "#{};", u32::from(c));
+            }
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The graph as a Mermaid flowchart: waves as subgraphs left to right; a
+/// read is a rounded node, a write a square one, a step needing approval
+/// has double side bars, an untrusted input a dashed border, a write a
+/// heavy one; every node's label
+/// says its classes (`write · approval`); edges are solid for data, dotted
+/// for `after` and `effect`, labelled with their reasons. Node ids are
+/// `s0`, `s1`, ... so that no step name needs escaping outside a label.
+pub fn mermaid(g: &Graph) -> String {
+    let mut out = String::new();
+    if let Some(goal) = &g.goal {
+        let _ = writeln!(out, "---\ntitle: \"{}\"\n---", mermaid_text(goal));
+    }
+    out.push_str("flowchart LR\n");
+    for (w, wave) in g.waves.iter().enumerate() {
+        let _ = writeln!(out, "  subgraph wave{w}[\"wave {}\"]", w + 1);
+        out.push_str("    direction TB\n");
+        for &i in wave {
+            let Some(n) = g.node(i) else { continue };
+            let label = format!(
+                "<b>{}</b><br/>{}<br/><i>{}</i>",
+                mermaid_text(&n.name),
+                mermaid_text(&n.tool),
+                mermaid_text(&n.classes.label())
+            );
+            let (open, close) = match (n.classes.write, n.classes.approval) {
+                (_, true) => ("[[", "]]"),
+                (true, false) => ("[", "]"),
+                (false, false) => ("(", ")"),
+            };
+            let _ = writeln!(out, "    s{i}{open}\"{label}\"{close}");
+        }
+        out.push_str("  end\n");
+    }
+    for e in &g.edges {
+        let arrow = match e.main_reason() {
+            crate::ir::DependencyReason::Data => "-->",
+            _ => "-.->",
+        };
+        let _ = writeln!(
+            out,
+            "  s{} {arrow}|\"{}\"| s{}",
+            e.from,
+            mermaid_text(&e.label()),
+            e.to
+        );
+    }
+    out.push_str("  classDef write stroke-width:3px\n");
+    out.push_str("  classDef untrusted stroke-dasharray:2 2\n");
+    for class in ["write", "untrusted"] {
+        let members: Vec<String> = g
+            .nodes
+            .iter()
+            .filter(|n| n.classes.names().contains(&class))
+            .map(|n| format!("s{}", n.index))
+            .collect();
+        if !members.is_empty() {
+            let _ = writeln!(out, "  class {} {class}", members.join(","));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dot_strings_cannot_be_ended_by_their_text() {
+        assert_eq!(dot_string(r#"a"b\c"#), r#""a\"b\\c""#);
+        assert_eq!(dot_string("x\ny"), r#""x\ny""#);
+        assert_eq!(dot_lines(&["a\"", "b"]), r#""a\"\nb""#);
+    }
+
+    #[test]
+    fn mermaid_labels_are_text_only() {
+        assert_eq!(
+            mermaid_text("</b><img onerror=x>\"#"),
+            "#60;/b#62;#60;img onerror=x#62;#34;#35;"
+        );
+    }
+}

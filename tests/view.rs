@@ -1,0 +1,275 @@
+//! `planc graph` and `planc review`, run as a user runs them: the graphs of
+//! the examples (snapshots), the review page's promises that need no
+//! browser (self-contained, escaped, deterministic, written atomically),
+//! and the failures. The page in a real browser: `tests/browser/`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const EXAMPLES: [(&str, &str); 3] = [
+    ("northwind", "examples/northwind/downgrade.plan"),
+    ("config_dag", "examples/config_dag/provision.plan"),
+    ("pallet_credit", "examples/pallet_credit/credit.plan"),
+];
+
+const HOSTILE: &str = "tests/browser/hostile/hostile.plan";
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_planc"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "planc {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn graphs_of_the_examples() {
+    for (name, plan) in EXAMPLES {
+        let dot = ok(&["graph", plan]);
+        insta::assert_snapshot!(format!("{name}.dot"), dot);
+        let mermaid = ok(&["graph", "--format", "mermaid", plan]);
+        insta::assert_snapshot!(format!("{name}.mermaid"), mermaid);
+        // The JSON form of the plan draws the same graph.
+        let json = format!("{plan}.json");
+        assert_eq!(ok(&["graph", &json]), dot, "{json}");
+        assert_eq!(
+            ok(&["graph", "--format", "mermaid", &json]),
+            mermaid,
+            "{json}"
+        );
+    }
+}
+
+#[test]
+fn graphs_keep_hostile_text_inside_their_strings() {
+    let dot = ok(&["graph", HOSTILE]);
+    // The goal is one DOT string: its quotes are escaped.
+    let label = dot
+        .lines()
+        .find(|l| l.trim_start().starts_with("label="))
+        .unwrap();
+    assert_eq!(
+        label,
+        r#"  label="</script><img src=x onerror=\"window.__pwned='goal'\"><script>window.__pwned='goal-script'</script>";"#
+    );
+    let mermaid = ok(&["graph", "--format", "mermaid", HOSTILE]);
+    let title = mermaid.lines().nth(1).unwrap();
+    assert!(
+        !title[8..title.len() - 1].contains(['<', '>', '"']),
+        "{title}"
+    );
+    assert!(
+        title.starts_with("title: \"#60;/script#62;#60;img"),
+        "{title}"
+    );
+}
+
+/// The tags a review page may use. Every `<` of the page opens one of
+/// them: the planner's text is escaped, so none of its `<` is left.
+const TAGS: &[&str] = &[
+    "!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "main", "section",
+    "footer", "h1", "h2", "h3", "p", "code", "pre", "a", "dl", "dt", "dd", "div", "ul", "ol", "li",
+    "span", "b", "table", "thead", "tbody", "tr", "th", "td", "article", "svg", "defs", "marker",
+    "path", "g", "rect", "text",
+];
+
+/// Every tag is one of [`TAGS`], no attribute runs code or loads anything,
+/// links stay on the page, and a content security policy forbids loading.
+fn assert_self_contained(page: &str, what: &str) {
+    let style_end = page.find("</style>").unwrap();
+    let mut rest = &page[style_end + "</style>".len()..];
+    let head = &page[..page.find("<style>").unwrap()];
+    let mut tags = Vec::new();
+    for part in head.split('<').skip(1) {
+        tags.push(part.split('>').next().unwrap().to_string());
+    }
+    while let Some(at) = rest.find('<') {
+        rest = &rest[at + 1..];
+        let end = rest
+            .find('>')
+            .unwrap_or_else(|| panic!("{what}: an unclosed tag"));
+        tags.push(rest[..end].to_string());
+        rest = &rest[end..];
+    }
+    for tag in &tags {
+        let body = tag.trim_start_matches('/');
+        let name = body.split([' ', '/']).next().unwrap();
+        assert!(TAGS.contains(&name), "{what}: tag `<{tag}>`");
+        let lower = body.to_ascii_lowercase();
+        for attr in lower.split_whitespace().skip(1) {
+            assert!(!attr.starts_with("on"), "{what}: handler in `<{tag}>`");
+            assert!(!attr.starts_with("src="), "{what}: `<{tag}>`");
+            if let Some(href) = attr.strip_prefix("href=") {
+                assert!(
+                    href.starts_with("\"#"),
+                    "{what}: link off the page in `<{tag}>`"
+                );
+            }
+        }
+        assert!(
+            !lower.contains("url(") || lower.contains("url(#"),
+            "{what}: `<{tag}>`"
+        );
+    }
+    let style = &page[page.find("<style>").unwrap()..style_end];
+    assert!(
+        !style.contains("@import") && !style.contains("url("),
+        "{what}: the style loads"
+    );
+    assert!(page.contains(
+        "Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\""
+    ));
+}
+
+#[test]
+fn review_pages_are_self_contained_and_complete() {
+    for (name, plan) in EXAMPLES {
+        let page = ok(&["review", plan]);
+        assert!(page.starts_with("<!DOCTYPE html>\n"), "{name}");
+        assert_self_contained(&page, name);
+        let ir: serde_json::Value =
+            serde_json::from_slice(&run(&["compile", plan]).stdout).unwrap();
+        for step in ir["steps"].as_array().unwrap() {
+            let card = format!("data-step=\"{}\"", step["name"].as_str().unwrap());
+            assert_eq!(page.matches(&card).count(), 1, "{name}: {card}");
+        }
+        let goal = ir["goal"].as_str().unwrap();
+        assert!(
+            page.contains(&format!("<h1 id=\"goal\">{goal}</h1>")),
+            "{name}"
+        );
+        // Deterministic: the same plan gives the same bytes.
+        assert_eq!(ok(&["review", plan]), page, "{name}");
+    }
+}
+
+#[test]
+fn review_page_escapes_what_the_planner_wrote() {
+    let page = ok(&["review", HOSTILE]);
+    assert_self_contained(&page, "hostile");
+    assert!(page.contains(
+        "<h1 id=\"goal\">&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned=&#39;goal&#39;&quot;&gt;"
+    ));
+    for raw in [
+        "<img",
+        "<svg onload",
+        "</pre><svg",
+        "<style>*",
+        "<script>window",
+    ] {
+        assert!(!page.contains(raw), "`{raw}` reached the page unescaped");
+    }
+    // The only `<style` is the page's own.
+    assert_eq!(page.matches("<style").count(), 1);
+}
+
+#[test]
+fn review_writes_the_page_atomically() {
+    let dir = scratch("review_out");
+    let out = dir.join("review.html");
+    std::fs::write(&out, "old").unwrap();
+    let o = run(&["review", EXAMPLES[0].1, "-o", out.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.stdout.is_empty());
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(page, ok(&["review", EXAMPLES[0].1]));
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["review.html"], "a temporary file was left behind");
+    // Into a folder that does not exist: a failed command, nothing written.
+    let o = run(&[
+        "review",
+        EXAMPLES[0].1,
+        "-o",
+        dir.join("no/such.html").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write"));
+}
+
+#[test]
+fn a_plan_with_errors_has_no_graph_and_no_page() {
+    let dir = scratch("view_errors");
+    let plan = dir.join("broken.plan");
+    std::fs::write(
+        &plan,
+        "tool x.y(n: int) -> { ok: bool } read\n\
+         policy p { actor [a:b] x.y requires [a:b] }\n\
+         plan p \"g\" {\n    step a = x.y(n: \"one\") { post $.ok == true }\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("page.html");
+    for args in [
+        vec!["graph", plan.to_str().unwrap()],
+        vec![
+            "review",
+            plan.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    ] {
+        let o = run(&[&args[..], &["--color", "never"]].concat());
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(o.stdout.is_empty());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("Error") && err.contains("1 error"), "{err}");
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_file_of_two_plans_is_refused() {
+    let dir = scratch("view_two_plans");
+    let plan = dir.join("two.plan");
+    std::fs::write(
+        &plan,
+        "tool x.y(n: int) -> { ok: bool } read\n\
+         policy p { actor [a:b] x.y requires [a:b] }\n\
+         plan p \"g\" { step a = x.y(n: 1) { post $.ok == true } }\n\
+         plan q \"h\" { step b = x.y(n: 2) { post $.ok == true } }\n",
+    )
+    .unwrap();
+    let o = run(&["graph", plan.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("holds 2 plans (`p`, `q`)"), "{err}");
+}
