@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# planc run against real MCP servers (tests/mcp.rs): installs the pinned
-# reference filesystem server (npm ci) and the pinned Python MCP SDK, then
-# runs those tests, which are skipped when the servers are absent. Bounded:
-# the installs and the tests take a few minutes.
+# Real MCP servers: installs the pinned reference filesystem server (npm ci)
+# and the pinned Python MCP SDK, then runs the tests that import the
+# server's own tools/list (tests/mcp_catalog.rs) and that run plans against
+# the servers (tests/mcp.rs). Both skip when the servers are absent; here
+# they may not. Bounded: the installs and the tests take a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,8 @@ if ! command -v python3 >/dev/null 2>&1 || ! python3 -m pip --version >/dev/null
 fi
 
 (cd tests/mcp && timeout 600 npm ci --no-audit --no-fund)
+
+PLANC_REQUIRE_MCP=1 timeout 900 cargo test --locked --test mcp_catalog
 
 # The SDK in a virtual environment of its own, first on PATH for the tests.
 venv="${TMPDIR:-/tmp}/planc-mcp-venv"

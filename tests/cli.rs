@@ -716,8 +716,13 @@ fn schema_prints_a_plan_schema_for_the_project() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("permits no tool"), "{}", stderr(&out));
-    // A catalogue with errors is reported, and no schema is printed.
-    let out = run(&["schema", "--catalog", "tests/ui/json/err/schema_ref.json"]);
+    // A catalogue with errors (here, a document that is not a tool list)
+    // is reported, and no schema is printed.
+    let out = run(&[
+        "schema",
+        "--catalog",
+        "tests/ui/json/err/not_a_document.json",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).is_empty());
     assert!(stderr(&out).contains("E0004"), "{}", stderr(&out));

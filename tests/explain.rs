@@ -17,19 +17,33 @@ fn compile(
     name: &str,
     text: &str,
     kind: SourceKind,
-    configured: Option<&str>,
+    ctx: &explain::Context,
 ) -> Vec<(Code, Severity)> {
     let mut job = Job::default();
     let id = job.sources.add_with_kind(name, text, kind);
     job.plans.push(id);
-    if let Some(config) = configured {
-        let c = job.sources.add("configured.plan", config);
+    if let Some(config) = &ctx.configured {
+        let c = job.sources.add("configured.plan", config.as_str());
         job.catalog.push(c);
         job.policy.push(c);
     }
+    if let Some(c) = &ctx.catalogue {
+        let cid = job
+            .sources
+            .add_with_kind("catalogue.json", c.as_str(), SourceKind::Json);
+        job.catalog.push(cid);
+    }
+    if let Some(p) = &ctx.policy {
+        let pid = job
+            .sources
+            .add_with_kind("policy.json", p.as_str(), SourceKind::Json);
+        job.policy.push(pid);
+    }
+    // The example's own diagnostics: a catalogue's warnings are its page's.
     driver::run(&mut job)
         .diagnostics
         .iter()
+        .filter(|d| d.span.file == id)
         .map(|d| (d.code, d.severity))
         .collect()
 }
@@ -52,8 +66,8 @@ fn page_examples_are_true() {
         let failing = failing.unwrap_or_else(|| panic!("{code}: no `## Failing` example"));
         let fixed = fixed.unwrap_or_else(|| panic!("{code}: no `## Fixed` example"));
 
-        let configured = explain::configured(page);
-        let got = compile("failing", &failing, kind, configured.as_deref());
+        let ctx = explain::context(page);
+        let got = compile("failing", &failing, kind, &ctx);
         let not_notes: Vec<Code> = got
             .iter()
             .filter(|(_, s)| *s != Severity::Note)
@@ -76,7 +90,7 @@ fn page_examples_are_true() {
             );
         }
 
-        let got = compile("fixed", &fixed, kind, configured.as_deref());
+        let got = compile("fixed", &fixed, kind, &ctx);
         let not_notes: Vec<Code> = got
             .iter()
             .filter(|(_, s)| *s != Severity::Note)

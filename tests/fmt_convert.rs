@@ -446,10 +446,12 @@ tool w(x: int) -> any write
         "{j}"
     );
     assert!(j.contains(r#""default": 1.50"#), "{j}");
+    // A required `any` parameter stays required; `any?` may be left out.
     assert!(
         j.contains(
             r#""required": [
-          "id"
+          "id",
+          "anything"
         ]"#
         ),
         "{j}"

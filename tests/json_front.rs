@@ -173,6 +173,7 @@ fn the_design_plan_reads_into_the_expected_tree() {
                     arg("email", lit(string("a.kohl@northwind-traders.co.uk"))),
                     arg("include_children", lit(Literal::Bool(true))),
                 ],
+                json_args: Some(Span::default()),
                 clauses: vec![
                     Clause::Post(Probe {
                         kind: ProbeKind::Len {
@@ -199,6 +200,7 @@ fn the_design_plan_reads_into_the_expected_tree() {
                     arg("account_id", n(ExprKind::Ref(reference("account_id", &[])))),
                     arg("as_of", lit(string("2026-03-04"))),
                 ],
+                json_args: Some(Span::default()),
                 clauses: vec![
                     Clause::Post(Probe {
                         kind: ProbeKind::In {
@@ -609,7 +611,9 @@ fn probe_errors() {
     );
     assert_eq!(
         probe_of(r#"{"probe": "field_equals", "path": "$.s", "values": [1]}"#),
-        errs(&[(Code::E0004, "{"), (Code::E0004, r#""values""#)])
+        // One mistake, one message: the unknown key suggests `value`, so
+        // `value` is not also reported missing.
+        errs(&[(Code::E0004, r#""values""#)])
     );
     assert_eq!(
         probe_of(r#"{"probe": "result_count", "equals": 1, "op": "=="}"#),
@@ -984,89 +988,125 @@ fn openai_function_tools_in_both_shapes() {
 }
 
 /// The one diagnostic of a catalogue with one tool whose output schema is
-/// `schema`: its code and the text of its span.
-fn schema_error(schema: &str) -> (Code, String, String) {
-    schema_error_keeping(schema, false)
-}
-
-/// As [`schema_error`]; `keeps_type` when the schema still maps (the error
-/// is in a part the type does not need).
-fn schema_error_keeping(schema: &str, keeps_type: bool) -> (Code, String, String) {
+/// `schema`: its code, the text of its span and its message; and whether
+/// the tool was degraded (imported, but not callable).
+fn schema_diag(schema: &str) -> (Code, String, String, bool) {
     let doc =
         format!(r#"{{"tools": [{{"name": "t", "inputSchema": {{}}, "outputSchema": {schema}}}]}}"#);
     let (ts, d) = tools(&doc);
     assert_eq!(d.len(), 1, "{schema}: {d:#?}");
-    // The tool is kept, its result type an error node.
+    // The tool is always kept: a catalogue degrades per tool.
     assert_eq!(ts.len(), 1);
-    assert_eq!(
-        ts[0].result.node == TypeKind::Error,
-        !keeps_type,
-        "{schema}"
-    );
+    assert!(!d[0].is_error(), "{schema}: {d:#?}");
     (
         d[0].code,
         doc[d[0].span.range()].to_string(),
         d[0].message.clone(),
+        ts[0].degraded.is_some(),
     )
 }
 
 #[test]
-fn each_unsupported_schema_is_a_clear_error() {
+fn a_schema_that_cannot_be_mapped_degrades_its_tool() {
     let e = |s: &str, at: &str| {
-        let (code, span, msg) = schema_error(s);
-        assert_eq!((code, span.as_str()), (Code::E0004, at), "{s}: {msg}");
+        let (code, span, msg, degraded) = schema_diag(s);
+        assert_eq!((code, span.as_str()), (Code::W0501, at), "{s}: {msg}");
+        assert!(degraded, "{s}");
         msg
     };
     assert_eq!(
         e(r##"{"$ref": "#/$defs/x"}"##, r#""$ref""#),
-        "JSON Schema keyword `$ref` is not supported"
+        "tool `t`: JSON Schema keyword `$ref` is not supported"
     );
     e(r#"{"allOf": [{"type": "string"}]}"#, r#""allOf""#);
     e(
         r#"{"type": "object", "patternProperties": {"^x": {}}}"#,
         r#""patternProperties""#,
     );
-    assert_eq!(
-        e(
-            r#"{"type": "object", "additionalProperties": {"type": "string"}}"#,
-            r#"{"type": "string"}"#
-        ),
-        "an `additionalProperties` schema is not supported"
-    );
-    e(
-        r#"{"oneOf": [{"type": "string"}, {"type": "integer"}]}"#,
-        r#"{"type": "integer"}"#,
-    );
-    e(
-        r#"{"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}"#,
-        r#"{"type": "integer"}"#,
-    );
-    e(r#"{"type": "integer", "enum": [1, 2]}"#, r#""integer""#);
-    e(r#"{"enum": ["a", 2]}"#, "2");
-    e(r#"{"type": ["string", "integer"]}"#, r#""integer""#);
-    e(
-        r#"{"type": "array", "items": [{"type": "string"}]}"#,
-        r#"[{"type": "string"}]"#,
-    );
     e(r#"{"type": "strng"}"#, r#""strng""#);
     e(r#"{"not": {"type": "null"}}"#, r#""not""#);
-    e(r#"{"const": 3}"#, "3");
-    e(r#"{"format": "date"}"#, r#""date""#);
-    let (code, at, _) = schema_error_keeping(
+    e(r#"{"type": "integer", "enum": ["a"]}"#, r#""integer""#);
+    e(r#"{"enum": []}"#, "[]");
+    e(r#"{"anyOf": []}"#, "[]");
+    e(r#"{"type": "string", "format": 3}"#, "3");
+    e(
         r#"{"type": "object", "properties": {"a": {}}, "required": ["b"]}"#,
-        true,
+        r#""b""#,
     );
-    assert_eq!((code, at.as_str()), (Code::E0004, r#""b""#));
     e("[]", "[]");
-    let (_, _, msg) = schema_error(r#"{"type": "object", "proprties": {}}"#);
-    assert_eq!(msg, "unknown JSON Schema keyword `proprties`");
-    // Nested: the error points at the inner keyword, and the outer type
-    // keeps its shape around an error node.
-    let (code, at, _) = schema_error_keeping(
+    // Nested: the warning points at the inner keyword.
+    e(
         r##"{"type": "object", "properties": {"a": {"type": "array", "items": {"$ref": "#/x"}}}}"##,
-        true,
+        r#""$ref""#,
     );
-    assert_eq!((code, at.as_str()), (Code::E0004, r#""$ref""#));
+}
+
+#[test]
+fn a_schema_read_loosely_keeps_its_tool() {
+    let w = |s: &str, at: &str| {
+        let (code, span, msg, degraded) = schema_diag(s);
+        assert_eq!((code, span.as_str()), (Code::W0502, at), "{s}: {msg}");
+        assert!(!degraded, "{s}");
+        msg
+    };
+    assert_eq!(
+        w(r#"{"type": "object", "proprties": {}}"#, r#""proprties""#),
+        "unknown JSON Schema keyword `proprties` is ignored"
+    );
+    w(
+        r#"{"type": "object", "additionalProperties": {"type": "string"}, "properties": {"a": {}}}"#,
+        r#"{"type": "string"}"#,
+    );
+    w(
+        r#"{"oneOf": [{"type": "string"}, {"type": "integer"}]}"#,
+        r#"[{"type": "string"}, {"type": "integer"}]"#,
+    );
+    w(r#"{"type": ["string", "integer"]}"#, r#""integer""#);
+    w(r#"{"type": "integer", "enum": [1, 2]}"#, "[1, 2]");
+    w(r#"{"const": 3}"#, "3");
+    w(r#"{"enum": ["a", 2]}"#, r#"["a", 2]"#);
+}
+
+#[test]
+fn real_world_schemas_map_onto_types() {
+    let ty = |schema: &str| {
+        let doc = format!(
+            r#"{{"tools": [{{"name": "t", "inputSchema": {{}}, "outputSchema": {schema}}}]}}"#
+        );
+        let (ts, d) = tools(&doc);
+        assert!(d.is_empty(), "{schema}: {d:#?}");
+        planc::catalog::Ty::from_ast(&ts[0].result).to_string()
+    };
+    assert_eq!(ty(r#"{"format": "date"}"#), "date");
+    assert_eq!(
+        ty(r#"{"type": "string", "format": "date-time"}"#),
+        "datetime"
+    );
+    assert_eq!(ty(r#"{"type": "string", "format": "email"}"#), "string");
+    assert_eq!(
+        ty(r#"{"type": "array", "items": [{"type": "string"}, {"type": "string"}]}"#),
+        "[string]"
+    );
+    assert_eq!(
+        ty(r#"{"type": "array", "prefixItems": [{"type": "integer"}, {"type": "number"}]}"#),
+        "[decimal]"
+    );
+    assert_eq!(
+        ty(r#"{"type": "string", "oneOf": [{"format": "date"}, {"format": "date"}]}"#),
+        "date"
+    );
+    assert_eq!(
+        ty(r#"{"anyOf": [{"enum": ["a"]}, {"const": "b"}, {"type": "null"}]}"#),
+        r#"("a" | "b")?"#
+    );
+    assert_eq!(
+        ty(
+            r#"{"oneOf": [{"type": "object", "properties": {"kind": {"const": "x"}, "x": {"type": "integer"}}, "required": ["kind", "x"]},
+                         {"type": "object", "properties": {"kind": {"const": "y"}}, "required": ["kind"]}]}"#
+        ),
+        r#"{ kind: "x" | "y", x?: int }"#
+    );
+    assert_eq!(ty(r#"{"type": "object", "x-vendor": 1}"#), "any");
 }
 
 #[test]
@@ -1087,35 +1127,38 @@ fn catalogue_shape_errors() {
         let got: Vec<(Code, &str)> = d.iter().map(|d| (d.code, &doc[d.span.range()])).collect();
         assert_eq!(got, expected, "{doc}");
     };
+    // A tool entry is read forward-compatibly: keys planc does not use
+    // are ignored, so a misspelt `name` is a tool without a name.
     check(
         r#"{"tools": [{"nmae": "x", "inputSchema": {}}]}"#,
-        &[(Code::E0004, "{"), (Code::E0004, r#""nmae""#)],
+        &[(Code::E0004, "{")],
     );
-    check(r#"{"tools": [{"name": "x"}]}"#, &[(Code::E0004, "{")]);
+    check(
+        r#"{"tools": [{"name": "x", "title": "X", "icons": [], "execution": {"taskSupport": "forbidden"}, "_meta": {}, "future": 1}]}"#,
+        &[],
+    );
     check(
         r#"{"tools": [{"type": "web_search"}]}"#,
         &[(Code::E0004, r#""web_search""#)],
     );
     check(
-        r#"{"tools": [{"type": "function", "function": {"name": "f", "paramters": {}}}]}"#,
-        &[(Code::E0004, r#""paramters""#)],
+        r#"{"tools": [{"type": "function", "function": {"name": "f", "paramters": {}, "strict": true}}]}"#,
+        &[],
     );
     check(
         r#"{"tools": [{"name": "x", "inputSchema": {"type": "string"}}]}"#,
-        &[(Code::E0004, r#""string""#)],
+        &[(Code::W0501, r#""string""#)],
     );
     check(
         r#"{"tools": [{"name": "x", "inputSchema": {}, "annotations": {"readOnly": true}}]}"#,
-        &[(Code::E0004, r#""readOnly""#)],
+        &[],
     );
     check(
         r#"{"tools": [{"name": "x", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}}]}"#,
-        &[(Code::E0004, r#""yes""#)],
+        &[(Code::W0501, r#""yes""#)],
     );
-    check(
-        r#"{"tool": []}"#,
-        &[(Code::E0004, "{"), (Code::E0004, r#""tool""#)],
-    );
+    // A document that is not a tool list stays an error.
+    check(r#"{"tool": []}"#, &[(Code::E0004, "{")]);
     check(r#"{"tools": {}}"#, &[(Code::E0004, "{}")]);
     check(
         r#"[{"name": "", "inputSchema": {}}, 3]"#,
@@ -1186,7 +1229,6 @@ fn policy_errors() {
     assert_eq!(
         got,
         vec![
-            (Code::E0004, "{"),
             (Code::E0004, r#""scope""#),
             (Code::E0004, r#""bad scope""#),
             (Code::E0004, "3"),
@@ -1197,10 +1239,12 @@ fn policy_errors() {
             (Code::E0004, r#""max_step""#),
         ]
     );
-    assert_eq!(d[0].message, "missing key `scopes` in `actor`");
-    assert_eq!(d[1].help.as_deref(), Some("did you mean `scopes`?"));
-    assert_eq!(d[6].help.as_deref(), Some("did you mean `untrusted`?"));
-    assert_eq!(d[8].help.as_deref(), Some("did you mean `max_steps`?"));
+    // One mistake, one message: `scope` suggests `scopes`, which is not
+    // also reported missing.
+    assert_eq!(d[0].message, "unknown key `scope` in `actor`");
+    assert_eq!(d[0].help.as_deref(), Some("did you mean `scopes`?"));
+    assert_eq!(d[5].help.as_deref(), Some("did you mean `untrusted`?"));
+    assert_eq!(d[7].help.as_deref(), Some("did you mean `max_steps`?"));
     // The rule is still read, with its one good scope.
     let p = m.policies().next().cloned();
     assert_eq!(

@@ -386,7 +386,8 @@ fn json_nesting_is_capped_at_max_depth() {
             inner: "\"x\"",
             close: "]",
             suffix: "}}}}]}",
-            clean: false,
+            // An array in an enum is read loosely (W0502), not refused.
+            clean: true,
         },
         Nest {
             what: "JSON policy: arrays in scopes",

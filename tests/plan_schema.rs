@@ -717,7 +717,7 @@ fn catalogues_and_policies_validate() {
     }
     let e = errors(&policy, &read("tests/ui/json/ok/policy.json"));
     assert!(e.is_empty(), "{e:?}");
-    assert!(!catalog.is_valid(&read("tests/ui/json/err/schema_ref.json")));
+    assert!(!catalog.is_valid(&read("tests/ui/json/ok/schema_ref.json")));
     assert!(!policy.is_valid(&read("tests/ui/json/err/policy_unknown_key.json")));
 }
 

@@ -36,6 +36,9 @@ pub struct Tool {
     pub idempotent: bool,
     /// `untrusted` in the catalogue: the tool's output is outside data.
     pub untrusted: bool,
+    /// Where its catalogue entry holds a schema planc could not map (the
+    /// W0501 warning): a step that calls the tool is an error (E0111).
+    pub degraded: Option<Span>,
 }
 
 impl Tool {
@@ -99,11 +102,12 @@ pub struct Param {
 }
 
 impl Param {
-    /// A parameter is required unless it has a default or its type admits
-    /// `null` (an optional parameter, `T?`, which MCP catalogues produce for
-    /// properties not in `required`).
+    /// A parameter is required unless it has a default or its type is
+    /// optional (`T?`, which MCP catalogues produce for properties not in
+    /// `required`) or `null`. A parameter of type `any` is required: `any`
+    /// says what it accepts, not that it may be left out (`any?` may be).
     pub fn required(&self) -> bool {
-        self.default.is_none() && self.default_span.is_none() && !self.ty.accepts_null()
+        self.default.is_none() && self.default_span.is_none() && !self.ty.may_be_left_out()
     }
 }
 
@@ -215,6 +219,7 @@ fn build_tool(decl: &ast::ToolDecl, diags: &mut Vec<Diagnostic>) -> Tool {
         effect: decl.effect.map(|e| e.node),
         idempotent: decl.idempotent.is_some(),
         untrusted: decl.untrusted.is_some(),
+        degraded: decl.degraded,
     }
 }
 
@@ -299,6 +304,10 @@ fn check_default(
     let lit = match &expr.node {
         ast::ExprKind::Literal(lit) => lit,
         ast::ExprKind::Error => return None,
+        ast::ExprKind::List(_) | ast::ExprKind::Record(_) => {
+            check_composite_default(expr, param, ty, diags);
+            return None;
+        }
         _ => {
             diags.push(
                 Diagnostic::new(
@@ -327,6 +336,78 @@ fn check_default(
     }
 }
 
+/// A list or record default (`[]`, `["a"]`, `{}`): each literal in it
+/// checked against the type at its place. The value is not kept (a
+/// [`Value`] is a scalar): the parameter is optional, and the tool fills
+/// the default in. Walks with an explicit stack: the depth is the input's.
+fn check_composite_default(expr: &ast::Expr, param: &str, ty: &Ty, diags: &mut Vec<Diagnostic>) {
+    let what = format!("the default of `{param}`");
+    let mismatch = |span: Span, ty: &Ty, found: &str| {
+        Diagnostic::new(
+            Code::E0201,
+            span,
+            format!("{what} expects `{ty}`, found {found}"),
+        )
+        .with_label(format!("expected `{ty}`"))
+    };
+    let mut stack: Vec<(&ast::Expr, Ty)> = vec![(expr, ty.clone())];
+    while let Some((e, ty)) = stack.pop() {
+        let open = matches!(ty.strip_optional(), Ty::Any | Ty::Error);
+        match &e.node {
+            ast::ExprKind::Error => {}
+            ast::ExprKind::Literal(lit) => {
+                if let Err(err) = value::literal_value(lit, &ty) {
+                    diags.push(literal_error(&err, lit, &ty, e.span, &what));
+                }
+            }
+            ast::ExprKind::List(items) => match ty.strip_optional() {
+                Ty::List(inner) => stack.extend(items.iter().map(|x| (x, (**inner).clone()))),
+                _ if open => stack.extend(items.iter().map(|x| (x, Ty::Any))),
+                _ => diags.push(mismatch(e.span, &ty, "a list")),
+            },
+            ast::ExprKind::Record(entries) => match ty.strip_optional() {
+                Ty::Record(fields) => {
+                    for entry in entries {
+                        match fields.iter().find(|f| f.name == entry.name.node) {
+                            Some(f) if f.optional => {
+                                stack.push((&entry.value, Ty::optional(f.ty.clone())));
+                            }
+                            Some(f) => stack.push((&entry.value, f.ty.clone())),
+                            None => diags.push(
+                                mismatch(
+                                    entry.name.span,
+                                    &ty,
+                                    &format!("a field `{}`", entry.name.node),
+                                )
+                                .with_label("unknown field"),
+                            ),
+                        }
+                    }
+                    let missing: Vec<&str> = fields
+                        .iter()
+                        .filter(|f| !f.optional && !f.ty.accepts_null())
+                        .filter(|f| !entries.iter().any(|x| x.name.node == f.name))
+                        .map(|f| f.name.as_str())
+                        .collect();
+                    if !missing.is_empty() {
+                        diags.push(
+                            mismatch(e.span, &ty, "a record without some of its fields")
+                                .with_help(format!("add {}", missing.join(", "))),
+                        );
+                    }
+                }
+                _ if open => stack.extend(entries.iter().map(|x| (&x.value, Ty::Any))),
+                _ => diags.push(mismatch(e.span, &ty, "a record")),
+            },
+            ast::ExprKind::Ref(_) | ast::ExprKind::Interp(_) => diags.push(
+                mismatch(e.span, &ty, "a reference")
+                    .with_label("not a literal")
+                    .with_help("a default is fixed in the catalogue: write literal values only"),
+            ),
+        }
+    }
+}
+
 /// The diagnostic for a literal that is not a value of `expected`: E0201
 /// for a literal of another kind, E0204 for one of the right kind that is
 /// invalid (outside the enum, not a calendar date, not exact). `what` names
@@ -348,7 +429,8 @@ pub fn literal_error(
                 lit.kind_name()
             ),
         )
-        .with_label(format!("expected `{expected}`")),
+        .with_label(format!("expected `{expected}`"))
+        .with_help(format!("write a value of type `{expected}` here")),
         LiteralError::NotInEnum => {
             let values: Vec<&str> = match expected.strip_optional() {
                 Ty::Enum(vs) => vs.iter().map(String::as_str).collect(),

@@ -103,11 +103,12 @@ impl Ty {
         }
     }
 
-    /// `T?`, without doubling an optional (`T??` is `T?`) and leaving `null`,
-    /// `any` and the error type as they are.
+    /// `T?`, without doubling an optional (`T??` is `T?`) and leaving `null`
+    /// and the error type as they are. `any?` stays: it admits what `any`
+    /// does, but a parameter of that type may be left out.
     pub fn optional(inner: Ty) -> Ty {
         match inner {
-            Ty::Optional(_) | Ty::Null | Ty::Any | Ty::Error => inner,
+            Ty::Optional(_) | Ty::Null | Ty::Error => inner,
             other => Ty::Optional(Arc::new(other)),
         }
     }
@@ -127,6 +128,13 @@ impl Ty {
     /// Whether `null` is a value of this type.
     pub fn accepts_null(&self) -> bool {
         matches!(self, Ty::Optional(_) | Ty::Null | Ty::Any | Ty::Error)
+    }
+
+    /// Whether a parameter of this type may be left out when it has no
+    /// default: `T?` and `null` (and the error type, already reported).
+    /// `any` may not: it says what is accepted, not that nothing is.
+    pub fn may_be_left_out(&self) -> bool {
+        matches!(self, Ty::Optional(_) | Ty::Null | Ty::Error)
     }
 
     /// Numbers, dates and datetimes: the types `<`, `<=`, `>` and `>=` order.
@@ -189,6 +197,39 @@ impl Ty {
                     })
             }
             (a, b) => a == b,
+        }
+    }
+
+    /// A value of the type as a JSON plan writes it, for a help line:
+    /// `<integer>`, `"<date>"`, `{"id": <string>}`. Never shortened: the
+    /// planner reading it must see every field.
+    pub fn json_placeholder(&self) -> String {
+        match self {
+            Ty::String => "<string>".into(),
+            Ty::Int => "<integer>".into(),
+            Ty::Decimal => "<number>".into(),
+            Ty::Bool => "<boolean>".into(),
+            Ty::Date => "\"<date YYYY-MM-DD>\"".into(),
+            Ty::Datetime => "\"<datetime>\"".into(),
+            Ty::Null => "null".into(),
+            Ty::Any | Ty::Error => "<any value>".into(),
+            Ty::Optional(inner) => inner.json_placeholder(),
+            Ty::List(inner) => format!("[{}]", inner.json_placeholder()),
+            Ty::Record(fields) => {
+                let shown: Vec<String> = fields
+                    .iter()
+                    .filter(|f| !f.optional)
+                    .map(|f| format!("{:?}: {}", f.name, f.ty.json_placeholder()))
+                    .collect();
+                format!("{{{}}}", shown.join(", "))
+            }
+            Ty::Enum(values) => match &**values {
+                [one] => format!("{one:?}"),
+                _ => {
+                    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+                    format!("<one of {}>", quoted.join(", "))
+                }
+            },
         }
     }
 

@@ -325,7 +325,8 @@ pub fn natural_value(lit: &Literal) -> Result<Value, LiteralError> {
 ///
 /// A string is accepted where a `date` or `datetime` is expected when its
 /// text is one (the JSON form writes dates as strings); an `int` literal is
-/// accepted where a `decimal` is. Returns the value and its own type (an
+/// accepted where a `decimal` is, and a `decimal` without a fraction
+/// (`5.0`) where an `int` is. Returns the value and its own type (an
 /// enum value keeps the enum type).
 pub fn literal_value(lit: &Literal, expected: &Ty) -> Result<(Value, Ty), LiteralError> {
     match (expected, lit) {
@@ -345,6 +346,14 @@ pub fn literal_value(lit: &Literal, expected: &Ty) -> Result<(Value, Ty), Litera
             }
         }
         (Ty::Int, Literal::Int(t)) => Ok((Value::Int(parse_int(t)?), Ty::Int)),
+        // JSON Schema counts `5.0` as an integer: a decimal literal with no
+        // fraction is the integer it names.
+        (Ty::Int, Literal::Decimal(t)) => match parse_decimal(t) {
+            Ok(d) if d.fract().is_zero() => i64::try_from(d)
+                .map(|i| (Value::Int(i), Ty::Int))
+                .map_err(|_| LiteralError::IntOverflow),
+            _ => Err(LiteralError::Mismatch),
+        },
         (Ty::Decimal, Literal::Int(t) | Literal::Decimal(t)) => {
             Ok((Value::Decimal(parse_decimal(t)?), Ty::Decimal))
         }

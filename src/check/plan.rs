@@ -286,6 +286,17 @@ impl<'a> Checker<'a, '_> {
                 }
                 self.report(i, d);
             }
+            if let Some((t, at)) = tool.and_then(|t| t.degraded.map(|at| (t, at))) {
+                let d = Diagnostic::new(
+                    Code::E0111,
+                    step.tool.span,
+                    format!("`{}` cannot be called: its catalogue schema could not be read", t.name),
+                )
+                .with_label("schema not understood")
+                .with_secondary(at, format!("planc could not map this part of `{}`", t.name))
+                .with_help("fix the tool's schema in the catalogue (see the W0501 warning there), or call another tool");
+                self.report(i, d);
+            }
             self.tools.push(tool);
             let rule = match (tool, self.env.policy) {
                 (Some(t), Some(p)) => p.rule(&t.name),
@@ -470,7 +481,9 @@ impl<'a> Checker<'a, '_> {
 
     fn check_step(&mut self, i: usize, step: &'a ast::Step, binds: Vec<usize>) -> CheckedStep {
         let tool = self.tool(i);
-        let args = self.check_args(i, step, tool);
+        // A degraded tool's parameters are not known: its one E0111 is
+        // all a call gets, never knock-on argument errors.
+        let args = self.check_args(i, step, tool.filter(|t| t.degraded.is_none()));
         let mut posts = Vec::new();
         let mut on_unmet: Option<&Spanned<ast::OnUnmet>> = None;
         let mut retry: Option<&Spanned<u64>> = None;

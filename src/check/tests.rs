@@ -111,6 +111,7 @@ fn tool(
         effect: Some(Spanned::new(effect, sp())),
         idempotent: idem.then(sp),
         untrusted: untrusted.then(sp),
+        degraded: None,
         span: sp(),
     })
 }
@@ -192,6 +193,7 @@ fn step(n: &str, t: &str, args: Vec<(&str, Expr)>, clauses: Vec<Clause>) -> Step
                 span: sp(),
             })
             .collect(),
+        json_args: None,
         clauses,
         span: sp(),
     }
@@ -683,13 +685,15 @@ fn unknown_binding_and_after() {
             vec![after(&["reslove"])],
         ),
     ]);
-    assert_eq!(codes(&out), vec![Code::W0403, Code::E0105, Code::E0108]);
+    // One mistake, one message: the misspelt reference's E0105 suggests
+    // `account_id`, which is therefore not also "never used" (W0403).
+    assert_eq!(codes(&out), vec![Code::E0105, Code::E0108]);
     assert_eq!(
-        out.diagnostics[1].help.as_deref(),
+        out.diagnostics[0].help.as_deref(),
         Some("did you mean `account_id`?")
     );
     assert_eq!(
-        out.diagnostics[2].help.as_deref(),
+        out.diagnostics[1].help.as_deref(),
         Some("did you mean `resolve`?")
     );
 }

@@ -55,6 +55,7 @@ codes! {
     E0106 Error "forward reference: the name is bound by a later step";
     E0107 Error "self reference: a step refers to its own binding";
     E0108 Error "unknown step in `after`, or an ordering cycle";
+    E0111 Error "step calls a tool whose catalogue schema could not be read";
     E0201 Error "argument type mismatch";
     E0202 Error "`bind` or `post` path does not exist in the tool's result type";
     E0203 Error "ill-typed probe";
@@ -76,6 +77,8 @@ codes! {
     W0403 Warning "binding never used";
     W0404 Warning "data from an untrusted tool flows into an argument of a `write` tool";
     W0406 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
+    W0501 Warning "catalogue schema not understood: the tool is imported with `any` there";
+    W0502 Warning "catalogue schema read loosely: an unknown keyword or a constraint not enforced";
 }
 
 impl Code {

@@ -21,6 +21,7 @@ pub fn page(code: Code) -> &'static str {
         Code::E0106 => include_str!("../../docs/explain/E0106.md"),
         Code::E0107 => include_str!("../../docs/explain/E0107.md"),
         Code::E0108 => include_str!("../../docs/explain/E0108.md"),
+        Code::E0111 => include_str!("../../docs/explain/E0111.md"),
         Code::E0201 => include_str!("../../docs/explain/E0201.md"),
         Code::E0202 => include_str!("../../docs/explain/E0202.md"),
         Code::E0203 => include_str!("../../docs/explain/E0203.md"),
@@ -42,6 +43,8 @@ pub fn page(code: Code) -> &'static str {
         Code::E0604 => include_str!("../../docs/explain/E0604.md"),
         Code::E0605 => include_str!("../../docs/explain/E0605.md"),
         Code::W0406 => include_str!("../../docs/explain/W0406.md"),
+        Code::W0501 => include_str!("../../docs/explain/W0501.md"),
+        Code::W0502 => include_str!("../../docs/explain/W0502.md"),
     }
 }
 
@@ -54,11 +57,25 @@ pub fn examples(page: &str) -> (Option<String>, Option<String>) {
     )
 }
 
-/// The block under `## Configured`, when a page has one: the catalogue and
-/// policy its examples are checked against, as `planc.toml` would name
-/// them (E0005 exists only when the roles are fixed by configuration).
-pub fn configured(page: &str) -> Option<String> {
-    section_block(page, "## Configured")
+/// The files a page's examples run against, when they need their own: the
+/// block under `## Configured` (a `.plan` file named as both catalogue and
+/// policy, as `planc.toml` would name it: E0005 exists only when the roles
+/// are fixed by configuration), and the JSON blocks under `## Catalogue`
+/// and `## Policy`.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    pub configured: Option<String>,
+    pub catalogue: Option<String>,
+    pub policy: Option<String>,
+}
+
+/// The [`Context`] of a page.
+pub fn context(page: &str) -> Context {
+    Context {
+        configured: section_block(page, "## Configured"),
+        catalogue: section_block(page, "## Catalogue"),
+        policy: section_block(page, "## Policy"),
+    }
 }
 
 fn section_block(page: &str, heading: &str) -> Option<String> {

@@ -82,6 +82,10 @@ pub struct ToolDecl {
     pub effect: Option<Spanned<Effect>>,
     pub idempotent: Option<Span>,
     pub untrusted: Option<Span>,
+    /// Where a catalogue entry's schema could not be fully mapped (W0501,
+    /// already reported): the tool is imported, but a step calling it is
+    /// an error (E0111). Always `None` for a `tool` declaration in text.
+    pub degraded: Option<Span>,
     pub span: Span,
 }
 
@@ -278,6 +282,9 @@ pub struct Step {
     pub name: Name,
     pub tool: Name,
     pub args: Vec<Arg>,
+    /// In a JSON plan, the step's `args` object (the step object when it has
+    /// none): where a missing argument is reported. `None` in text.
+    pub json_args: Option<Span>,
     pub clauses: Vec<Clause>,
     pub span: Span,
 }

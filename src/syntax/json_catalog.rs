@@ -13,31 +13,44 @@
 //! parameters, strict}}`) or the responses shape (`{"type": "function",
 //! name, description, parameters, strict}`).
 //!
-//! JSON Schema maps onto the plan language's types: `string` (`format:
-//! date` is `date`, `format: date-time` is `datetime`), `integer` is `int`,
-//! `number` is `decimal`, `boolean` is `bool`, `null`, `array` with `items`
-//! is a list, `object` with `properties` is a record (a property not in
-//! `required` is optional), `enum` or `const` of strings is an enum, `type:
-//! [T, "null"]` and `anyOf`/`oneOf` of one type and `null` are optional, and a
-//! schema with no type constraint (`{}`) is `any`, as is an `object` that
-//! declares no properties (the language has no map type).
+//! JSON Schema maps onto the plan language's types as `docs/catalogs.md`
+//! says: `string` (`format: date` is `date`, `format: date-time` is
+//! `datetime`), `integer` is `int`, `number` is `decimal`, `boolean` is
+//! `bool`, `null`, `array` with `items` is a list, `object` with
+//! `properties` is a record (a property not in `required` is optional),
+//! `enum` or `const` of strings is an enum, `type: [T, "null"]` and
+//! `anyOf`/`oneOf` of one type and `null` are optional, and a schema with no
+//! type constraint (`{}`) is `any`, as is an `object` that declares no
+//! properties (the language has no map type).
 //!
 //! Keywords that only narrow a value (`minimum`, `maxLength`, `pattern`, …)
 //! are accepted but not enforced: the tool validates its own input.
-//! Annotations (`title`, `examples`, …) are ignored. Every other keyword
-//! (`$ref`, `allOf`, `oneOf` of several types, `patternProperties`, an
-//! `additionalProperties` schema, numeric enums, …) is E0004 pointing at it:
-//! planc never widens what it cannot read into a silent `any`.
+//! Annotations (`title`, `examples`, …) are ignored.
+//!
+//! The catalogue is not planc's document, so it is read forward-compatibly
+//! and degrades per tool, never as a whole:
+//! - keys of a tool entry, its `annotations`, the list or the JSON-RPC
+//!   response that planc does not use (`execution`, `icons`, …) are ignored;
+//! - an unknown JSON Schema keyword is W0502 and ignored, and so is a
+//!   constraint planc reads more loosely than written (an enum of numbers
+//!   is its number type, a union of several types is `any`);
+//! - a schema planc cannot map (`$ref`, `allOf`, `not`, an ill-typed
+//!   keyword, …) is W0501 on the keyword: the tool is imported with `any`
+//!   there, and a step that calls it is E0111 (the checker's).
+//!
+//! A document that is not a tool list at all, or a tool entry without a
+//! name, stays E0004.
 //!
 //! Effects: `readOnlyHint: true` makes a `read` tool, anything else
-//! `write` (OpenAI tools have no hints: they are `write`);
-//! `idempotentHint: true` makes it idempotent; `openWorldHint: true` marks
-//! its output untrusted. The protocol defaults `openWorldHint` to true when
-//! it is absent; planc marks a tool untrusted only on an explicit `true`
-//! (most servers omit the hint, and W0404 on every tool would be noise), and
-//! a policy says `untrusted` (or `untrusted false`) where it knows better
-//! (docs/threat-model.md). A parameter not in `required` is optional; one with
-//! a `default` gets that default.
+//! `write` (OpenAI tools have no hints: they are `write`, unless the policy
+//! says otherwise); `idempotentHint: true` makes it idempotent;
+//! `openWorldHint: true` marks its output untrusted. The protocol defaults
+//! `openWorldHint` to true when it is absent; planc marks a tool untrusted
+//! only on an explicit `true` (most servers omit the hint, and W0404 on
+//! every tool would be noise), and a policy says `untrusted` (or `untrusted
+//! false`) where it knows better (docs/threat-model.md). A parameter not in
+//! `required` is optional; one with a `default` gets that default, and one
+//! whose default is `null` is optional.
 
 use super::ast::{
     Doc, Effect, Expr, Field, Item, Module, Name, Param, Prim, ToolDecl, Type, TypeKind,
@@ -45,10 +58,11 @@ use super::ast::{
 use super::json::{Json, Member, Value};
 use super::json_plan::plain_expr;
 use super::json_reader::Reader;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::source::{Span, Spanned};
 use crate::suggest;
 
+/// The keys of an MCP tool entry planc knows; the reader ignores others.
 pub(crate) const MCP_TOOL_KEYS: &[&str] = &[
     "name",
     "title",
@@ -89,6 +103,7 @@ pub(crate) const MAPPED: &[&str] = &[
     "type",
     "format",
     "items",
+    "prefixItems",
     "properties",
     "required",
     "enum",
@@ -129,8 +144,17 @@ pub(crate) const NARROWING: &[&str] = &[
     "maxProperties",
     "contentEncoding",
     "contentMediaType",
+    "additionalItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "dependentRequired",
 ];
-/// Keywords of JSON Schema that the types cannot express.
+/// Keywords of JSON Schema that the types cannot express: the schema
+/// degrades to `any` (W0501).
 const UNSUPPORTED: &[&str] = &[
     "$ref",
     "$defs",
@@ -144,17 +168,8 @@ const UNSUPPORTED: &[&str] = &[
     "then",
     "else",
     "patternProperties",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
     "dependentSchemas",
-    "dependentRequired",
     "dependencies",
-    "prefixItems",
-    "additionalItems",
-    "contains",
-    "minContains",
-    "maxContains",
 ];
 pub(crate) const TYPE_NAMES: &[&str] = &[
     "string", "integer", "number", "boolean", "null", "array", "object",
@@ -181,7 +196,7 @@ fn tool_list<'v, 'a>(r: &mut Reader<'_>, root: &'v Json<'a>) -> Option<&'v [Json
         return Some(items);
     }
     let list = if root.get("result").is_some() {
-        let f = r.fields(root, "a JSON-RPC response", RPC_KEYS)?;
+        let f = r.fields_open(root, "a JSON-RPC response", RPC_KEYS)?;
         f.get("result")?
     } else {
         root
@@ -191,7 +206,7 @@ fn tool_list<'v, 'a>(r: &mut Reader<'_>, root: &'v Json<'a>) -> Option<&'v [Json
     } else {
         "`result`"
     };
-    let f = r.fields(list, what, LIST_KEYS)?;
+    let f = r.fields_open(list, what, LIST_KEYS)?;
     match f.get("tools") {
         None => {
             r.missing_key(list.span, "tools", what);
@@ -231,9 +246,9 @@ fn tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
                 return None;
             }
             if t.get("function").is_some() {
-                let f = r.fields(t, "a function tool", CHAT_KEYS)?;
+                let f = r.fields_open(t, "a function tool", CHAT_KEYS)?;
                 let inner = f.get("function")?;
-                let g = r.fields(inner, "`function`", FUNCTION_KEYS)?;
+                let g = r.fields_open(inner, "`function`", FUNCTION_KEYS)?;
                 openai_tool(
                     r,
                     t,
@@ -243,7 +258,7 @@ fn tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
                     inner,
                 )
             } else {
-                let f = r.fields(t, "a function tool", RESPONSES_KEYS)?;
+                let f = r.fields_open(t, "a function tool", RESPONSES_KEYS)?;
                 openai_tool(
                     r,
                     t,
@@ -283,17 +298,36 @@ fn doc(r: &mut Reader<'_>, v: Option<&Json<'_>>) -> Doc {
     }
 }
 
-fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
-    let f = r.fields(t, "a tool", MCP_TOOL_KEYS)?;
-    let name = tool_name(r, t, &f.get("name"))?;
-    let doc = doc(r, f.get("description"));
-    let params = match f.get("inputSchema") {
-        Some(s) => params(r, s),
-        None => {
-            r.missing_key(t.span, "inputSchema", "a tool");
-            Vec::new()
+/// Turns what went wrong in a tool's entry since `mark` (E0004) into
+/// W0501 warnings: the tool is imported as far as it maps, and a step that
+/// calls it is refused by the checker (E0111). Returns where the first
+/// problem is, which that error points at.
+fn degrade(r: &mut Reader<'_>, mark: usize, tool: &str) -> Option<Span> {
+    let mut first = None;
+    for d in r.diags.iter_mut().skip(mark) {
+        if d.code != Code::E0004 {
+            continue;
         }
-    };
+        d.code = Code::W0501;
+        d.severity = Severity::Warning;
+        d.message = format!("tool `{tool}`: {}", d.message);
+        d.notes.push(format!(
+            "`{tool}` is imported with `any` here; a step that calls it is an error until its schema is fixed"
+        ));
+        first = first.or(Some(d.span));
+    }
+    first
+}
+
+fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
+    let f = r.fields_open(t, "a tool", MCP_TOOL_KEYS)?;
+    let name = tool_name(r, t, &f.get("name"))?;
+    let mark = r.diags.len();
+    let doc = doc(r, f.get("description"));
+    let params = f
+        .get("inputSchema")
+        .map(|s| params(r, s))
+        .unwrap_or_default();
     let result = match f.get("outputSchema") {
         Some(s) => schema_type(r, s),
         None => Spanned::new(TypeKind::Prim(Prim::Any), name.span),
@@ -301,7 +335,7 @@ fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
     let mut effect = Spanned::new(Effect::Write, name.span);
     let (mut idempotent, mut untrusted) = (None, None);
     if let Some(a) = f.get("annotations")
-        && let Some(af) = r.fields(a, "`annotations`", ANNOTATION_KEYS)
+        && let Some(af) = r.fields_open(a, "`annotations`", ANNOTATION_KEYS)
     {
         let hint = |r: &mut Reader<'_>, key: &str| {
             af.get(key)
@@ -319,11 +353,8 @@ fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
         }
         idempotent = hint(r, "idempotentHint").and_then(|(b, s)| b.then_some(s));
         untrusted = hint(r, "openWorldHint").and_then(|(b, s)| b.then_some(s));
-        let _ = hint(r, "destructiveHint");
-        if let Some(v) = af.get("title") {
-            r.string("title", v);
-        }
     }
+    let degraded = degrade(r, mark, &name.node);
     Some(ToolDecl {
         doc,
         name,
@@ -332,6 +363,7 @@ fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
         effect: Some(effect),
         idempotent,
         untrusted,
+        degraded,
         span: t.span,
     })
 }
@@ -345,8 +377,10 @@ fn openai_tool(
     holder: &Json<'_>,
 ) -> Option<ToolDecl> {
     let name = tool_name(r, holder, name)?;
+    let mark = r.diags.len();
     let doc = doc(r, description);
     let params = parameters.map(|s| params(r, s)).unwrap_or_default();
+    let degraded = degrade(r, mark, &name.node);
     Some(ToolDecl {
         doc,
         result: Spanned::new(TypeKind::Prim(Prim::Any), name.span),
@@ -355,6 +389,7 @@ fn openai_tool(
         params,
         idempotent: None,
         untrusted: None,
+        degraded,
         span: t.span,
     })
 }
@@ -394,7 +429,15 @@ fn params(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Param> {
         );
         return Vec::new();
     }
-    for key in ["anyOf", "oneOf", "enum", "const", "items", "format"] {
+    for key in [
+        "anyOf",
+        "oneOf",
+        "enum",
+        "const",
+        "items",
+        "prefixItems",
+        "format",
+    ] {
         if let Some(m) = s
             .as_object()
             .and_then(|ms| ms.iter().find(|m| m.key == key))
@@ -433,10 +476,7 @@ fn params(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Param> {
 /// Wraps a type as optional, unless it already is.
 fn optional(ty: Type) -> Type {
     match ty.node {
-        TypeKind::Optional(_)
-        | TypeKind::Error
-        | TypeKind::Prim(Prim::Any)
-        | TypeKind::Prim(Prim::Null) => ty,
+        TypeKind::Optional(_) | TypeKind::Error | TypeKind::Prim(Prim::Null) => ty,
         _ => {
             let span = ty.span;
             Spanned::new(TypeKind::Optional(Box::new(ty)), span)
@@ -444,7 +484,17 @@ fn optional(ty: Type) -> Type {
     }
 }
 
-/// Reports the keywords of a schema object that are unsupported or unknown;
+/// W0502: a part of a schema planc reads more loosely than it is written.
+fn loosely(r: &mut Reader<'_>, at: Span, message: String, label: &str, help: &str) {
+    r.report(
+        Diagnostic::new(Code::W0502, at, message)
+            .with_label(label)
+            .with_help(help),
+    );
+}
+
+/// Reports the keywords of a schema object that are unsupported (E0004,
+/// which the tool's reader turns into W0501) or unknown (W0502, ignored);
 /// `false` when the schema cannot be read.
 fn check_keys(r: &mut Reader<'_>, s: &Json<'_>) -> bool {
     let Some(members) = s.as_object() else {
@@ -461,15 +511,19 @@ fn check_keys(r: &mut Reader<'_>, s: &Json<'_>) -> bool {
             continue;
         }
         seen.push(m);
-        if MAPPED.contains(&key) || ANNOTATIONS.contains(&key) || NARROWING.contains(&key) {
+        if MAPPED.contains(&key)
+            || ANNOTATIONS.contains(&key)
+            || NARROWING.contains(&key)
+            || key.starts_with("x-")
+        {
             continue;
         }
-        ok = false;
         if UNSUPPORTED.contains(&key) {
+            ok = false;
             let help = match key {
                 "$ref" | "$defs" | "definitions" => "write the referenced schema inline",
                 "allOf" => "merge the schemas into one object schema",
-                "patternProperties" | "propertyNames" => "name the properties in `properties`",
+                "patternProperties" => "name the properties in `properties`",
                 _ => "the catalogue supports the JSON Schema subset that maps onto planc's types",
             };
             r.report(
@@ -490,9 +544,9 @@ fn check_keys(r: &mut Reader<'_>, s: &Json<'_>) -> bool {
                 .copied();
             let near = suggest::nearest(key, known);
             let mut d = Diagnostic::new(
-                Code::E0004,
+                Code::W0502,
                 m.key_span,
-                format!("unknown JSON Schema keyword `{key}`"),
+                format!("unknown JSON Schema keyword `{key}` is ignored"),
             )
             .with_label("unknown keyword");
             if let Some(help) = suggest::did_you_mean(&near) {
@@ -512,14 +566,12 @@ fn properties(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Property> {
     if let Some(ap) = s.get("additionalProperties")
         && !matches!(ap.value, Value::Bool(_))
     {
-        r.report(
-            Diagnostic::new(
-                Code::E0004,
-                ap.span,
-                "an `additionalProperties` schema is not supported",
-            )
-            .with_label("a schema for extra properties")
-            .with_help("planc records have named fields only: list the properties, or write `true` or `false`"),
+        loosely(
+            r,
+            ap.span,
+            "extra properties are not typed: an `additionalProperties` schema is ignored".into(),
+            "a schema for extra properties",
+            "planc records have named fields only: a field outside `properties` is refused",
         );
     }
     let props: Vec<&Member<'_>> = match s.get("properties") {
@@ -566,9 +618,17 @@ fn properties(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Property> {
     props
         .into_iter()
         .map(|m| {
-            let ty = schema_type(r, &m.value);
+            let mut ty = schema_type(r, &m.value);
             let doc = doc_of(r, &m.value);
-            let default = m.value.get("default").map(|d| plain_expr(r, d));
+            let default = match m.value.get("default") {
+                // `= None`: the parameter may be left out or given `null`.
+                Some(d) if matches!(d.value, Value::Null) => {
+                    ty = optional(ty);
+                    Some(plain_expr(r, d))
+                }
+                Some(d) => Some(plain_expr(r, d)),
+                None => None,
+            };
             Property {
                 doc,
                 name: Spanned::new(m.key.to_string(), m.key_text_span()),
@@ -585,24 +645,36 @@ fn doc_of(r: &mut Reader<'_>, schema: &Json<'_>) -> Doc {
     doc(r, schema.get("description"))
 }
 
-fn error_type(span: Span) -> Type {
-    Spanned::new(TypeKind::Error, span)
+/// The type of a schema planc could not map: `any`, after the E0004 that
+/// the tool's reader turns into W0501.
+fn unmapped(span: Span) -> Type {
+    any(span)
 }
 
-/// A JSON Schema as a type of the plan language; `TypeKind::Error` after an
-/// E0004 when it is outside the subset that maps.
+fn any(span: Span) -> Type {
+    Spanned::new(TypeKind::Prim(Prim::Any), span)
+}
+
+/// A JSON Schema as a type of the plan language; `any` after an E0004 when
+/// it is outside the subset that maps.
 fn schema_type(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
+    schema_type_as(r, s, None)
+}
+
+/// [`schema_type`], with the `type` of an enclosing `anyOf`/`oneOf` for an
+/// alternative that names none.
+fn schema_type_as(r: &mut Reader<'_>, s: &Json<'_>, outer: Option<&str>) -> Type {
     let span = s.span;
     match &s.value {
-        Value::Bool(true) => return Spanned::new(TypeKind::Prim(Prim::Any), span),
+        Value::Bool(true) => return any(span),
         Value::Object(_) => {}
         _ => {
             r.ill_typed("a schema", s, "an object");
-            return error_type(span);
+            return unmapped(span);
         }
     }
     if !check_keys(r, s) {
-        return error_type(span);
+        return unmapped(span);
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(alts) = s.get(key) {
@@ -610,23 +682,11 @@ fn schema_type(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
         }
     }
     if let Some(c) = s.get("const") {
-        return match c.as_str() {
-            Some(v) => Spanned::new(
-                TypeKind::Enum(vec![Spanned::new(v.to_string(), c.span)]),
-                span,
-            ),
-            None => {
-                r.report(
-                    Diagnostic::new(Code::E0004, c.span, "only a string `const` is supported")
-                        .with_label(format!("{} here", c.kind_name()))
-                        .with_help("planc's enums are sets of strings"),
-                );
-                error_type(span)
-            }
-        };
+        let one = std::slice::from_ref(c);
+        return literal_set(r, s, c, one, outer);
     }
     let types: Vec<(&str, Span)> = match s.get("type") {
-        None => Vec::new(),
+        None => outer.map(|o| vec![(o, span)]).unwrap_or_default(),
         Some(t) => match &t.value {
             Value::String(name) => vec![(&**name, t.span)],
             Value::Array(items) => {
@@ -636,7 +696,7 @@ fn schema_type(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
                         Some(n) => names.push((n, i.span)),
                         None => {
                             r.ill_typed("an element of `type`", i, "a type name");
-                            return error_type(span);
+                            return unmapped(span);
                         }
                     }
                 }
@@ -644,7 +704,7 @@ fn schema_type(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
             }
             _ => {
                 r.ill_typed("`type`", t, "a type name or an array of them");
-                return error_type(span);
+                return unmapped(span);
             }
         },
     };
@@ -661,7 +721,7 @@ fn schema_type(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
                 d = d.with_help(help);
             }
             r.report(d);
-            return error_type(span);
+            return unmapped(span);
         }
     }
     let nullable = types.iter().any(|(n, _)| *n == "null");
@@ -671,48 +731,139 @@ fn schema_type(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
         [] => untyped(r, s),
         [(name, _)] => typed(r, s, name),
         [_, (_, second), ..] => {
-            r.report(
-                Diagnostic::new(
-                    Code::E0004,
-                    *second,
-                    "a union of several types is not supported",
-                )
-                .with_label("second type")
-                .with_help("planc types are one type, optionally with `null`"),
-            );
-            return error_type(span);
+            let tys: Vec<Type> = non_null.iter().map(|(n, _)| typed(r, s, n)).collect();
+            join(r, tys, *second, span)
         }
     };
     if nullable { optional(base) } else { base }
 }
 
-/// A schema with no `type`: an enum, a record, a list, or `any` when nothing
-/// constrains it.
+/// One type for several: the type itself when they all agree (with enums
+/// merged), else `any` with a W0502 at `at`.
+fn join(r: &mut Reader<'_>, tys: Vec<Type>, at: Span, span: Span) -> Type {
+    let mut nullable = false;
+    let mut out: Option<Type> = None;
+    for ty in tys {
+        let ty = match ty.node {
+            TypeKind::Optional(inner) => {
+                nullable = true;
+                *inner
+            }
+            TypeKind::Prim(Prim::Null) => {
+                nullable = true;
+                continue;
+            }
+            _ => ty,
+        };
+        out = match (out, ty) {
+            (None, t) => Some(t),
+            (Some(a), b) if same_type(&a, &b) => Some(a),
+            (Some(a), b) => match (a.node, b.node) {
+                (TypeKind::Enum(mut x), TypeKind::Enum(y)) => {
+                    x.extend(y);
+                    Some(Spanned::new(TypeKind::Enum(x), span))
+                }
+                (TypeKind::Prim(Prim::Any), _) | (_, TypeKind::Prim(Prim::Any)) => {
+                    return any(span);
+                }
+                (TypeKind::Enum(_), TypeKind::Prim(Prim::String))
+                | (TypeKind::Prim(Prim::String), TypeKind::Enum(_)) => {
+                    Some(Spanned::new(TypeKind::Prim(Prim::String), span))
+                }
+                (TypeKind::Record(x), TypeKind::Record(y)) => Some(join_records(r, x, y, at, span)),
+                (TypeKind::List(x), TypeKind::List(y)) => {
+                    let elem = join(r, vec![*x, *y], at, span);
+                    Some(Spanned::new(TypeKind::List(Box::new(elem)), span))
+                }
+                (TypeKind::Prim(Prim::Int), TypeKind::Prim(Prim::Decimal))
+                | (TypeKind::Prim(Prim::Decimal), TypeKind::Prim(Prim::Int)) => {
+                    Some(Spanned::new(TypeKind::Prim(Prim::Decimal), span))
+                }
+                _ => {
+                    loosely(
+                        r,
+                        at,
+                        "a union of several types is read as `any`".into(),
+                        "another type",
+                        "planc checks one type, optionally with `null`: a value of any type is accepted here",
+                    );
+                    return any(span);
+                }
+            },
+        };
+    }
+    match out {
+        Some(t) if nullable => optional(Spanned::new(t.node, span)),
+        Some(t) => Spanned::new(t.node, span),
+        None if nullable => Spanned::new(TypeKind::Prim(Prim::Null), span),
+        None => any(span),
+    }
+}
+
+/// Two alternative records as one: a field of both has both types joined,
+/// a field of only one is optional.
+fn join_records(r: &mut Reader<'_>, a: Vec<Field>, b: Vec<Field>, at: Span, span: Span) -> Type {
+    let mut out: Vec<Field> = Vec::with_capacity(a.len().max(b.len()));
+    let mut rest = b;
+    for f in a {
+        match rest.iter().position(|g| g.name.node == f.name.node) {
+            Some(i) => {
+                let g = rest.remove(i);
+                let ty = join(r, vec![f.ty, g.ty], at, f.span);
+                out.push(Field {
+                    optional: f.optional || g.optional,
+                    ty,
+                    ..f
+                });
+            }
+            None => out.push(Field {
+                optional: true,
+                ..f
+            }),
+        }
+    }
+    out.extend(rest.into_iter().map(|g| Field {
+        optional: true,
+        ..g
+    }));
+    Spanned::new(TypeKind::Record(out), span)
+}
+
+/// Whether two types are the same, spans aside.
+fn same_type(a: &Type, b: &Type) -> bool {
+    crate::catalog::Ty::from_ast(a) == crate::catalog::Ty::from_ast(b)
+}
+
+/// A schema with no `type`: an enum, a record, a list, a formatted string,
+/// or `any` when nothing constrains it.
 fn untyped(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
-    if s.get("enum").is_some() {
-        return typed(r, s, "string");
+    if let Some(e) = s.get("enum") {
+        let Some(items) = e.as_array() else {
+            r.ill_typed("`enum`", e, "an array of values");
+            return unmapped(s.span);
+        };
+        return literal_set(r, s, e, items, None);
     }
     if s.get("properties").is_some() {
         return typed(r, s, "object");
     }
-    if s.get("items").is_some() {
+    if s.get("items").is_some() || s.get("prefixItems").is_some() {
         return typed(r, s, "array");
     }
-    if let Some(f) = s.get("format") {
-        r.report(
-            Diagnostic::new(Code::E0004, f.span, "`format` without `type`")
-                .with_label("format of what?")
-                .with_help("add `\"type\": \"string\"`"),
-        );
-        return error_type(s.span);
+    if s.get("format").is_some() {
+        return typed(r, s, "string");
     }
-    Spanned::new(TypeKind::Prim(Prim::Any), s.span)
+    any(s.span)
 }
 
 fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
     let span = s.span;
     if let Some(e) = s.get("enum") {
-        return enum_type(r, s, e, name);
+        let Some(items) = e.as_array() else {
+            r.ill_typed("`enum`", e, "an array of values");
+            return unmapped(span);
+        };
+        return literal_set(r, s, e, items, Some(name));
     }
     let prim = |p| Spanned::new(TypeKind::Prim(p), span);
     match name {
@@ -721,7 +872,7 @@ fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
             Some((_, Some("date-time"))) => prim(Prim::Datetime),
             Some((f, None)) => {
                 r.ill_typed("`format`", f, "a string");
-                error_type(span)
+                unmapped(span)
             }
             _ => prim(Prim::String),
         },
@@ -729,31 +880,32 @@ fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
         "number" => prim(Prim::Decimal),
         "boolean" => prim(Prim::Bool),
         "null" => prim(Prim::Null),
-        "array" => match s.get("items") {
-            None => Spanned::new(
-                TypeKind::List(Box::new(Spanned::new(TypeKind::Prim(Prim::Any), span))),
-                span,
-            ),
-            Some(items) if items.as_array().is_some() => {
-                r.report(
-                    Diagnostic::new(Code::E0004, items.span, "tuple `items` is not supported")
-                        .with_label("an array of schemas")
-                        .with_help("planc lists hold one type: give `items` one schema"),
-                );
-                error_type(span)
-            }
-            Some(items) => Spanned::new(TypeKind::List(Box::new(schema_type(r, items))), span),
-        },
+        "array" => {
+            let tuple = match (s.get("prefixItems"), s.get("items")) {
+                (Some(p), _) => Some(p),
+                (None, Some(items)) if items.as_array().is_some() => Some(items),
+                _ => None,
+            };
+            let elem = match (tuple, s.get("items")) {
+                (Some(t), _) => match t.as_array() {
+                    Some(schemas) => {
+                        let tys: Vec<Type> = schemas.iter().map(|i| schema_type(r, i)).collect();
+                        join(r, tys, t.span, t.span)
+                    }
+                    None => {
+                        r.ill_typed("`prefixItems`", t, "an array of schemas");
+                        unmapped(t.span)
+                    }
+                },
+                (None, Some(items)) => schema_type(r, items),
+                (None, None) => any(span),
+            };
+            Spanned::new(TypeKind::List(Box::new(elem)), span)
+        }
         _ => {
             // "object"
             if s.get("properties").is_none() {
-                if let Some(ap) = s.get("additionalProperties")
-                    && !matches!(ap.value, Value::Bool(_))
-                {
-                    properties(r, s);
-                    return error_type(span);
-                }
-                return Spanned::new(TypeKind::Prim(Prim::Any), span);
+                return any(span);
             }
             let fields = properties(r, s)
                 .into_iter()
@@ -770,64 +922,94 @@ fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
     }
 }
 
-fn enum_type(r: &mut Reader<'_>, s: &Json<'_>, e: &Json<'_>, name: &str) -> Type {
+/// `enum` or `const`: a string enum, or, for other values, the type they
+/// share with a W0502 that the set itself is not enforced.
+fn literal_set(
+    r: &mut Reader<'_>,
+    s: &Json<'_>,
+    e: &Json<'_>,
+    items: &[Json<'_>],
+    name: Option<&str>,
+) -> Type {
     let span = s.span;
-    let Some(items) = e.as_array() else {
-        r.ill_typed("`enum`", e, "an array of strings");
-        return error_type(span);
-    };
-    if name != "string" {
-        let at = s.get("type").map(|t| t.span).unwrap_or(e.span);
-        r.report(
-            Diagnostic::new(
-                Code::E0004,
-                at,
-                format!("an enum of type `{name}` is not supported"),
-            )
-            .with_label("not a string enum")
-            .with_help("planc's enums are sets of strings"),
-        );
-        return error_type(span);
-    }
-    let mut values = Vec::with_capacity(items.len());
+    let mut strings = Vec::with_capacity(items.len());
+    let mut others: Vec<Type> = Vec::new();
     let mut nullable = false;
     for item in items {
         match &item.value {
-            Value::String(v) => values.push(Spanned::new(v.to_string(), item.span)),
+            Value::String(v) => strings.push(Spanned::new(v.to_string(), item.span)),
             Value::Null => nullable = true,
-            _ => {
+            Value::Bool(_) => others.push(Spanned::new(TypeKind::Prim(Prim::Bool), item.span)),
+            Value::Number(n) => {
+                let p = if n.bytes().all(|c| c.is_ascii_digit() || c == b'-') {
+                    Prim::Int
+                } else {
+                    Prim::Decimal
+                };
+                others.push(Spanned::new(TypeKind::Prim(p), item.span));
+            }
+            Value::Array(_) | Value::Object(_) => others.push(any(item.span)),
+        }
+    }
+    if strings.is_empty() && others.is_empty() && !nullable {
+        r.report(
+            Diagnostic::new(Code::E0004, e.span, "an enum needs at least one value")
+                .with_label("no values"),
+        );
+        return unmapped(span);
+    }
+    let ty = if others.is_empty() {
+        if strings.is_empty() {
+            Spanned::new(TypeKind::Prim(Prim::Null), span)
+        } else {
+            if let Some(n) = name.filter(|n| *n != "string") {
+                let at = s.get("type").map(|t| t.span).unwrap_or(e.span);
                 r.report(
                     Diagnostic::new(
                         Code::E0004,
-                        item.span,
-                        format!("an enum value must be a string, found {}", item.kind_name()),
+                        at,
+                        format!("an enum of strings cannot have type `{n}`"),
                     )
-                    .with_label("not a string")
-                    .with_help("planc's enums are sets of strings: numeric and boolean enums are not supported"),
+                    .with_label("not `string`"),
                 );
-                return error_type(span);
+                return unmapped(span);
             }
+            Spanned::new(TypeKind::Enum(strings), span)
         }
-    }
-    if values.is_empty() {
-        r.report(
-            Diagnostic::new(Code::E0004, e.span, "an enum needs at least one string")
-                .with_label("no strings"),
-        );
-        return error_type(span);
-    }
-    let ty = Spanned::new(TypeKind::Enum(values), span);
+    } else {
+        let mut tys = others;
+        if !strings.is_empty() {
+            tys.push(Spanned::new(TypeKind::Prim(Prim::String), span));
+        }
+        let joined = join(r, tys, e.span, span);
+        let what = if items.len() == 1 { "const" } else { "enum" };
+        if !matches!(joined.node, TypeKind::Prim(Prim::Any)) {
+            loosely(
+                r,
+                e.span,
+                format!(
+                    "the values of this {what} are not enforced: read as `{}`",
+                    crate::catalog::Ty::from_ast(&joined)
+                ),
+                "values planc does not check",
+                "planc's enums are sets of strings: any value of the type is accepted here",
+            );
+        }
+        joined
+    };
     if nullable { optional(ty) } else { ty }
 }
 
-/// `anyOf`/`oneOf`: one schema, optionally with `{"type": "null"}`.
+/// `anyOf`/`oneOf`: the alternatives joined into one type (`null` making it
+/// optional); a `type` beside them applies to each alternative that names
+/// none.
 fn union(r: &mut Reader<'_>, s: &Json<'_>, key: &str, alts: &Json<'_>) -> Type {
     let span = s.span;
     let Some(items) = alts.as_array() else {
         r.ill_typed(&format!("`{key}`"), alts, "an array of schemas");
-        return error_type(span);
+        return unmapped(span);
     };
-    for other in ["type", "properties", "items", "enum"] {
+    for other in ["properties", "items", "enum"] {
         if let Some(m) = s
             .as_object()
             .and_then(|ms| ms.iter().find(|m| m.key == other))
@@ -840,45 +1022,17 @@ fn union(r: &mut Reader<'_>, s: &Json<'_>, key: &str, alts: &Json<'_>) -> Type {
                 )
                 .with_label("move this into the alternatives"),
             );
-            return error_type(span);
+            return unmapped(span);
         }
     }
-    let is_null = |v: &Json<'_>| {
-        v.as_object().is_some_and(|ms| {
-            ms.iter()
-                .all(|m| m.key != "type" || m.value.as_str() == Some("null"))
-        }) && v.get("type").and_then(Json::as_str) == Some("null")
-    };
-    let nullable = items.iter().any(is_null);
-    let others: Vec<&Json<'_>> = items.iter().filter(|v| !is_null(v)).collect();
-    match others.as_slice() {
-        [] if nullable => Spanned::new(TypeKind::Prim(Prim::Null), span),
-        [one] => {
-            let ty = schema_type(r, one);
-            if nullable {
-                Spanned::new(optional(ty).node, span)
-            } else {
-                ty
-            }
-        }
-        [] => {
-            r.report(
-                Diagnostic::new(Code::E0004, alts.span, format!("an empty `{key}`"))
-                    .with_label("no schemas"),
-            );
-            error_type(span)
-        }
-        [_, second, ..] => {
-            r.report(
-                Diagnostic::new(
-                    Code::E0004,
-                    second.span,
-                    format!("`{key}` with several non-null schemas is not supported"),
-                )
-                .with_label("second alternative")
-                .with_help("planc types are one type, optionally with `null`"),
-            );
-            error_type(span)
-        }
+    if items.is_empty() {
+        r.report(
+            Diagnostic::new(Code::E0004, alts.span, format!("an empty `{key}`"))
+                .with_label("no schemas"),
+        );
+        return unmapped(span);
     }
+    let outer = s.get("type").and_then(Json::as_str);
+    let tys: Vec<Type> = items.iter().map(|a| schema_type_as(r, a, outer)).collect();
+    join(r, tys, alts.span, span)
 }

@@ -296,6 +296,7 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &HashMap<u64, usize>) ->
         name,
         tool,
         args,
+        json_args: Some(f.get("args").map_or(item.span, |v| v.span)),
         clauses,
         span: item.span,
     })

@@ -69,6 +69,29 @@ impl<'t> Reader<'t> {
         what: &str,
         allowed: &'static [&'static str],
     ) -> Option<Fields<'v, 'a>> {
+        self.read_fields(value, what, allowed, true)
+    }
+
+    /// [`Reader::fields`] for a document planc does not own (a tool
+    /// catalogue): keys outside `allowed` are ignored, so that what a
+    /// protocol adds next is read, not refused. Duplicate keys are still
+    /// E0004.
+    pub fn fields_open<'v, 'a>(
+        &mut self,
+        value: &'v Json<'a>,
+        what: &str,
+        allowed: &'static [&'static str],
+    ) -> Option<Fields<'v, 'a>> {
+        self.read_fields(value, what, allowed, false)
+    }
+
+    fn read_fields<'v, 'a>(
+        &mut self,
+        value: &'v Json<'a>,
+        what: &str,
+        allowed: &'static [&'static str],
+        closed: bool,
+    ) -> Option<Fields<'v, 'a>> {
         let Some(members) = value.as_object() else {
             self.ill_typed(what, value, "an object");
             return None;
@@ -84,7 +107,8 @@ impl<'t> Reader<'t> {
                     }
                     None => {}
                 },
-                None => self.unknown_key(m, what, allowed),
+                None if closed => self.unknown_key(m, what, allowed),
+                None => {}
             }
         }
         Some(Fields {
@@ -172,7 +196,20 @@ impl<'t> Reader<'t> {
     }
 
     /// E0004 for a key a shape requires, at the opening brace of `object`.
+    /// Nothing when an unknown key of the same object was already
+    /// reported with `key` as its suggestion (`"tol"`): one mistake, one
+    /// message.
     pub fn missing_key(&mut self, object: Span, key: &str, what: &str) {
+        let suggested = self.diags.iter().any(|d| {
+            d.span.file == object.file
+                && d.span.start >= object.start
+                && d.span.end <= object.end
+                && d.message.starts_with("unknown key")
+                && d.fixes.iter().any(|f| f.replacement == key)
+        });
+        if suggested {
+            return;
+        }
         let at = Span {
             end: object.start.saturating_add(1).min(object.end),
             ..object

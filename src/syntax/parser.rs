@@ -1176,6 +1176,7 @@ fn tool<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 effect,
                 idempotent,
                 untrusted,
+                degraded: None,
                 span,
             }
         })
@@ -1649,6 +1650,7 @@ fn step<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             name,
             tool,
             args,
+            json_args: None,
             clauses: clauses.unwrap_or_default(),
             span: sp(e),
         })

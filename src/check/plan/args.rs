@@ -12,6 +12,9 @@ impl<'a> Checker<'a, '_> {
     ) -> Vec<CheckedArg> {
         let mut out: Vec<CheckedArg> = Vec::with_capacity(step.args.len());
         let mut seen: HashMap<&str, Span> = HashMap::with_capacity(step.args.len());
+        // Parameters an unknown argument's E0102 already suggests: that one
+        // message says what is missing, so no E0103 repeats it.
+        let mut suggested: Vec<String> = Vec::new();
         for arg in &step.args {
             if let Some(first) = seen.get(arg.name.node.as_str()) {
                 let d = Diagnostic::new(
@@ -39,6 +42,9 @@ impl<'a> Checker<'a, '_> {
                         .filter(|p| !given.contains(p))
                         .collect();
                     let near = self.env.nearest(&arg.name.node, free.iter().copied());
+                    if let Some(best) = near.first() {
+                        suggested.push((*best).to_string());
+                    }
                     let mut d = Diagnostic::new(
                         Code::E0102,
                         arg.name.span,
@@ -75,7 +81,7 @@ impl<'a> Checker<'a, '_> {
         if let Some(t) = tool {
             let mut missing: Vec<&catalog::Param> = Vec::new();
             for p in &t.params {
-                if seen.contains_key(p.name.as_str()) {
+                if seen.contains_key(p.name.as_str()) || suggested.contains(&p.name) {
                     continue;
                 }
                 if p.required() {
@@ -97,13 +103,18 @@ impl<'a> Checker<'a, '_> {
             }
             if !missing.is_empty() && !self.env.damaged(step.span) {
                 let names: Vec<&str> = missing.iter().map(|p| p.name.as_str()).collect();
+                // A JSON plan is told where its `args` object is, and what
+                // to write there in JSON.
                 let shown: Vec<String> = missing
                     .iter()
-                    .map(|p| format!("{}: {}", p.name, p.ty))
+                    .map(|p| match step.json_args {
+                        Some(_) => format!("\"{}\": {}", p.name, p.ty.json_placeholder()),
+                        None => format!("{}: {}", p.name, p.ty),
+                    })
                     .collect();
                 let mut d = Diagnostic::new(
                     Code::E0103,
-                    step.tool.span,
+                    step.json_args.unwrap_or(step.tool.span),
                     format!(
                         "missing {} {} of `{}`",
                         plural(names.len(), "argument", "arguments"),
@@ -567,6 +578,15 @@ impl<'a> Checker<'a, '_> {
                 format!("refer to a name step `{name}` binds: {}", list_names(&bound))
             });
         } else {
+            // The binding it most likely meant is not "never used": its
+            // W0403 would be a second message for this one mistake.
+            if let Some(b) = near
+                .first()
+                .and_then(|n| self.binding_index.get(*n).copied())
+                .and_then(|b| self.bindings.get_mut(b))
+            {
+                b.uses += 1;
+            }
             d = policy::add_suggestion(d, &near, r.name.span);
             if near.is_empty() {
                 d = d.with_help("a reference names a binding of an earlier step: add `bind NAME = $...` to the step that produces the value");

@@ -512,8 +512,8 @@ fn property(doc: &Doc, ty: &Type) -> Result<Vec<(String, J)>> {
 }
 
 /// The input schema: an object schema, a parameter required unless it has
-/// a default or its type admits `null` (`T?`, `any`, `null`: the catalogue
-/// reader's rule, backwards; such a parameter is optional either way).
+/// a default or its type may be left out (`T?`, `null`: the catalogue's
+/// rule, [`crate::catalog::Ty::may_be_left_out`]).
 fn params_schema(params: &[Param]) -> Result<J> {
     let mut props = Keyed::new("parameter");
     let mut required = Vec::new();
@@ -521,10 +521,7 @@ fn params_schema(params: &[Param]) -> Result<J> {
         let mut s = property(&p.doc, &p.ty)?;
         if let Some(d) = &p.default {
             s.push(("default".to_string(), value_json(d, Place::Default)?));
-        } else if !matches!(
-            p.ty.node,
-            TypeKind::Optional(_) | TypeKind::Prim(Prim::Any | Prim::Null)
-        ) {
+        } else if !crate::catalog::Ty::from_ast(&p.ty).may_be_left_out() {
             required.push(str_j(&p.name.node));
         }
         props.push(&p.name, J::Obj(s))?;
