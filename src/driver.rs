@@ -76,15 +76,18 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
         SourceKind::Text => syntax::parse_text(file, &f.text),
         SourceKind::Json => {
             let (module, diags, pointers) = match role {
-                // A file given as a plan may be a catalogue or a policy
-                // checked on its own; one that is none of the three is read
-                // as a plan, whose shape errors say best what is missing.
+                // A file given as a plan may be a catalogue, a policy or a
+                // progress record checked on its own; one that is none of
+                // them is read as a plan, whose shape errors say best what is missing.
                 Role::Plan => {
                     syntax::read_with(file, &f.text, |text, root| match syntax::detect(root) {
                         Some(syntax::Shape::Catalog) => {
                             syntax::json_catalog::read_catalog(text, root)
                         }
                         Some(syntax::Shape::Policy) => syntax::json_policy::read_policy(text, root),
+                        Some(syntax::Shape::Progress) => {
+                            crate::progress::read::read_as_module(text, root)
+                        }
                         _ => syntax::json_plan::read_plan(text, root),
                     })
                 }

@@ -37,6 +37,11 @@ pub fn page(code: Code) -> &'static str {
         Code::W0403 => include_str!("../../docs/explain/W0403.md"),
         Code::W0404 => include_str!("../../docs/explain/W0404.md"),
         Code::W0406 => include_str!("../../docs/explain/W0406.md"),
+        Code::E0601 => include_str!("../../docs/explain/E0601.md"),
+        Code::E0602 => include_str!("../../docs/explain/E0602.md"),
+        Code::E0603 => include_str!("../../docs/explain/E0603.md"),
+        Code::E0604 => include_str!("../../docs/explain/E0604.md"),
+        Code::E0605 => include_str!("../../docs/explain/E0605.md"),
     }
 }
 

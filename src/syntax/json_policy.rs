@@ -195,6 +195,9 @@ fn scopes(r: &mut Reader<'_>, v: &Json<'_>) -> Vec<Name> {
     out
 }
 
+/// [`is_scope`] as a JSON Schema `pattern`.
+pub const SCOPE_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_*.\-]+)*$";
+
 /// A scope as the text form spells it: an identifier, then parts of
 /// letters, digits, `_`, `*`, `-` and `.` after each `:`.
 pub(crate) fn is_scope(s: &str) -> bool {
