@@ -260,7 +260,7 @@ fn header(h: &mut String, r: &Review<'_>, graph: &Graph) {
         code(&ir.source)
     );
     if !r.doc.trim().is_empty() {
-        let _ = writeln!(h, "<p class=\"doc\">{}</p>", esc(r.doc.trim()));
+        let _ = writeln!(h, "<p class=\"doc\">{}</p>", message(r.doc.trim()));
     }
     h.push_str("<dl class=\"facts\">\n");
     let _ = writeln!(
@@ -323,14 +323,21 @@ fn approve(h: &mut String, r: &Review<'_>) {
         .iter()
         .filter(|s| s.effect == Effect::Write)
         .collect();
+    let reads = ir.steps.len() - writes.len();
     let _ = writeln!(
         h,
         "<p class=\"lead\">The executor will run these {} exactly as written: the tools, the arguments, \
-         the order below. {} read; {} change something outside the run. Nothing else runs: a new \
-         plan is checked and reviewed again.</p>",
+         the order below. Of these, {} only {}; {} {} something outside the run. Nothing else runs: \
+         a new plan is checked and reviewed again.</p>",
         count(ir.steps.len(), "step", "steps"),
-        count(ir.steps.len() - writes.len(), "step", "steps"),
-        count(writes.len(), "step", "steps")
+        reads,
+        if reads == 1 { "reads" } else { "read" },
+        writes.len(),
+        if writes.len() == 1 {
+            "changes"
+        } else {
+            "change"
+        }
     );
 
     // Approvals.

@@ -123,10 +123,18 @@ pub fn draw(
     status: &dyn Fn(&Node) -> Option<String>,
 ) -> String {
     let waves = order(g);
+    // The tags line is set smaller: its characters count for less.
     let longest = g
         .nodes
         .iter()
-        .flat_map(|n| [n.name.chars().count(), n.tool.chars().count() + 1])
+        .flat_map(|n| {
+            let tags = tags_line(n, status(n).as_deref());
+            [
+                n.name.chars().count(),
+                n.tool.chars().count() + 1,
+                (tags.chars().count() * 7).div_ceil(8),
+            ]
+        })
         .max()
         .unwrap_or(0)
         .min(MAX_CHARS);
@@ -364,10 +372,7 @@ fn node(
             NODE_H - 8.0
         );
     }
-    let tags = match &status {
-        Some(s) => format!("{} · {}", s, n.classes.label()),
-        None => n.classes.label(),
-    };
+    let tags = tags_line(n, status.as_deref());
     let _ = write!(
         out,
         "<text class=\"name\" x=\"{PAD}\" y=\"21\">{}</text>\
@@ -377,6 +382,15 @@ fn node(
         esc(&fit(&n.tool, chars)),
         esc(&fit(&tags, chars + 4))
     );
+}
+
+/// The node's last line: its status, if any, and its classes, short.
+fn tags_line(n: &Node, status: Option<&str>) -> String {
+    let classes = n.classes.names().join(" · ");
+    match status {
+        Some(s) => format!("{s} · {classes}"),
+        None => classes,
+    }
 }
 
 /// A short sample of each edge style, for the legend.
