@@ -182,6 +182,7 @@ fn bench(c: &mut Criterion, n: usize) {
             policy: &[&policy],
             actor: None,
             syntax_errors: &[],
+            roles_fixed: true,
         })
     };
     let checked = check_input(&parsed.module);

@@ -4,7 +4,7 @@
 //! the same diagnostics.
 
 use crate::check;
-use crate::diagnostics::{self, Diagnostic};
+use crate::diagnostics::{self, Code, Diagnostic};
 use crate::ir;
 use crate::source::{FileId, SourceKind, SourceMap};
 use crate::syntax::{self, ast};
@@ -18,6 +18,18 @@ pub struct Job {
     pub catalog: Vec<FileId>,
     pub policy: Vec<FileId>,
     pub actor: Option<Vec<String>>,
+    /// The `planc.toml` the catalogue, policy or actor came from, as shown
+    /// to the user; `None` when none was used.
+    pub config: Option<String>,
+}
+
+impl Job {
+    /// Whether the roles are fixed by configuration: a catalogue or a
+    /// policy was given (by flags or `planc.toml`). Plan files may then
+    /// declare only plans. Without any, one file may hold all three.
+    pub fn roles_fixed(&self) -> bool {
+        !self.catalog.is_empty() || !self.policy.is_empty()
+    }
 }
 
 /// A parsed file.
@@ -64,15 +76,18 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
         SourceKind::Text => syntax::parse_text(file, &f.text),
         SourceKind::Json => {
             let (module, diags, pointers) = match role {
-                // A file given as a plan may be a catalogue or a policy
-                // checked on its own; one that is none of the three is read
-                // as a plan, whose shape errors say best what is missing.
+                // A file given as a plan may be a catalogue, a policy or a
+                // progress record checked on its own; one that is none of
+                // them is read as a plan, whose shape errors say best what is missing.
                 Role::Plan => {
                     syntax::read_with(file, &f.text, |text, root| match syntax::detect(root) {
                         Some(syntax::Shape::Catalog) => {
                             syntax::json_catalog::read_catalog(text, root)
                         }
                         Some(syntax::Shape::Policy) => syntax::json_policy::read_policy(text, root),
+                        Some(syntax::Shape::Progress) => {
+                            crate::progress::read::read_as_module(text, root)
+                        }
                         _ => syntax::json_plan::read_plan(text, root),
                     })
                 }
@@ -88,34 +103,75 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
 }
 
 /// Runs the pipeline over a job.
+///
+/// A file named in several roles is read in each (a JSON file with the
+/// reader of each role; a text file once, its declarations serving every
+/// role it has). When the roles are fixed by configuration
+/// ([`Job::roles_fixed`]), a `tool` or `policy` declaration in a plan file
+/// that is not also named in that role is E0005, and does not join the
+/// catalogue or the policy: a planner never supplies a signature or a
+/// policy of its own.
 pub fn run(job: &mut Job) -> Outcome {
     let mut diagnostics = Vec::new();
-    let mut files: Vec<(FileId, Role)> = Vec::new();
     let roles = [
         (&job.plans, Role::Plan),
         (&job.catalog, Role::Catalog),
         (&job.policy, Role::Policy),
     ];
+    let mut wanted: Vec<(FileId, Role)> = Vec::new();
     for (ids, role) in roles {
         for id in ids {
-            if !files.iter().any(|(f, _)| f == id) {
-                files.push((*id, role));
+            if !wanted.contains(&(*id, role)) {
+                wanted.push((*id, role));
             }
         }
     }
-    let mut parsed = Vec::with_capacity(files.len());
+    let fixed = job.roles_fixed();
+    // One parse per file and front end: a text file's tree serves each of
+    // its roles; a JSON file is read again by each role's reader.
+    let mut trees: Vec<(FileId, Option<Role>, ast::Module)> = Vec::new();
+    let mut slots: Vec<(FileId, Role, usize)> = Vec::with_capacity(wanted.len());
     let mut syntax_errors = Vec::new();
-    for (file, role) in files {
-        let (module, diags) = parse(&mut job.sources, file, role);
-        syntax_errors.extend(diags.iter().filter(|d| d.is_error()).map(|d| d.span));
-        diagnostics.extend(diags);
-        parsed.push((Parsed { file, module }, role));
+    for &(file, role) in &wanted {
+        let key = match job.sources.get(file).map(|f| f.kind) {
+            Some(SourceKind::Json) => Some(role),
+            _ => None,
+        };
+        let slot = match trees.iter().position(|(f, k, _)| *f == file && *k == key) {
+            Some(i) => i,
+            None => {
+                let (module, diags) = parse(&mut job.sources, file, role);
+                syntax_errors.extend(diags.iter().filter(|d| d.is_error()).map(|d| d.span));
+                diagnostics.extend(diags);
+                trees.push((file, key, module));
+                trees.len() - 1
+            }
+        };
+        slots.push((file, role, slot));
+    }
+    if fixed {
+        for &(file, role, slot) in &slots {
+            if role != Role::Plan {
+                continue;
+            }
+            let Some((_, _, module)) = trees.get(slot) else {
+                continue;
+            };
+            let also = |r: Role| slots.iter().any(|&(f, r2, _)| f == file && r2 == r);
+            misplaced(
+                job,
+                module,
+                also(Role::Catalog),
+                also(Role::Policy),
+                &mut diagnostics,
+            );
+        }
     }
     let pick = |role: Role| -> Vec<&ast::Module> {
-        parsed
+        slots
             .iter()
-            .filter(|(_, r)| *r == role)
-            .map(|(p, _)| &p.module)
+            .filter(|(_, r, _)| *r == role)
+            .filter_map(|&(_, _, i)| trees.get(i).map(|(_, _, m)| m))
             .collect()
     };
     let (plans, catalog, policy) = (pick(Role::Plan), pick(Role::Catalog), pick(Role::Policy));
@@ -125,13 +181,96 @@ pub fn run(job: &mut Job) -> Outcome {
         policy: &policy,
         actor: job.actor.as_deref(),
         syntax_errors: &syntax_errors,
+        roles_fixed: fixed,
     });
     diagnostics.extend(checked.diagnostics.iter().cloned());
     diagnostics::sort(&mut diagnostics);
+    // Each file once, in its first role's reading: plans first.
+    let mut parsed: Vec<Parsed> = Vec::with_capacity(trees.len());
+    for (file, _, module) in trees {
+        if !parsed.iter().any(|p| p.file == file) {
+            parsed.push(Parsed { file, module });
+        }
+    }
     Outcome {
         diagnostics,
-        parsed: parsed.into_iter().map(|(p, _)| p).collect(),
+        parsed,
         checked,
+    }
+}
+
+/// E0005 for each `tool` (unless the file is also a catalogue) and `policy`
+/// (unless it is also the policy) declared in a plan file while the roles
+/// are fixed. A JSON file of many tools gives one report, not one per tool.
+fn misplaced(
+    job: &Job,
+    module: &ast::Module,
+    is_catalog: bool,
+    is_policy: bool,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let names = |ids: &[FileId]| -> String {
+        let shown: Vec<String> = ids
+            .iter()
+            .filter_map(|id| job.sources.get(*id))
+            .map(|f| format!("`{}`", f.name))
+            .collect();
+        match shown.as_slice() {
+            [] => "none".to_string(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        }
+    };
+    let from = match &job.config {
+        Some(c) => format!("flags or `{c}`"),
+        None => "flags".to_string(),
+    };
+    let mut json_reported = false;
+    for item in &module.items {
+        let (span, what, role, files) = match item {
+            ast::Item::Tool(t) if !is_catalog => (t.name.span, "tool", "catalogue", &job.catalog),
+            ast::Item::Policy(p) if !is_policy => (p.name.span, "policy", "policy", &job.policy),
+            _ => continue,
+        };
+        let json = job
+            .sources
+            .get(span.file)
+            .is_some_and(|f| f.kind == SourceKind::Json);
+        if json && json_reported {
+            continue;
+        }
+        json_reported |= json;
+        let (message, label) = if json {
+            (
+                format!("a {role} is given as a plan, while the {role} comes from {from}"),
+                format!("this file is a {role}, not a plan"),
+            )
+        } else {
+            (
+                format!("a plan file may not declare a {what}: the {role} comes from {from}"),
+                format!("a `{what}` declaration in a plan file"),
+            )
+        };
+        let help = if files.is_empty() {
+            format!(
+                "only plans belong in a plan file when a catalogue or a policy is configured; name the {role} with `--{flag}` or in `planc.toml`, or check with `--no-config` and no `--catalog` or `--policy` to read one self-contained file",
+                flag = if role == "catalogue" {
+                    "catalog"
+                } else {
+                    "policy"
+                }
+            )
+        } else {
+            format!(
+                "the {role} in force is {}: declare it there, and keep only plans in this file",
+                names(files)
+            )
+        };
+        diags.push(
+            Diagnostic::new(Code::E0005, span, message)
+                .with_label(label)
+                .with_help(help),
+        );
     }
 }
 

@@ -150,6 +150,37 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+    /// Say what an event during a run invalidates: each step's status
+    /// before and after, whether it is reusable, and the repair scope.
+    Invalidate {
+        /// The plan that ran (`.plan` text or `.json`).
+        #[arg(value_name = "PLAN")]
+        file: PathBuf,
+        /// The run's progress record.
+        #[arg(long, value_name = "FILE")]
+        progress: PathBuf,
+        /// `precondition:STEP`, `failed:STEP`, `changed:ARTIFACT` or `goal`.
+        #[arg(long, value_name = "EVENT")]
+        event: String,
+        #[command(flatten)]
+        options: Options,
+    },
+    /// Compare two plans step by step (matched by name): added, removed,
+    /// changed (field by field), unchanged; with a progress record, which
+    /// changed or removed steps had completed and which are reused.
+    Diff {
+        /// The plan before the replan.
+        #[arg(value_name = "OLD")]
+        old: PathBuf,
+        /// The plan after it.
+        #[arg(value_name = "NEW")]
+        new: PathBuf,
+        /// The run's progress record.
+        #[arg(long, value_name = "FILE")]
+        progress: Option<PathBuf>,
+        #[command(flatten)]
+        options: Options,
+    },
     /// Print a JSON Schema of the JSON plan form, specialised to the
     /// catalogue, the policy and the actor: the tools the actor may call,
     /// each with its arguments, for a planner's structured output.
@@ -216,6 +247,10 @@ struct Inputs {
     /// and of the policy's `actor` line.
     #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
     actor: Option<Vec<String>>,
+    /// Ignore every `planc.toml`: the catalogue, policy and actor come
+    /// from the flags alone (with none, each plan file holds its own).
+    #[arg(long)]
+    no_config: bool,
 }
 
 #[derive(clap::Args)]
@@ -357,6 +392,18 @@ fn main() -> ExitCode {
             };
             fmt(&files, mode, color)
         }
+        Command::Diff {
+            old,
+            new,
+            progress,
+            options,
+        } => diff(&old, &new, progress.as_deref(), &options),
+        Command::Invalidate {
+            file,
+            progress,
+            event,
+            options,
+        } => invalidate(&file, &progress, &event, &options),
         Command::Schema {
             inputs,
             dialect,
@@ -405,14 +452,23 @@ fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
     } else {
         start
     };
+    // `planc.toml` is not consulted at all under `--no-config`, nor when the
+    // flags name both the catalogue and the policy: a file in a parent
+    // folder must not widen the actor of a check whose inputs were given.
+    let both_given = !options.catalog.is_empty() && options.policy.is_some();
+    let consult = !options.no_config && !both_given;
+    let found = if consult {
+        project::discover(&start).map_err(Failure)?
+    } else {
+        None
+    };
+    job.config = found.as_ref().map(|c| display_path(&c.path));
     let Config {
         catalog,
         policy,
         actor,
         ..
-    } = project::discover(&start)
-        .map_err(Failure)?
-        .unwrap_or_default();
+    } = found.unwrap_or_default();
 
     let mut stdin_used = false;
     for path in files {
@@ -468,11 +524,10 @@ fn display_path(path: &Path) -> String {
 /// unless stdout carries something else (`compile`'s IR).
 fn report(
     job: &Job,
-    outcome: &Outcome,
+    diagnostics: &[planc::Diagnostic],
     options: &Options,
     stdout_free: bool,
 ) -> Result<(), Failure> {
-    let diagnostics = &outcome.diagnostics;
     let (text, machine) = match options.format {
         Format::Human => {
             let mut s = render::human(&job.sources, diagnostics, options.color.on_stderr());
@@ -480,10 +535,16 @@ fn report(
                 s.push_str(&render::summary(diagnostics));
                 s.push('\n');
             }
+            if let Some(config) = &job.config {
+                s.push_str(&format!("checked with the configuration of `{config}`\n"));
+            }
             (s, false)
         }
         Format::Short => (render::short(&job.sources, diagnostics), false),
-        Format::Json => (render::json(&job.sources, diagnostics), true),
+        Format::Json => (
+            render::json_with_config(&job.sources, diagnostics, job.config.as_deref()),
+            true,
+        ),
         Format::Sarif => (
             render::sarif(&job.sources, diagnostics, &sarif_options(job, options)?),
             true,
@@ -553,8 +614,8 @@ fn sarif_options(job: &Job, options: &Options) -> Result<render::SarifOptions, F
 }
 
 /// 1 when there are errors (or warnings under `--deny-warnings`), else 0.
-fn status(outcome: &Outcome, options: &Options) -> ExitCode {
-    let (errors, warnings) = counts(&outcome.diagnostics);
+fn status(diagnostics: &[planc::Diagnostic], options: &Options) -> ExitCode {
+    let (errors, warnings) = counts(diagnostics);
     if errors > 0 || (options.deny_warnings && warnings > 0) {
         ExitCode::from(1)
     } else {
@@ -565,15 +626,15 @@ fn status(outcome: &Outcome, options: &Options) -> ExitCode {
 fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
     let mut job = load(files, &options.inputs)?;
     let outcome = driver::run(&mut job);
-    report(&job, &outcome, options, true)?;
-    Ok(status(&outcome, options))
+    report(&job, &outcome.diagnostics, options, true)?;
+    Ok(status(&outcome.diagnostics, options))
 }
 
 fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<ExitCode, Failure> {
     let mut job = load(&[file.to_path_buf()], &options.inputs)?;
     let outcome = driver::run(&mut job);
-    report(&job, &outcome, options, false)?;
-    let code = status(&outcome, options);
+    report(&job, &outcome.diagnostics, options, false)?;
+    let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
         return Ok(code);
     }
@@ -708,6 +769,138 @@ enum FmtMode {
     Check,
     /// Print the change as a unified diff on standard output.
     Diff,
+}
+
+/// Reads a progress record into the job's sources (so its diagnostics
+/// render like any file's): the record when it has no errors, and its
+/// diagnostics.
+fn load_record(
+    job: &mut Job,
+    path: &Path,
+) -> Result<
+    (
+        Option<planc::progress::ProgressRecord>,
+        Vec<planc::Diagnostic>,
+    ),
+    Failure,
+> {
+    let name = display_path(path);
+    let text = project::read_source(path).map_err(Failure)?;
+    let id = job
+        .sources
+        .add_with_kind(name, text.clone(), SourceKind::Json);
+    let read = planc::progress::read::read(id, &text);
+    if let Some(f) = job.sources.get_mut(id) {
+        f.set_pointers(read.pointers);
+    }
+    Ok((read.record, read.diagnostics))
+}
+
+/// Prints what stops a command that reads plans and records (errors and
+/// warnings, not the plans' notes), and says whether it may go on.
+fn report_blocking(
+    job: &Job,
+    diagnostics: &[planc::Diagnostic],
+    options: &Options,
+) -> Result<bool, Failure> {
+    let mut blocking: Vec<planc::Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.severity != planc::Severity::Note)
+        .cloned()
+        .collect();
+    planc::diagnostics::sort(&mut blocking);
+    if !blocking.is_empty() {
+        report(job, &blocking, options, false)?;
+    }
+    Ok(status(&blocking, options) == ExitCode::SUCCESS)
+}
+
+/// Writes a command's result to standard output.
+fn print_result(text: &str) -> Result<(), Failure> {
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the result: {e}")))
+}
+
+/// `planc diff OLD NEW [--progress P]`: both plans compiled, matched by
+/// step name; the delta as text or as JSON on standard output.
+fn diff(
+    old: &Path,
+    new: &Path,
+    progress: Option<&Path>,
+    options: &Options,
+) -> Result<ExitCode, Failure> {
+    let mut irs = Vec::new();
+    for file in [old, new] {
+        let mut job = load(&[file.to_path_buf()], &options.inputs)?;
+        let outcome = driver::run(&mut job);
+        if !report_blocking(&job, &outcome.diagnostics, options)? {
+            return Ok(ExitCode::from(1));
+        }
+        let irs_of_file = driver::lower(&job, &outcome).map_err(Failure)?;
+        irs.push(one_plan(file, &irs_of_file)?.1.clone());
+    }
+    let record = match progress {
+        Some(p) => {
+            let mut job = Job::default();
+            let (record, diags) = load_record(&mut job, p)?;
+            if !report_blocking(&job, &diags, options)? {
+                return Ok(ExitCode::from(1));
+            }
+            record
+        }
+        None => None,
+    };
+    let [old_ir, new_ir] = irs.as_slice() else {
+        return Err(Failure("two plans expected".into()));
+    };
+    let d = planc::progress::diff(old_ir, new_ir, record.as_ref());
+    let text = if matches!(options.format, Format::Json | Format::Sarif) {
+        planc::ir::to_json(&d).map_err(Failure)?
+    } else {
+        planc::progress::diff::render_human(&d)
+    };
+    print_result(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `planc invalidate PLAN --progress P --event EVENT`: the plan compiled,
+/// the record read, the event applied; the result as a table or as JSON on
+/// standard output. Errors in the plan or the record are reported (1).
+fn invalidate(
+    file: &Path,
+    progress: &Path,
+    event: &str,
+    options: &Options,
+) -> Result<ExitCode, Failure> {
+    let event = planc::progress::Event::parse(event).map_err(Failure)?;
+    let mut job = load(&[file.to_path_buf()], &options.inputs)?;
+    let outcome = driver::run(&mut job);
+    let (record, record_diags) = load_record(&mut job, progress)?;
+    let diagnostics: Vec<planc::Diagnostic> = outcome
+        .diagnostics
+        .iter()
+        .chain(&record_diags)
+        .cloned()
+        .collect();
+    // The plan's notes (approvals, guards) are not about the event: only
+    // what stops the invalidation is reported.
+    let ok = report_blocking(&job, &diagnostics, options)?;
+    let Some(record) = record.filter(|_| ok) else {
+        return Ok(ExitCode::from(1));
+    };
+    let machine = matches!(options.format, Format::Json | Format::Sarif);
+    let irs = driver::lower(&job, &outcome).map_err(Failure)?;
+    let (_, ir) = one_plan(file, &irs)?;
+    let inv =
+        planc::progress::invalidate(ir, &record, &event).map_err(|e| Failure(e.to_string()))?;
+    let text = if machine {
+        planc::ir::to_json(&inv).map_err(Failure)?
+    } else {
+        planc::progress::invalidate::render_human(&inv)
+    };
+    print_result(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Lays out each file. A file that does not parse is reported and left
@@ -864,7 +1057,7 @@ fn schema(
     }
     let outcome = driver::run(&mut job);
     if outcome.has_errors() {
-        report(&job, &outcome, options, false)?;
+        report(&job, &outcome.diagnostics, options, false)?;
         return Ok(ExitCode::from(1));
     }
     let dialect = match dialect {

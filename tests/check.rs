@@ -32,6 +32,7 @@ fn run(plan: &str) -> (Vec<(Code, String)>, check::CheckOutput) {
         policy: &[&policy],
         actor: None,
         syntax_errors: &[],
+        roles_fixed: true,
     });
     let texts = [TOOLS, POLICY, plan];
     let got = out

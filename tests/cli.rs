@@ -587,6 +587,113 @@ fn fmt_writes_checks_and_refuses() {
 }
 
 #[test]
+fn invalidate_reports_the_repair_scope() {
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--event",
+        "precondition:provision_db",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["event"], "precondition:provision_db");
+    assert_eq!(v["scope"], "local");
+    let after: Vec<(&str, &str)> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["after"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        after,
+        vec![
+            ("fetch_config", "complete"),
+            ("parse_config", "complete"),
+            ("fetch_schema", "complete"),
+            ("provision_db", "invalid"),
+            ("generate_report", "pending"),
+        ]
+    );
+    // Human form: a table on stdout, nothing on stderr (the plan's notes are
+    // not about the event).
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--event",
+        "goal",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("event `goal`: repair scope full"));
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn invalidate_refuses_a_bad_event_or_record() {
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--event",
+        "exploded:provision_db",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is not an event"));
+    let bad = scratch("invalidate_bad_record").join("progress.json");
+    std::fs::write(
+        &bad,
+        r#"{"progress_version": "1.0", "plan": "p", "steps": [{"name": "a"}]}"#,
+    )
+    .unwrap();
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        bad.to_str().unwrap(),
+        "--event",
+        "goal",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("E0601"), "{}", stderr(&o));
+}
+
+#[test]
+fn diff_matches_steps_by_name() {
+    let o = run(&[
+        "diff",
+        "examples/config_dag/provision.plan",
+        "examples/config_dag/replan.plan",
+        "--progress",
+        "examples/config_dag/progress.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["added"], serde_json::json!(["migrate_schema"]));
+    assert_eq!(v["changed"][0]["step"], "provision_db");
+    assert_eq!(
+        v["reused"],
+        serde_json::json!(["fetch_config", "parse_config", "fetch_schema"])
+    );
+    let o = run(&[
+        "diff",
+        "examples/config_dag/provision.plan",
+        "examples/config_dag/provision.plan.json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "0 added, 0 removed, 0 changed, 5 unchanged\n");
+}
+
+#[test]
 fn schema_prints_a_plan_schema_for_the_project() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
     let out = planc()

@@ -13,10 +13,20 @@ use planc::diagnostics::explain;
 use planc::driver::{self, Job};
 use planc::{Code, Severity, SourceKind};
 
-fn compile(name: &str, text: &str, kind: SourceKind) -> Vec<(Code, Severity)> {
+fn compile(
+    name: &str,
+    text: &str,
+    kind: SourceKind,
+    configured: Option<&str>,
+) -> Vec<(Code, Severity)> {
     let mut job = Job::default();
     let id = job.sources.add_with_kind(name, text, kind);
     job.plans.push(id);
+    if let Some(config) = configured {
+        let c = job.sources.add("configured.plan", config);
+        job.catalog.push(c);
+        job.policy.push(c);
+    }
     driver::run(&mut job)
         .diagnostics
         .iter()
@@ -42,7 +52,8 @@ fn page_examples_are_true() {
         let failing = failing.unwrap_or_else(|| panic!("{code}: no `## Failing` example"));
         let fixed = fixed.unwrap_or_else(|| panic!("{code}: no `## Fixed` example"));
 
-        let got = compile("failing", &failing, kind);
+        let configured = explain::configured(page);
+        let got = compile("failing", &failing, kind, configured.as_deref());
         let not_notes: Vec<Code> = got
             .iter()
             .filter(|(_, s)| *s != Severity::Note)
@@ -65,7 +76,7 @@ fn page_examples_are_true() {
             );
         }
 
-        let got = compile("fixed", &fixed, kind);
+        let got = compile("fixed", &fixed, kind, configured.as_deref());
         let not_notes: Vec<Code> = got
             .iter()
             .filter(|(_, s)| *s != Severity::Note)

@@ -12,19 +12,16 @@
 
 use std::path::Path;
 
+#[path = "support/committed.rs"]
+mod committed;
+
 #[test]
 fn committed_schema_matches_the_types() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/progress.schema.json");
     let generated = serde_json::to_string_pretty(&planc::progress::schema()).unwrap() + "\n";
-    if std::env::var_os("PLANC_WRITE_SCHEMA").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &generated).unwrap();
+    if let Err(e) = committed::compare("schema/progress.schema.json", &generated, "progress_schema")
+    {
+        panic!("{e}");
     }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "schema/progress.schema.json is out of date: run `PLANC_WRITE_SCHEMA=1 cargo test --test progress_schema`"
-    );
 }
 
 /// The record of DESIGN 9.2's example is valid against the committed schema

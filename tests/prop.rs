@@ -668,3 +668,173 @@ proptest! {
         }
     }
 }
+
+/// The steps each step reads a binding of, from the IR's references alone
+/// (not through planc's own graph).
+fn readers_of(ir: &PlanIr) -> Vec<(String, BTreeSet<String>)> {
+    fn walk(v: &planc::ir::Value, out: &mut BTreeSet<String>) {
+        use planc::ir::Value as V;
+        match v {
+            V::Literal { .. } => {}
+            V::Ref { step, .. } => {
+                out.insert(step.clone());
+            }
+            V::List { items } | V::Interpolate { parts: items } => {
+                items.iter().for_each(|i| walk(i, out));
+            }
+            V::Record { fields } => fields.values().for_each(|f| walk(f, out)),
+        }
+    }
+    ir.steps
+        .iter()
+        .map(|s| {
+            let mut from = BTreeSet::new();
+            s.args.values().for_each(|v| walk(v, &mut from));
+            (s.name.clone(), from)
+        })
+        .collect()
+}
+
+/// Whether `to` reads data from `from`, transitively (or is it).
+fn data_path(reads: &[(String, BTreeSet<String>)], from: &str, to: &str) -> bool {
+    let mut reached = BTreeSet::from([from.to_owned()]);
+    loop {
+        let before = reached.len();
+        for (step, inputs) in reads {
+            if inputs.iter().any(|i| reached.contains(i)) {
+                reached.insert(step.clone());
+            }
+        }
+        if reached.len() == before {
+            return reached.contains(to);
+        }
+    }
+}
+
+// ------------------------------------------------------- hostile plans
+
+/// Compiles a hostile plan against the fixtures' catalogue and `policy`,
+/// both configured.
+fn compile_hostile(plan: &str, policy: &str) -> Run {
+    compile_with(
+        ("hostile.plan", plan),
+        ("tools.plan", plangen::HOSTILE_TOOLS),
+        ("policy.plan", policy),
+    )
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// For a generated plan and a generated progress record, no event
+    /// changes the status of a step that has no data path from the event's
+    /// step (or the artifact's producer); the event's own step is invalid;
+    /// `goal` touches pending steps only. And a plan's delta with itself,
+    /// or with its other form, is empty.
+    #[test]
+    fn invalidation_follows_data_paths_only(data in choices(), statuses in prop::collection::vec(0u8..3, 0..40)) {
+        use planc::progress::{self, Event, ProgressRecord, Status, StepRecord};
+        let Case { world, plan } = case(&data);
+        let (text, _) = plangen::plan_text(&plan);
+        let run = compile(&world, "gen.plan", &text);
+        let ir = sound_ir(&run, &world)?;
+        let mut record = ProgressRecord::new(ir.name.clone());
+        for (i, s) in ir.steps.iter().enumerate() {
+            let mut step = StepRecord::pending(&s.name, &s.tool);
+            step.status = match statuses.get(i).copied().unwrap_or(0) {
+                0 => Status::Pending,
+                1 => Status::Complete,
+                _ => Status::Failed,
+            };
+            record.steps.push(step);
+        }
+        let reads = readers_of(&ir);
+        let mut events: Vec<(Event, String)> = Vec::new();
+        for s in &ir.steps {
+            events.push((Event::Precondition(s.name.clone()), s.name.clone()));
+            events.push((Event::Failed(s.name.clone()), s.name.clone()));
+            for b in s.binds.keys() {
+                events.push((Event::Changed(b.clone()), s.name.clone()));
+            }
+        }
+        for (event, root) in &events {
+            let inv = progress::invalidate(&ir, &record, event).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(inv.steps.len(), ir.steps.len());
+            for s in &inv.steps {
+                if s.name == *root {
+                    prop_assert_eq!(s.after, Status::Invalid);
+                } else if s.after != s.before {
+                    prop_assert!(
+                        data_path(&reads, root, &s.name),
+                        "{event}: `{}` changed ({} -> {}) with no data path from `{root}`",
+                        s.name, s.before, s.after
+                    );
+                } else if data_path(&reads, root, &s.name) {
+                    prop_assert_eq!(s.after, Status::Invalid, "{}: `{}` is downstream", event, s.name);
+                }
+                prop_assert_eq!(s.reusable, matches!(s.after, Status::Complete | Status::Pending));
+            }
+        }
+        let inv = progress::invalidate(&ir, &record, &Event::Goal).unwrap();
+        for s in &inv.steps {
+            let expected = if s.before == Status::Pending { Status::Invalid } else { s.before };
+            prop_assert_eq!(s.after, expected);
+        }
+
+        prop_assert!(progress::diff(&ir, &ir, Some(&record)).is_empty());
+        let json = plangen::plan_json(&plan);
+        let from_json = sound_ir(&compile(&world, "gen.json", &json), &world)?;
+        let d = progress::diff(&ir, &from_json, None);
+        prop_assert!(d.is_empty(), "{d:?}");
+        prop_assert_eq!(d.unchanged.len(), ir.steps.len());
+    }
+
+    /// Hostile values under ceilings over `any`, optional and enum-fed
+    /// parameters: whatever is accepted keeps every invariant, as the
+    /// independent checker reads the policy (accepted => invariants hold).
+    #[test]
+    fn hostile_values_under_ceilings_never_break_the_invariants(data in choices()) {
+        let mut c = Choices::new(&data);
+        let plan = plangen::hostile_plan(&mut c, false);
+        let run = compile_hostile(&plan, plangen::HOSTILE_POLICY);
+        if !run.outcome.has_errors() {
+            let world = invariants::fixture_world();
+            for ir in driver::lower(&run.job, &run.outcome).unwrap() {
+                let broken = invariants::violations(&ir, &world);
+                prop_assert!(broken.is_empty(), "{broken:?}\n{plan}");
+            }
+        }
+    }
+
+    /// A plan file that declares a tool or a policy, while both are
+    /// configured, is refused with E0005, whatever else it holds.
+    #[test]
+    fn plan_files_carrying_declarations_are_refused(data in choices()) {
+        let mut c = Choices::new(&data);
+        let plan = plangen::hostile_plan(&mut c, true);
+        let run = compile_hostile(&plan, plangen::HOSTILE_POLICY);
+        prop_assert!(
+            run.outcome.diagnostics.iter().any(|d| d.code == Code::E0005),
+            "{plan}"
+        );
+        prop_assert!(driver::lower(&run.job, &run.outcome).is_err());
+    }
+
+    /// A policy broken in one clause is an error (no IR), never a policy
+    /// read as less than its author wrote: what a broken policy lets
+    /// through would break the invariants of the intact one.
+    #[test]
+    fn malformed_policies_fail_closed(data in choices()) {
+        let mut c = Choices::new(&data);
+        let Some(policy) = plangen::malformed_policy(&mut c) else {
+            return Ok(());
+        };
+        let plan = plangen::hostile_plan(&mut c, false);
+        let run = compile_hostile(&plan, &policy);
+        prop_assert!(run.outcome.has_errors(), "accepted:\n{policy}\n{plan}");
+        let in_policy = run.outcome.diagnostics.iter().any(|d| {
+            d.is_error() && run.job.sources.get(d.span.file).is_some_and(|f| f.name == "policy.plan")
+        });
+        prop_assert!(in_policy, "no error in the policy:\n{policy}");
+    }
+}

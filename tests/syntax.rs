@@ -233,23 +233,6 @@ fn empty_file() {
     assert!(m.items.is_empty());
 }
 
-#[test]
-fn dump() {
-    let path = std::env::var("PLANC_DUMP").unwrap_or_default();
-    if path.is_empty() {
-        return;
-    }
-    let text = std::fs::read_to_string(&path).unwrap();
-    let (m, d) = parse(&text);
-    println!("{m:#?}");
-    for d in &d {
-        println!(
-            "{} {:?} {} | {} | step={:?} help={:?}",
-            d.code, d.span, d.message, d.label, d.step, d.help
-        );
-    }
-}
-
 /// The codes an err fixture says it must produce: its `// expect:` lines.
 fn expected_codes(text: &str) -> Vec<Code> {
     text.lines()

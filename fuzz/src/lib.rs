@@ -53,6 +53,25 @@ pub fn check_diagnostics(sources: &SourceMap, diagnostics: &[Diagnostic]) {
     );
 }
 
+/// A job with `text` as the plan (text or JSON, told from its content, as
+/// `planc` does for standard input), against a catalogue and a policy given
+/// as configuration.
+pub fn plan_job(text: &str, tools: &str, policy: &str) -> Job {
+    let mut job = Job::default();
+    let kind = planc::source::SourceKind::sniff(text);
+    let name = match kind {
+        planc::source::SourceKind::Json => "plan.json",
+        planc::source::SourceKind::Text => "plan.plan",
+    };
+    let plan = job.sources.add_with_kind(name, text, kind);
+    let tools = job.sources.add("tools.plan", tools);
+    let policy = job.sources.add("policy.plan", policy);
+    job.plans.push(plan);
+    job.catalog.push(tools);
+    job.policy.push(policy);
+    job
+}
+
 /// Runs a whole job: check, render every format, and lower when there are
 /// no errors (lowering must then succeed and serialise).
 pub fn compile(mut job: Job) {

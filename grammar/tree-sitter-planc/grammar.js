@@ -191,7 +191,7 @@ module.exports = grammar({
     where_clause: $ => seq('where', commaSep1($.ceiling)),
 
     // The policy distrusts the tool's output.
-    untrusted_clause: _ => 'untrusted',
+    untrusted_clause: _ => seq('untrusted', optional(choice('true', 'false'))),
 
     scope_list: $ => seq(
       '[',

@@ -19,9 +19,10 @@
 //!
 //! - **Catalogue**: the `tool` declarations of the `catalog` modules, then
 //!   those of the `plans` modules (a self-contained `.plan` file holds its
-//!   own tools). A tool declared twice is E0104; the first one counts.
+//!   own tools) unless `roles_fixed`. A tool declared twice is E0104; the
+//!   first one counts.
 //! - **Policy**: the `policy` declarations of the `policy` modules, then
-//!   those of the `plans` modules. One policy applies: a second one is
+//!   those of the `plans` modules unless `roles_fixed`. One policy applies: a second one is
 //!   E0104. With no policy at all every tool is denied (E0301): deny by
 //!   default. A module passed in more than one role is read once.
 //! - **Actor**: `actor` when given (the command line or the editor's
@@ -91,6 +92,10 @@ pub struct CheckInput<'a> {
     /// bindings and `after` targets, unused bindings). Errors are still
     /// reported, so nothing passes unnoticed.
     pub syntax_errors: &'a [Span],
+    /// Whether the roles are fixed by configuration: the `tool` and
+    /// `policy` declarations of the `plans` modules then do not join the
+    /// catalogue and the policy (the driver reports them, E0005).
+    pub roles_fixed: bool,
 }
 
 /// What the checker found.
@@ -120,7 +125,8 @@ pub fn check(input: &CheckInput<'_>) -> CheckOutput {
 
     let mut seen: HashSet<*const ast::Module> = HashSet::new();
     let mut tool_modules: Vec<&ast::Module> = Vec::new();
-    for m in input.catalog.iter().chain(input.plans.iter()) {
+    let own: &[&ast::Module] = if input.roles_fixed { &[] } else { input.plans };
+    for m in input.catalog.iter().chain(own.iter()) {
         if seen.insert(std::ptr::from_ref(*m)) {
             tool_modules.push(m);
         }
@@ -129,7 +135,7 @@ pub fn check(input: &CheckInput<'_>) -> CheckOutput {
 
     seen.clear();
     let mut policy_modules: Vec<&ast::Module> = Vec::new();
-    for m in input.policy.iter().chain(input.plans.iter()) {
+    for m in input.policy.iter().chain(own.iter()) {
         if seen.insert(std::ptr::from_ref(*m)) {
             policy_modules.push(m);
         }

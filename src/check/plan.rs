@@ -295,16 +295,14 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// Whether step `i`'s tool output is untrusted, by the catalogue or by
-    /// the policy.
+    /// Whether step `i`'s tool output is untrusted: the policy decides
+    /// both ways (`untrusted`, `untrusted false`), else the catalogue.
     fn untrusted_tool(&self, i: usize) -> bool {
-        self.tool(i).is_some_and(|t| t.untrusted)
-            || self
-                .rules
-                .get(i)
-                .copied()
-                .flatten()
-                .is_some_and(|r| r.untrusted.is_some())
+        match self.rules.get(i).copied().flatten() {
+            Some(r) if r.untrusted.is_some() => true,
+            Some(r) if r.trusted.is_some() => false,
+            _ => self.tool(i).is_some_and(|t| t.untrusted),
+        }
     }
 
     // ------------------------------------------------------------ binds

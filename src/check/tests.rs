@@ -250,6 +250,7 @@ fn policy(actor: &[&str], rules: Vec<RuleSpec<'_>>) -> Item {
                     })
                     .collect(),
                 untrusted: r.untrusted.then(sp),
+                trusted: None,
                 span: sp(),
             })
             .collect(),

@@ -46,6 +46,7 @@ codes! {
     E0002 Error "invalid literal: bad escape, unterminated string, bad number or date";
     E0003 Error "input exceeds a limit: size, nesting depth or step count";
     E0004 Error "malformed JSON plan, catalogue or policy: missing, unknown or ill-typed key";
+    E0005 Error "a plan file declares a tool or a policy while the catalogue or the policy comes from configuration";
     E0101 Error "unknown tool";
     E0102 Error "unknown argument for this tool";
     E0103 Error "missing required argument";
@@ -63,15 +64,35 @@ codes! {
     E0303 Error "literal argument exceeds a policy ceiling";
     E0304 Error "`retry` on a tool that is not idempotent";
     E0305 Error "plan exceeds its budget";
+    E0601 Error "malformed progress record: missing, unknown or ill-typed key";
+    E0602 Error "progress record of a version this planc does not read";
+    E0603 Error "step recorded twice in a progress record";
+    E0604 Error "a recorded step's fields contradict its status";
+    E0605 Error "artifact recorded by two steps";
     N0301 Note "step needs human approval";
     N0302 Note "ceiling over a referenced argument, enforced at dispatch by a guard";
     W0401 Warning "ambiguous pick: a bind takes one element of a list whose length is not pinned to 1";
     W0402 Warning "`write` step without a postcondition";
     W0403 Warning "binding never used";
     W0404 Warning "data from an untrusted tool flows into an argument of a `write` tool";
+    W0406 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
 }
 
 impl Code {
+    /// Whether the code is a front end's: the file could not be read as
+    /// written (syntax, a literal, a limit, the shape of a JSON document).
+    /// Such a diagnostic is about the file alone, and stands even when the
+    /// catalogue or policy it would be checked against is missing.
+    pub fn is_syntax(self) -> bool {
+        matches!(self, Code::E0001 | Code::E0002 | Code::E0003 | Code::E0004)
+    }
+
+    /// Whether the code marks code that does nothing (an unused binding):
+    /// editors show it faded rather than underlined.
+    pub fn is_unnecessary(self) -> bool {
+        matches!(self, Code::W0403)
+    }
+
     /// Reads a code as a user types it (`e0106`, `E0106`).
     pub fn parse(s: &str) -> Option<Code> {
         let s = s.trim();
@@ -108,5 +129,21 @@ mod tests {
             assert!(c.as_str().starts_with(prefix), "{c}");
             assert_eq!(Code::parse(&c.as_str().to_lowercase()), Some(*c));
         }
+    }
+
+    #[test]
+    fn syntax_codes_are_the_front_ends_errors() {
+        let syntax: Vec<&str> = Code::ALL
+            .iter()
+            .filter(|c| c.is_syntax())
+            .map(|c| c.as_str())
+            .collect();
+        assert_eq!(syntax, ["E0001", "E0002", "E0003", "E0004"]);
+        assert!(
+            Code::ALL
+                .iter()
+                .filter(|c| c.is_unnecessary())
+                .all(|c| c.severity() != Severity::Error)
+        );
     }
 }

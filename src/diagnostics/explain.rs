@@ -12,6 +12,7 @@ pub fn page(code: Code) -> &'static str {
         Code::E0002 => include_str!("../../docs/explain/E0002.md"),
         Code::E0003 => include_str!("../../docs/explain/E0003.md"),
         Code::E0004 => include_str!("../../docs/explain/E0004.md"),
+        Code::E0005 => include_str!("../../docs/explain/E0005.md"),
         Code::E0101 => include_str!("../../docs/explain/E0101.md"),
         Code::E0102 => include_str!("../../docs/explain/E0102.md"),
         Code::E0103 => include_str!("../../docs/explain/E0103.md"),
@@ -35,6 +36,12 @@ pub fn page(code: Code) -> &'static str {
         Code::W0402 => include_str!("../../docs/explain/W0402.md"),
         Code::W0403 => include_str!("../../docs/explain/W0403.md"),
         Code::W0404 => include_str!("../../docs/explain/W0404.md"),
+        Code::E0601 => include_str!("../../docs/explain/E0601.md"),
+        Code::E0602 => include_str!("../../docs/explain/E0602.md"),
+        Code::E0603 => include_str!("../../docs/explain/E0603.md"),
+        Code::E0604 => include_str!("../../docs/explain/E0604.md"),
+        Code::E0605 => include_str!("../../docs/explain/E0605.md"),
+        Code::W0406 => include_str!("../../docs/explain/W0406.md"),
     }
 }
 
@@ -45,6 +52,13 @@ pub fn examples(page: &str) -> (Option<String>, Option<String>) {
         section_block(page, "## Failing"),
         section_block(page, "## Fixed"),
     )
+}
+
+/// The block under `## Configured`, when a page has one: the catalogue and
+/// policy its examples are checked against, as `planc.toml` would name
+/// them (E0005 exists only when the roles are fixed by configuration).
+pub fn configured(page: &str) -> Option<String> {
+    section_block(page, "## Configured")
 }
 
 fn section_block(page: &str, heading: &str) -> Option<String> {

@@ -130,6 +130,22 @@ impl Diagnostic {
         self
     }
 
+    /// The message with the help and the notes after it, one per line
+    /// (`help: …`, `note: …`): for the places that show one text, the
+    /// language server and SARIF.
+    pub fn full_message(&self) -> String {
+        let mut text = self.message.clone();
+        if let Some(help) = &self.help {
+            text.push_str("\nhelp: ");
+            text.push_str(help);
+        }
+        for note in &self.notes {
+            text.push_str("\nnote: ");
+            text.push_str(note);
+        }
+        text
+    }
+
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }

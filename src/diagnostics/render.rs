@@ -269,19 +269,15 @@ pub fn short(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
         };
         let diag = cs::Diagnostic::new(severity)
             .with_code(d.code.as_str())
-            .with_message(&d.message)
-            .with_labels(vec![cs::Label::primary(
-                d.span.file,
-                clamp(sources, d.span),
-            )]);
-        if codespan_reporting::term::emit_to_string(&mut out, &config, sources, &diag).is_err() {
-            out.push_str(&format!(
-                "{}: {}[{}]: {}\n",
-                sources.name(d.span.file),
-                d.severity.as_str(),
-                d.code,
-                d.message
-            ));
+            .with_message(&d.message);
+        let located = diag.clone().with_labels(vec![cs::Label::primary(
+            d.span.file,
+            clamp(sources, d.span),
+        )]);
+        // A span in no file of the map cannot be located: the diagnostic is
+        // still written, by the same renderer, without its position.
+        if codespan_reporting::term::emit_to_string(&mut out, &config, sources, &located).is_err() {
+            let _ = codespan_reporting::term::emit_to_string(&mut out, &config, sources, &diag);
         }
     }
     out
@@ -296,6 +292,9 @@ pub struct JsonReport<'a> {
     pub diagnostics: Vec<JsonDiagnostic<'a>>,
     pub errors: usize,
     pub warnings: usize,
+    /// The `planc.toml` the check used, when it used one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<&'a str>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -407,12 +406,24 @@ pub fn json_report<'a>(sources: &'a SourceMap, diagnostics: &'a [Diagnostic]) ->
             .collect(),
         errors,
         warnings,
+        config: None,
     }
 }
 
 /// The JSON document as pretty-printed text, ending in a newline.
 pub fn json(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
-    let report = json_report(sources, diagnostics);
+    json_with_config(sources, diagnostics, None)
+}
+
+/// [`json`], naming the `planc.toml` the check used (`config`; absent when
+/// none was).
+pub fn json_with_config(
+    sources: &SourceMap,
+    diagnostics: &[Diagnostic],
+    config: Option<&str>,
+) -> String {
+    let mut report = json_report(sources, diagnostics);
+    report.config = config;
     match serde_json::to_string_pretty(&report) {
         Ok(mut s) => {
             s.push('\n');
@@ -474,7 +485,7 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic], options: &SarifOpt
                 "shortDescription": {"text": c.title()},
                 "helpUri": format!("{repository}/blob/main/docs/explain/{}.md", c.as_str()),
                 "help": {"text": page, "markdown": page},
-                "defaultConfiguration": {"level": level(c.severity())},
+                "defaultConfiguration": {"level": c.severity().as_str()},
             })
         })
         .collect();
@@ -521,18 +532,14 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic], options: &SarifOpt
     let results: Vec<Value> = diagnostics
         .iter()
         .map(|d| {
-            let mut text = d.message.clone();
-            if let Some(help) = &d.help {
-                text.push_str("\nhelp: ");
-                text.push_str(help);
-            }
+            let text = d.full_message();
             let mut r = serde_json::Map::new();
             r.insert("ruleId".into(), json!(d.code.as_str()));
             r.insert(
                 "ruleIndex".into(),
                 json!(codes.iter().position(|c| *c == d.code).unwrap_or(0)),
             );
-            r.insert("level".into(), json!(level(d.severity)));
+            r.insert("level".into(), json!(d.severity.as_str()));
             r.insert("message".into(), json!({"text": text}));
             r.insert("locations".into(), json!([location(d.span, None, None)]));
             if !d.labels.is_empty() {
@@ -634,14 +641,6 @@ fn fingerprint(sources: &SourceMap, d: &Diagnostic) -> String {
     format!("{hash:016x}")
 }
 
-fn level(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -697,10 +696,24 @@ mod tests {
     fn spans_inside_characters_do_not_panic() {
         let (sources, _) = sample();
         let f = FileId(0);
+        // From the middle of line 2 to far past the end of the text.
         let d = vec![Diagnostic::new(Code::E0001, Span::new(f, 29, 1000), "m")];
-        human(&sources, &d, false);
-        short(&sources, &d);
-        json(&sources, &d);
+        assert!(human(&sources, &d, false).contains("[E0001] Error: m"));
+        assert_eq!(short(&sources, &d), "plan.plan:2:11: error[E0001]: m\n");
+        let v: serde_json::Value = serde_json::from_str(&json(&sources, &d)).unwrap();
+        assert_eq!(v["diagnostics"][0]["line"], 2);
+        assert_eq!(v["diagnostics"][0]["column"], 11);
+    }
+
+    #[test]
+    fn short_without_a_file_still_has_the_message() {
+        let (sources, _) = sample();
+        let d = vec![Diagnostic::new(
+            Code::E0001,
+            Span::new(FileId(7), 0, 1),
+            "m",
+        )];
+        assert_eq!(short(&sources, &d), "error[E0001]: m\n");
     }
 
     #[test]

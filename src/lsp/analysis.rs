@@ -78,7 +78,7 @@ impl Analysis {
             outcome
                 .diagnostics
                 .iter()
-                .filter(|d| d.code.as_str().starts_with("E000"))
+                .filter(|d| d.code.is_syntax())
                 .cloned()
                 .collect()
         };

@@ -61,15 +61,7 @@ pub fn diagnostic(
 ) -> Option<(lsp::Uri, lsp::Diagnostic)> {
     let file = a.file(d.span.file)?;
     let uri = a.uri(d.span.file)?.clone();
-    let mut message = d.message.clone();
-    if let Some(help) = &d.help {
-        message.push_str("\nhelp: ");
-        message.push_str(help);
-    }
-    for note in &d.notes {
-        message.push_str("\nnote: ");
-        message.push_str(note);
-    }
+    let message = d.full_message();
     let mut related: Vec<lsp::DiagnosticRelatedInformation> = d
         .labels
         .iter()
@@ -92,10 +84,10 @@ pub fn diagnostic(
             );
         }
     }
-    let tags = match d.code {
-        crate::Code::W0403 => Some(vec![lsp::DiagnosticTag::UNNECESSARY]),
-        _ => None,
-    };
+    let tags = d
+        .code
+        .is_unnecessary()
+        .then(|| vec![lsp::DiagnosticTag::UNNECESSARY]);
     let data = serde_json::json!({
         "title": d.code.title(),
         "explain": format!("planc explain {}", d.code),

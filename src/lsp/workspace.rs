@@ -195,14 +195,18 @@ impl Server<'_> {
             .unwrap_or_else(|| uri.as_str().to_string());
         let doc_id = job.sources.add_with_kind(name, text, kind);
         uris.push(Some(uri.clone()));
-        let mut role = Role::Plan;
+        // The document in every role the configuration names it in (a
+        // file that is both the catalogue and the policy is read as both),
+        // else as a plan.
+        let mut roles: Vec<Role> = Vec::new();
         if let Some(config) = &config {
             deps.push(config.path.clone());
             if let Some(p) = &path {
                 if config.catalog.iter().any(|c| c == p) {
-                    role = Role::Catalog;
-                } else if config.policy.as_ref() == Some(p) {
-                    role = Role::Policy;
+                    roles.push(Role::Catalog);
+                }
+                if config.policy.as_ref() == Some(p) {
+                    roles.push(Role::Policy);
                 }
             }
             let files = config
@@ -229,11 +233,17 @@ impl Server<'_> {
             }
             job.actor = config.actor.clone();
         }
-        match role {
-            Role::Plan => job.plans.push(doc_id),
-            Role::Catalog => job.catalog.push(doc_id),
-            Role::Policy => job.policy.push(doc_id),
+        if roles.is_empty() {
+            roles.push(Role::Plan);
         }
+        for role in roles {
+            match role {
+                Role::Plan => job.plans.push(doc_id),
+                Role::Catalog => job.catalog.push(doc_id),
+                Role::Policy => job.policy.push(doc_id),
+            }
+        }
+        job.config = config.as_ref().map(|c| c.path.display().to_string());
         if let Some(actor) = &self.actor {
             job.actor = Some(actor.clone());
         }

@@ -267,13 +267,14 @@ pub fn catalog() -> Value {
 
 /// The JSON policy form.
 pub fn policy() -> Value {
-    let scopes = json!({"type": "array", "items": {"type": "string", "pattern": SCOPE_PATTERN}});
+    let scopes =
+        json!({"type": "array", "items": {"type": "string", "pattern": pol::SCOPE_PATTERN}});
     let limits = json!({"type": "object", "propertyNames": {"$ref": "#/$defs/identifier"},
                         "additionalProperties": {"type": ["string", "number", "boolean", "null"]}});
     let rule = closed(pol::RULE_KEYS, &[], |k| match k {
         "scopes" => scopes.clone(),
-        "max" => with_description(&limits, "`<=` ceilings: argument name → limit"),
-        "min" => with_description(&limits, "`>=` ceilings: argument name → limit"),
+        "max" => with_description(limits.clone(), "`<=` ceilings: argument name → limit"),
+        "min" => with_description(limits.clone(), "`>=` ceilings: argument name → limit"),
         "approval" => json!({"enum": ["human", null]}),
         _ => json!({"type": "boolean"}),
     });
@@ -295,15 +296,12 @@ pub fn policy() -> Value {
     root
 }
 
-/// [`crate::syntax::json_policy::is_scope`] as a JSON Schema `pattern`.
-pub const SCOPE_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_*.\-]+)*$";
-
-fn with_description(schema: &Value, text: &str) -> Value {
-    let mut s = schema.clone();
-    if let Some(o) = s.as_object_mut() {
+/// `schema` with a `description`.
+pub(crate) fn with_description(mut schema: Value, text: &str) -> Value {
+    if let Some(o) = schema.as_object_mut() {
         o.insert("description".into(), json!(text));
     }
-    s
+    schema
 }
 
 /// The `--format json` report, from the types the renderer serialises.

@@ -25,6 +25,8 @@ pub mod forms;
 
 use serde_json::{Map, Value, json};
 
+use forms::with_description;
+
 use crate::catalog::value::{DATE_PATTERN, DATETIME_PATTERN};
 use crate::catalog::{self, Catalog, Tool, Ty};
 use crate::limits;
@@ -424,12 +426,6 @@ impl Spec {
                 let Some(n) = exact_number(limit) else {
                     return false;
                 };
-                if matches!(ty, Ty::Any | Ty::Error) {
-                    // Only a number can be compared with a numeric limit: any
-                    // other literal is refused (E0303), so only numbers pass.
-                    o.clear();
-                    o.insert("type".into(), json!("number"));
-                }
                 match op {
                     CmpOp::Le => tighten(o, "maximum", n, true),
                     CmpOp::Lt => tighten(o, "exclusiveMaximum", n, true),
@@ -483,13 +479,6 @@ impl Spec {
 fn reference() -> Value {
     json!({"type": "string", "pattern": REFERENCE_PATTERN,
            "description": "a reference to a binding of an earlier step: `${name}` or `${name.member}`"})
-}
-
-fn with_description(mut schema: Value, text: &str) -> Value {
-    if let Some(o) = schema.as_object_mut() {
-        o.insert("description".into(), json!(text));
-    }
-    schema
 }
 
 fn tool_description(tool: &Tool, rule: &Rule) -> String {

@@ -41,6 +41,9 @@ pub struct Rule {
     pub ceilings: Vec<CeilingRule>,
     /// `untrusted`: the policy marks the tool's output as outside data.
     pub untrusted: Option<Span>,
+    /// `untrusted false`: the policy trusts the tool's output, overriding
+    /// the catalogue.
+    pub trusted: Option<Span>,
 }
 
 /// `ARG OP LIMIT`: the argument must satisfy the comparison.
@@ -168,6 +171,25 @@ fn build_policy(decl: &ast::PolicyDecl, catalog: &Catalog, diags: &mut Vec<Diagn
 
 fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic>) -> Rule {
     let tool = catalog.get(&r.tool.node);
+    if tool.is_none() {
+        // A rule for a tool this catalogue lacks is allowed (a policy may be
+        // shared by several catalogues), but one a letter away from a tool
+        // it has is most likely that tool's rule, misspelt: the tool would
+        // be denied, or worse, governed by nothing the author meant.
+        let near = crate::suggest::nearest(&r.tool.node, catalog.names());
+        if !near.is_empty() {
+            let d = Diagnostic::new(
+                Code::W0406,
+                r.tool.span,
+                format!(
+                    "the policy has a rule for `{}`, which is not in the catalogue",
+                    r.tool.node
+                ),
+            )
+            .with_label("no tool of this name");
+            diags.push(add_suggestion(d, &near, r.tool.span));
+        }
+    }
     let mut requires: Vec<Spanned<String>> = Vec::with_capacity(r.requires.len());
     for s in &r.requires {
         if !requires.iter().any(|q| q.node == s.node) {
@@ -186,6 +208,7 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
         approval: r.approval.map(|a| a.span),
         ceilings,
         untrusted: r.untrusted,
+        trusted: r.trusted,
     }
 }
 

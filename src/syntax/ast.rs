@@ -202,6 +202,9 @@ pub struct PolicyRule {
     pub ceilings: Vec<Ceiling>,
     /// `untrusted`: the policy marks this tool's output as untrusted data.
     pub untrusted: Option<Span>,
+    /// `untrusted false`: the policy trusts this tool's output, whatever the
+    /// catalogue says (an MCP server's `openWorldHint`).
+    pub trusted: Option<Span>,
     pub span: Span,
 }
 

@@ -32,7 +32,11 @@
 //! Effects: `readOnlyHint: true` makes a `read` tool, anything else
 //! `write` (OpenAI tools have no hints: they are `write`);
 //! `idempotentHint: true` makes it idempotent; `openWorldHint: true` marks
-//! its output untrusted. A parameter not in `required` is optional; one with
+//! its output untrusted. The protocol defaults `openWorldHint` to true when
+//! it is absent; planc marks a tool untrusted only on an explicit `true`
+//! (most servers omit the hint, and W0404 on every tool would be noise), and
+//! a policy says `untrusted` (or `untrusted false`) where it knows better
+//! (docs/threat-model.md). A parameter not in `required` is optional; one with
 //! a `default` gets that default.
 
 use super::ast::{

@@ -125,9 +125,11 @@ fn rule(
             None
         }
     });
-    let untrusted = f
+    let flag = f
         .get("untrusted")
-        .and_then(|u| r.boolean("untrusted", u).and_then(|b| b.then_some(u.span)));
+        .and_then(|u| r.boolean("untrusted", u).map(|b| (b, u.span)));
+    let untrusted = flag.and_then(|(b, s)| b.then_some(s));
+    let trusted = flag.and_then(|(b, s)| (!b).then_some(s));
     let mut ceilings = Vec::new();
     for m in f.in_order() {
         let op = match &*m.key {
@@ -161,6 +163,7 @@ fn rule(
         approval,
         ceilings,
         untrusted,
+        trusted,
         span,
     })
 }
@@ -191,6 +194,9 @@ fn scopes(r: &mut Reader<'_>, v: &Json<'_>) -> Vec<Name> {
     }
     out
 }
+
+/// [`is_scope`] as a JSON Schema `pattern`.
+pub const SCOPE_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_*.\-]+)*$";
 
 /// A scope as the text form spells it: an identifier, then parts of
 /// letters, digits, `_`, `*`, `-` and `.` after each `:`.

@@ -20,6 +20,9 @@ pub(crate) struct Reader<'t> {
     /// meanwhile.
     pub step_names: Vec<String>,
     pub step: Option<usize>,
+    /// The code of a shape error: E0004 for plans, catalogues and policies,
+    /// E0601 for progress records.
+    pub shape_code: Code,
 }
 
 impl<'t> Reader<'t> {
@@ -29,6 +32,7 @@ impl<'t> Reader<'t> {
             diags: Vec::new(),
             step_names: Vec::new(),
             step: None,
+            shape_code: Code::E0004,
         }
     }
 
@@ -46,7 +50,7 @@ impl<'t> Reader<'t> {
     pub fn ill_typed(&mut self, what: &str, value: &Json<'_>, expected: &str) {
         self.report(
             Diagnostic::new(
-                Code::E0004,
+                self.shape_code,
                 value.span,
                 format!("{what} must be {expected}, found {}", value.kind_name()),
             )
@@ -136,7 +140,7 @@ impl<'t> Reader<'t> {
     pub fn duplicate_key(&mut self, m: &Member<'_>, first: Span) {
         self.report(
             Diagnostic::new(
-                Code::E0004,
+                self.shape_code,
                 m.key_span,
                 format!("duplicate key `{}`", m.key),
             )
@@ -149,7 +153,7 @@ impl<'t> Reader<'t> {
     pub fn unknown_key(&mut self, m: &Member<'_>, what: &str, allowed: &[&str]) {
         let near = suggest::nearest(&m.key, allowed.iter().copied());
         let mut d = Diagnostic::new(
-            Code::E0004,
+            self.shape_code,
             m.key_span,
             format!("unknown key `{}` in {what}", m.key),
         )
@@ -174,9 +178,13 @@ impl<'t> Reader<'t> {
             ..object
         };
         self.report(
-            Diagnostic::new(Code::E0004, at, format!("missing key `{key}` in {what}"))
-                .with_label(format!("{what} without `{key}`"))
-                .with_help(format!("add `\"{key}\": …` to {what}: it is required")),
+            Diagnostic::new(
+                self.shape_code,
+                at,
+                format!("missing key `{key}` in {what}"),
+            )
+            .with_label(format!("{what} without `{key}`"))
+            .with_help(format!("add `\"{key}\": …` to {what}: it is required")),
         );
     }
 

@@ -138,6 +138,8 @@ pub enum Shape {
     Plan,
     Catalog,
     Policy,
+    /// A progress record (`progress_version`), read by `crate::progress`.
+    Progress,
 }
 
 /// Tells the documents apart by their keys: a plan has `steps`; a catalogue
@@ -148,6 +150,9 @@ pub fn detect(root: &json::Json<'_>) -> Option<Shape> {
         return Some(Shape::Catalog);
     }
     root.as_object()?;
+    if root.get("progress_version").is_some() {
+        return Some(Shape::Progress);
+    }
     if root.get("steps").is_some() {
         return Some(Shape::Plan);
     }
@@ -168,7 +173,7 @@ pub fn read_any(text: &str, root: &json::Json<'_>) -> (ast::Module, Vec<Diagnost
         Some(Shape::Plan) => json_plan::read_plan(text, root),
         Some(Shape::Catalog) => json_catalog::read_catalog(text, root),
         Some(Shape::Policy) => json_policy::read_policy(text, root),
-        None => {
+        Some(Shape::Progress) | None => {
             let at = Span {
                 end: root.span.start.saturating_add(1).min(root.span.end),
                 ..root.span

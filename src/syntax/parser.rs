@@ -1194,6 +1194,7 @@ enum RuleClause {
     Approval(Spanned<ast::Approval>),
     Where(Vec<ast::Ceiling>),
     Untrusted(Span),
+    Trusted(Span),
 }
 
 fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -1386,7 +1387,22 @@ fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         requires,
         approval,
         where_,
-        word("untrusted").map(RuleClause::Untrusted),
+        word("untrusted")
+            .then(
+                select! {
+                    Token::Ident("true") => true,
+                    Token::Ident("false") => false,
+                }
+                .or_not(),
+            )
+            .map_with(|(_, flag), e| {
+                let span = sp(e);
+                if flag == Some(false) {
+                    RuleClause::Trusted(span)
+                } else {
+                    RuleClause::Untrusted(span)
+                }
+            }),
     ))
     .labelled(LABEL_RULE_CLAUSE);
     let rule = tool_name(file)
@@ -1412,6 +1428,7 @@ fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 approval: None,
                 ceilings: Vec::new(),
                 untrusted: None,
+                trusted: None,
                 span,
             };
             for c in clauses {
@@ -1420,6 +1437,7 @@ fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                     RuleClause::Approval(a) => rule.approval = Some(a),
                     RuleClause::Where(c) => rule.ceilings.extend(c),
                     RuleClause::Untrusted(s) => rule.untrusted = Some(s),
+                    RuleClause::Trusted(s) => rule.trusted = Some(s),
                 }
             }
             PolicyItem::Rule(rule)

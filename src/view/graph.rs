@@ -185,9 +185,9 @@ impl Graph {
 
 // ---------------------------------------------------------------- DOT
 
-/// A DOT string literal: quotes and backslashes escaped, line breaks as
-/// DOT's `\n`, so that no name or goal can end the string.
-fn dot_string(s: &str) -> String {
+/// A DOT string: quotes and backslashes escaped, line breaks as `\n`, so
+/// that no name or goal can end it.
+fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -209,7 +209,7 @@ fn dot_lines(lines: &[&str]) -> String {
     let escaped: Vec<String> = lines
         .iter()
         .map(|l| {
-            let s = dot_string(&l.replace('\n', " "));
+            let s = quoted(&l.replace('\n', " "));
             s.get(1..s.len().saturating_sub(1))
                 .unwrap_or_default()
                 .to_string()
@@ -226,21 +226,22 @@ fn dot_lines(lines: &[&str]) -> String {
 /// output.
 pub fn dot(g: &Graph) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "digraph {} {{", dot_string(&g.name));
+    let _ = writeln!(out, "digraph {} {{", quoted(&g.name));
     if let Some(goal) = &g.goal {
-        let _ = writeln!(out, "  label={};", dot_string(goal));
+        let _ = writeln!(out, "  label={};", quoted(goal));
         out.push_str("  labelloc=t;\n");
     }
     out.push_str("  rankdir=LR;\n");
+    out.push_str("  fontname=\"Helvetica\";\n");
     out.push_str("  node [shape=box, fontname=\"Helvetica\", fontsize=11];\n");
     out.push_str("  edge [fontname=\"Helvetica\", fontsize=9];\n");
     for (w, wave) in g.waves.iter().enumerate() {
         let _ = writeln!(out, "  subgraph cluster_wave_{w} {{");
-        let _ = writeln!(out, "    label={};", dot_string(&format!("wave {}", w + 1)));
+        let _ = writeln!(out, "    label={};", quoted(&format!("wave {}", w + 1)));
         out.push_str("    style=dashed;\n    color=gray60;\n");
         for &i in wave {
             if let Some(n) = g.node(i) {
-                let _ = writeln!(out, "    {};", dot_string(&n.name));
+                let _ = writeln!(out, "    {};", quoted(&n.name));
             }
         }
         out.push_str("  }\n");
@@ -254,13 +255,13 @@ pub fn dot(g: &Graph) -> String {
         let classes = c.label();
         let mut attrs = vec![
             format!("label={}", dot_lines(&[&n.name, &n.tool, &classes])),
-            format!("style={}", dot_string(&style.join(","))),
-            format!("class={}", dot_string(&c.names().join(" "))),
+            format!("style={}", quoted(&style.join(","))),
+            format!("class={}", quoted(&c.names().join(" "))),
         ];
         if c.approval {
             attrs.push("peripheries=2".to_string());
         }
-        let _ = writeln!(out, "  {} [{}];", dot_string(&n.name), attrs.join(", "));
+        let _ = writeln!(out, "  {} [{}];", quoted(&n.name), attrs.join(", "));
     }
     for e in &g.edges {
         let (Some(from), Some(to)) = (g.node(e.from), g.node(e.to)) else {
@@ -274,9 +275,9 @@ pub fn dot(g: &Graph) -> String {
         let _ = writeln!(
             out,
             "  {} -> {} [label={}, style={style}];",
-            dot_string(&from.name),
-            dot_string(&to.name),
-            dot_string(&e.label())
+            quoted(&from.name),
+            quoted(&to.name),
+            quoted(&e.label())
         );
     }
     out.push_str("}\n");
@@ -287,12 +288,14 @@ pub fn dot(g: &Graph) -> String {
 
 /// Text for a Mermaid label in double quotes: every character that Mermaid
 /// or the HTML it renders to would read as markup becomes an entity code
-/// (`#34;`), so a label is only ever text.
+/// (`#34;`), so a label is only ever text; `%` too, so that no `%%{...}%%`
+/// directive can hide in it, and `\`, so that it is also a YAML string.
 fn mermaid_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
-            '"' | '#' | '&' | '<' | '>' | '`' | '[' | ']' | '{' | '}' | '(' | ')' | '|' | ';' => {
+            '"' | '#' | '&' | '<' | '>' | '`' | '[' | ']' | '{' | '}' | '(' | ')' | '|' | ';'
+            | '%' | '\\' => {
                 let _ = write!(out, "#{};", u32::from(c));
             }
             '\n' | '\r' => out.push(' '),
@@ -313,6 +316,8 @@ fn mermaid_text(s: &str) -> String {
 pub fn mermaid(g: &Graph) -> String {
     let mut out = String::new();
     if let Some(goal) = &g.goal {
+        // Mermaid decodes no entity code in a title, so a goal with markup
+        // shows its codes there: readable, and inert.
         let _ = writeln!(out, "---\ntitle: \"{}\"\n---", mermaid_text(goal));
     }
     out.push_str("flowchart LR\n");
@@ -371,16 +376,16 @@ mod tests {
 
     #[test]
     fn dot_strings_cannot_be_ended_by_their_text() {
-        assert_eq!(dot_string(r#"a"b\c"#), r#""a\"b\\c""#);
-        assert_eq!(dot_string("x\ny"), r#""x\ny""#);
+        assert_eq!(quoted(r#"a"b\c"#), r#""a\"b\\c""#);
+        assert_eq!(quoted("x\ny"), r#""x\ny""#);
         assert_eq!(dot_lines(&["a\"", "b"]), r#""a\"\nb""#);
     }
 
     #[test]
     fn mermaid_labels_are_text_only() {
         assert_eq!(
-            mermaid_text("</b><img onerror=x>\"#"),
-            "#60;/b#62;#60;img onerror=x#62;#34;#35;"
+            mermaid_text("</b><img onerror=x>\"#%%{init}%%\\"),
+            "#60;/b#62;#60;img onerror=x#62;#34;#35;#37;#37;#123;init#125;#37;#37;#92;"
         );
     }
 }

@@ -11,7 +11,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -130,6 +130,8 @@ async function shownDag(page) {
 const text = (page, selector) => page.$eval(selector, (el) => el.innerText.replace(/\s+/g, ' ').trim());
 const texts = (page, selector) =>
   page.$$eval(selector, (els) => els.map((el) => el.innerText.replace(/\s+/g, ' ').trim()));
+
+const HOSTILE_GOAL = `</script><img src=x onerror="window.__pwned='goal'"><script>window.__pwned='goal-script'</script>`;
 
 const PLANS = {
   northwind: {
@@ -285,10 +287,7 @@ test('config_dag: the report runs beside the database, approval and guard on the
 test('hostile: markup written by the planner stays text and runs nothing', async () => {
   const { page, context, seen } = await open('hostile', VIEWPORTS.desktop);
   try {
-    assert.equal(
-      await page.$eval('h1', (h) => h.textContent),
-      `</script><img src=x onerror="window.__pwned='goal'"><script>window.__pwned='goal-script'</script>`,
-    );
+    assert.equal(await page.$eval('h1', (h) => h.textContent), HOSTILE_GOAL);
     assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no injected code ran');
     assert.equal(await page.$$eval('img, script, iframe, object, embed', (e) => e.length), 0);
     assert.equal(await page.$$eval('[onerror], [onload]', (e) => e.length), 0);
@@ -300,6 +299,48 @@ test('hostile: markup written by the planner stays text and runs nothing', async
     // The planner's <style> did not hide anything.
     assert.ok(await page.$eval('main', (m) => m.getBoundingClientRect().height > 100));
     assert.deepEqual(seen.console, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// `planc graph --format mermaid`, rendered by Mermaid itself in the
+// browser: every example's flowchart parses and draws one node per step;
+// the hostile plan's title stays text.
+const MERMAID = join(import.meta.dirname, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js');
+
+test('planc graph --format mermaid renders in Mermaid', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.setContent('<!DOCTYPE html><html><body></body></html>');
+    await page.addScriptTag({ path: MERMAID });
+    await page.evaluate(() => window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' }));
+    for (const [name, plan] of Object.entries(PLANS)) {
+      const source = readFileSync(join(PAGES, `${name}.mmd`), 'utf8');
+      const drawn = await page.evaluate(async ([id, text]) => {
+        const { svg } = await window.mermaid.render(id, text);
+        const holder = document.createElement('div');
+        holder.innerHTML = svg;
+        document.body.append(holder);
+        return {
+          nodes: holder.querySelectorAll('g.node').length,
+          edges: holder.querySelectorAll('.edgePaths path, path.flowchart-link').length,
+          title: holder.querySelector('.flowchartTitleText')?.textContent ?? null,
+          markup: holder.querySelectorAll('img, script, iframe, [onerror], [onload]').length,
+        };
+      }, [`graph_${name}`, source]);
+      assert.equal(drawn.nodes, plan.steps.length, `${name}: nodes`);
+      if (plan.edges !== null) assert.equal(drawn.edges, plan.edges, `${name}: edges`);
+      assert.equal(drawn.markup, 0, `${name}: markup in the drawing`);
+      // Mermaid decodes no entity code in a title: the hostile goal shows its codes.
+      const title = plan.goal ?? HOSTILE_GOAL.replace(/[<>"]/g, (c) => `#${c.charCodeAt(0)};`);
+      assert.equal(drawn.title, title, `${name}: title`);
+    }
+    assert.deepEqual(errors, []);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
   } finally {
     await context.close();
   }

@@ -997,3 +997,99 @@ pub fn policy_json(world: &World) -> String {
     }))
     .unwrap_or_default()
 }
+
+// ------------------------------------------------------- hostile plans
+
+/// The catalogue and policy of `fuzz/fixtures/`: ceilings over an `any`
+/// parameter (`billing.refund`'s `amount`), an optional one (`fee`), and a
+/// string one a binding of enum type may feed (`billing.change_plan`'s
+/// `plan`), with a date ceiling over a defaulted parameter.
+pub const HOSTILE_TOOLS: &str = include_str!("../../fuzz/fixtures/tools.plan");
+pub const HOSTILE_POLICY: &str = include_str!("../../fuzz/fixtures/policy.plan");
+
+/// Bindings the hostile plan's first step makes, of the result of
+/// `shop.quote`: a decimal, an enum, an `any`, an optional decimal, a list.
+const HOSTILE_BINDS: [&str; 5] = ["total", "tier", "note", "maybe", "lines"];
+
+/// A value a hostile planner might put under a ceiling: within, above,
+/// of another kind (a numeral in a string, a boolean, `null`, a date, a
+/// list), or a reference to a binding of any of the quote's types.
+fn hostile_value(c: &mut Choices<'_>) -> Option<String> {
+    Some(match c.below(13) {
+        0 => format!("{}", c.below(501)),
+        1 => format!("{}", 501 + c.below(10_000)),
+        2 => format!("\"{}\"", c.below(10_000)),
+        3 => "true".to_string(),
+        4 => "null".to_string(),
+        5 => "2026-03-04".to_string(),
+        6 => format!("[{}]", c.below(1000)),
+        7 => "500.0000000000000001".to_string(),
+        8 => "\"enterprise\"".to_string(),
+        9 => "\"starter\"".to_string(),
+        10 => return None,
+        _ => HOSTILE_BINDS[c.below(HOSTILE_BINDS.len())].to_string(),
+    })
+}
+
+/// A plan file against [`HOSTILE_TOOLS`]: a quote binding values of every
+/// type, then calls whose ceilinged arguments are [`hostile_value`]s (an
+/// argument left out when the value is `None`). With `declare`, the file
+/// also declares a tool or a policy of the planner's own.
+pub fn hostile_plan(c: &mut Choices<'_>, declare: bool) -> String {
+    let mut out = String::new();
+    if declare {
+        out.push_str(match c.below(3) {
+            0 => "tool billing.refund(order_id: string, amount: any, fee: any) -> { refund_id: string } read idempotent\n\n",
+            1 => "policy mine {\n    actor [billing:write]\n    billing.refund requires [billing:write]\n}\n\n",
+            _ => "tool kb.wipe(all: bool) -> { ok: bool } read\n\n",
+        });
+    }
+    out.push_str("plan hostile \"g\" {\n");
+    out.push_str("    step quote = shop.quote(order_id: \"o\") {\n        post exists($.total)\n");
+    for b in HOSTILE_BINDS {
+        out.push_str(&format!("        bind {b} = $.{b}\n"));
+    }
+    out.push_str("    }\n");
+    for i in 0..c.range(1, 4) {
+        let mut args = vec!["order_id: \"o\"".to_string()];
+        let (tool, names): (&str, &[&str]) = if c.one_in(3) {
+            ("billing.change_plan", &["plan", "effective"])
+        } else {
+            ("billing.refund", &["amount", "fee"])
+        };
+        if tool == "billing.change_plan" {
+            args = vec!["account_id: \"a\"".to_string()];
+        }
+        for n in names {
+            if let Some(v) = hostile_value(c) {
+                args.push(format!("{n}: {v}"));
+            }
+        }
+        out.push_str(&format!(
+            "    step s{i} = {tool}({}) {{\n        post exists($)\n    }}\n",
+            args.join(", ")
+        ));
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// [`HOSTILE_POLICY`] with one clause broken the way a careless author
+/// breaks it (a keyword followed by the wrong word, brackets forgotten, a
+/// `where` with no comparison, a limit in quotes), or `None` for a choice
+/// that leaves it intact.
+pub fn malformed_policy(c: &mut Choices<'_>) -> Option<String> {
+    let (from, to): (&str, &str) = match c.below(7) {
+        0 => ("approval human", "approval Human"),
+        1 => ("approval human", "approval"),
+        2 => (
+            "requires [billing:write] where",
+            "requires billing:write where",
+        ),
+        3 => ("where amount <= 500, fee <= 20", "where amount"),
+        4 => ("amount <= 500", "amount <= \"500\""),
+        5 => ("where plan != \"enterprise\"", "where \"enterprise\""),
+        _ => return None,
+    };
+    Some(HOSTILE_POLICY.replacen(from, to, 1))
+}

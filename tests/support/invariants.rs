@@ -138,7 +138,14 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                 }
                 // Ceilings: literals within them, references guarded.
                 for (arg, op, limit) in &rule.ceilings {
+                    // An argument under a ceiling is always given (a
+                    // default is lowered as a literal): left out, the tool
+                    // decides what it means, and nothing checks it.
                     let Some(value) = step.args.get(arg) else {
+                        out.push(format!(
+                            "step `{}`: `{arg}` is under a ceiling but absent",
+                            step.name
+                        ));
                         continue;
                     };
                     match value {
@@ -300,4 +307,59 @@ fn decimal_comparison_is_exact() {
     assert_eq!(compare_decimal("-3", "-2.5"), Ordering::Less);
     assert_eq!(compare_decimal("0500.10", "500.1"), Ordering::Equal);
     assert_eq!(compare_decimal("-0.0", "0"), Ordering::Equal);
+}
+
+/// The world of `fuzz/fixtures/` (the `invariants` fuzz target's catalogue
+/// and policy, which the property tests' hostile plans use too), written
+/// out by hand: the oracle shares nothing with the compiler's reading of
+/// that policy, so a policy the compiler misread (an approval dropped, a
+/// ceiling lost) shows up as a broken invariant.
+pub fn fixture_world() -> World {
+    let mut w = World::default();
+    for (t, e) in [
+        ("billing.refund", Effect::Write),
+        ("shop.quote", Effect::Read),
+        ("billing.change_plan", Effect::Write),
+        ("kb.read", Effect::Read),
+    ] {
+        w.tools.insert(t.to_string(), e);
+    }
+    let rule = |s: &str, c: Vec<(&str, CmpOp, Literal)>, approval| ToolRule {
+        scopes: vec![s.to_string()],
+        ceilings: c
+            .into_iter()
+            .map(|(a, o, l)| (a.to_string(), o, l))
+            .collect(),
+        approval,
+    };
+    w.rules.insert(
+        "billing.refund".into(),
+        rule(
+            "billing:write",
+            vec![
+                ("amount", CmpOp::Le, Literal::Int(500)),
+                ("fee", CmpOp::Le, Literal::Int(20)),
+            ],
+            false,
+        ),
+    );
+    w.rules
+        .insert("shop.quote".into(), rule("shop:read", vec![], false));
+    w.rules.insert(
+        "billing.change_plan".into(),
+        rule(
+            "billing:write",
+            vec![
+                ("plan", CmpOp::Ne, Literal::String("enterprise".into())),
+                ("effective", CmpOp::Ge, Literal::Date("2026-01-01".into())),
+            ],
+            true,
+        ),
+    );
+    w.rules
+        .insert("kb.read".into(), rule("kb:read", vec![], false));
+    for s in ["billing:write", "shop:read", "kb:read"] {
+        w.actor.insert(s.to_string());
+    }
+    w
 }

@@ -231,10 +231,10 @@ impl<'a> Checker<'a, '_> {
             ValueKind::Literal(v) => format!("`{}`", v.display()),
             _ => format!("a value of type `{ty}`"),
         };
-        let limit_kind = c
-            .limit
-            .as_ref()
-            .map_or_else(|| "value".to_string(), |l| l.natural_type().to_string());
+        let (limit, kind) = match &c.limit {
+            Some(l) => (format!("`{}`", l.display()), kind_of(l)),
+            None => ("the limit".to_string(), "a value"),
+        };
         let span = if arg.from_default {
             step.tool.span
         } else {
@@ -249,10 +249,10 @@ impl<'a> Checker<'a, '_> {
                 c.text()
             ),
         )
-        .with_label(format!("not comparable with a `{limit_kind}` limit"))
+        .with_label(format!("cannot be compared with {limit}"))
         .with_secondary(c.span, format!("ceiling declared here, in {origin}"))
         .with_help(format!(
-            "a value that cannot be compared with the limit is not within it: pass a `{limit_kind}` within `{}`",
+            "a value that cannot be compared with the limit is not within it: pass {kind} within `{}`",
             c.text()
         ));
         if arg.from_default {
@@ -345,5 +345,17 @@ fn may_compare(ty: &Ty, limit: &Value) -> bool {
         Ty::Null => matches!(limit, Value::Null),
         Ty::List(_) | Ty::Record(_) => false,
         Ty::Optional(_) => true,
+    }
+}
+
+/// What kind of value compares with `limit`, for a help line.
+fn kind_of(limit: &Value) -> &'static str {
+    match limit {
+        Value::Int(_) | Value::Decimal(_) => "a number",
+        Value::Date(_) => "a date",
+        Value::Datetime(_) => "a datetime",
+        Value::String(_) => "a string",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "`null`",
     }
 }

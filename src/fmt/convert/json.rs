@@ -678,6 +678,8 @@ fn rule_json(r: &PolicyRule) -> Result<J> {
     }
     if r.untrusted.is_some() {
         o.push(("untrusted", J::Bool(true)));
+    } else if r.trusted.is_some() {
+        o.push(("untrusted", J::Bool(false)));
     }
     Ok(obj(o))
 }

@@ -401,6 +401,8 @@ fn policy_text(p: &PolicyDecl, out: &mut String) -> Result<()> {
         }
         if r.untrusted.is_some() {
             out.push_str(" untrusted");
+        } else if r.trusted.is_some() {
+            out.push_str(" untrusted false");
         }
         out.push('\n');
     }

@@ -1,0 +1,251 @@
+//! Progress records, invalidation and plan deltas (DESIGN section 9), on the
+//! configuration example of the replanning article: five steps, the report
+//! independent of the schema, the database's precondition failing.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+
+use planc::driver::{self, Job};
+use planc::ir::PlanIr;
+use planc::progress::{self, Event, ProgressRecord, Scope, Status};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The IR of a plan file, with the catalogue and policy of its planc.toml.
+fn compile(plan: &Path) -> PlanIr {
+    let mut job = Job::default();
+    let id = job.sources.add(
+        plan.display().to_string(),
+        std::fs::read_to_string(plan).unwrap(),
+    );
+    job.plans.push(id);
+    let config = planc::project::discover(plan.parent().unwrap())
+        .unwrap()
+        .unwrap();
+    for c in &config.catalog {
+        let id = job
+            .sources
+            .add(c.display().to_string(), std::fs::read_to_string(c).unwrap());
+        job.catalog.push(id);
+    }
+    if let Some(p) = &config.policy {
+        let id = job
+            .sources
+            .add(p.display().to_string(), std::fs::read_to_string(p).unwrap());
+        job.policy.push(id);
+    }
+    job.actor = config.actor;
+    let outcome = driver::run(&mut job);
+    assert!(!outcome.has_errors(), "{:?}", outcome.diagnostics);
+    driver::lower(&job, &outcome).unwrap().pop().unwrap()
+}
+
+fn record(path: &Path) -> ProgressRecord {
+    let text = std::fs::read_to_string(path).unwrap();
+    let read = progress::read::read(planc::FileId(0), &text);
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+    read.record.unwrap()
+}
+
+/// Both forms of the configuration example.
+fn forms() -> [PathBuf; 2] {
+    [
+        root().join("examples/config_dag/provision.plan"),
+        root().join("examples/config_dag/provision.plan.json"),
+    ]
+}
+
+fn example_record() -> ProgressRecord {
+    record(&root().join("examples/config_dag/progress.json"))
+}
+
+/// (name, before, after, reusable) of every step.
+fn table(inv: &progress::Invalidation) -> Vec<(&str, Status, Status, bool)> {
+    inv.steps
+        .iter()
+        .map(|s| (s.name.as_str(), s.before, s.after, s.reusable))
+        .collect()
+}
+
+use Status::{Complete, Invalid, Pending};
+
+/// The article's trace: S1–S3 complete, S4's precondition fails. S4 alone
+/// is invalid; S5, downstream in execution order but not in the dependency
+/// graph, stays pending and runnable.
+#[test]
+fn trace_s1_to_s5_in_both_forms() {
+    for plan in forms() {
+        let ir = compile(&plan);
+        let inv = progress::invalidate(
+            &ir,
+            &example_record(),
+            &Event::Precondition("provision_db".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            table(&inv),
+            vec![
+                ("fetch_config", Complete, Complete, true),
+                ("parse_config", Complete, Complete, true),
+                ("fetch_schema", Complete, Complete, true),
+                ("provision_db", Pending, Invalid, false),
+                ("generate_report", Pending, Pending, true),
+            ],
+            "{}",
+            plan.display()
+        );
+        assert_eq!(inv.scope, Scope::Local);
+        assert_eq!(inv.invalidated().collect::<Vec<_>>(), vec!["provision_db"]);
+    }
+}
+
+/// "If the event had been the config file changed on disk, S1 and S2 would
+/// both be invalid, and S5 would fall with them."
+#[test]
+fn a_changed_config_takes_the_report_with_it() {
+    for plan in forms() {
+        let ir = compile(&plan);
+        let inv =
+            progress::invalidate(&ir, &example_record(), &Event::Changed("config_raw".into()))
+                .unwrap();
+        assert_eq!(
+            table(&inv),
+            vec![
+                ("fetch_config", Complete, Invalid, false),
+                ("parse_config", Complete, Invalid, false),
+                ("fetch_schema", Complete, Complete, true),
+                ("provision_db", Pending, Invalid, false),
+                ("generate_report", Pending, Invalid, false),
+            ]
+        );
+        assert_eq!(inv.scope, Scope::Subgraph);
+        let cause = |n: &str| {
+            inv.steps
+                .iter()
+                .find(|s| s.name == n)
+                .and_then(|s| s.cause.clone())
+        };
+        assert_eq!(cause("parse_config").as_deref(), Some("fetch_config"));
+        assert_eq!(cause("generate_report").as_deref(), Some("parse_config"));
+    }
+}
+
+/// An intent change: every pending step is invalid, complete work stays.
+#[test]
+fn a_goal_change_keeps_the_world() {
+    let ir = compile(&forms()[0]);
+    let inv = progress::invalidate(&ir, &example_record(), &Event::Goal).unwrap();
+    assert_eq!(inv.scope, Scope::Full);
+    for s in &inv.steps {
+        match s.before {
+            Pending => assert_eq!((s.after, s.reusable), (Invalid, false), "{}", s.name),
+            _ => assert_eq!((s.after, s.reusable), (Complete, true), "{}", s.name),
+        }
+    }
+}
+
+/// Marking, not deletion: applying an invalidation keeps every step, and a
+/// complete step made invalid loses its artifacts.
+#[test]
+fn apply_marks_and_keeps_every_step() {
+    let ir = compile(&forms()[0]);
+    let mut rec = example_record();
+    let inv = progress::invalidate(&ir, &rec, &Event::Changed("config_raw".into())).unwrap();
+    inv.apply(&ir, &mut rec);
+    assert_eq!(rec.steps.len(), 5);
+    let fetch = rec.step("fetch_config").unwrap();
+    assert_eq!(fetch.status, Invalid);
+    assert!(fetch.binds.is_empty());
+    assert_eq!(rec.step("fetch_schema").unwrap().status, Complete);
+    assert!(rec.artifact("schema_version").is_some());
+}
+
+#[test]
+fn unknown_steps_and_artifacts_are_errors() {
+    let ir = compile(&forms()[0]);
+    let rec = example_record();
+    assert!(progress::invalidate(&ir, &rec, &Event::Failed("nope".into())).is_err());
+    assert!(progress::invalidate(&ir, &rec, &Event::Changed("nope".into())).is_err());
+    for bad in [
+        "",
+        "failed",
+        "failed:",
+        "precondition:a b",
+        "changed:1x",
+        "goal:x",
+    ] {
+        assert!(Event::parse(bad).is_err(), "{bad}");
+    }
+    assert_eq!(
+        Event::parse("precondition:provision_db")
+            .unwrap()
+            .to_string(),
+        "precondition:provision_db"
+    );
+}
+
+/// The repair of the example: the database's subgraph is rewritten, the
+/// three complete steps are reused, the report is unchanged.
+#[test]
+fn the_replan_diff_reuses_complete_work() {
+    let old = compile(&forms()[0]);
+    for new in ["replan.plan", "replan.plan.json"] {
+        let new = compile(&root().join("examples/config_dag").join(new));
+        let d = progress::diff(&old, &new, Some(&example_record()));
+        assert_eq!(d.added, vec!["migrate_schema"]);
+        assert!(d.removed.is_empty());
+        assert_eq!(d.changed.len(), 1);
+        assert_eq!(d.changed[0].step, "provision_db");
+        let fields: Vec<&str> = d.changed[0]
+            .fields
+            .iter()
+            .map(|f| f.field.as_str())
+            .collect();
+        assert_eq!(fields, vec!["args.schema_version"]);
+        assert_eq!(
+            d.unchanged,
+            vec![
+                "fetch_config",
+                "parse_config",
+                "fetch_schema",
+                "generate_report"
+            ]
+        );
+        assert_eq!(
+            d.reused,
+            vec!["fetch_config", "parse_config", "fetch_schema"]
+        );
+        assert!(d.completed.is_empty());
+        // Backwards: the migration is removed; nothing had completed there.
+        let back = progress::diff(&new, &old, Some(&example_record()));
+        assert_eq!(back.removed, vec!["migrate_schema"]);
+    }
+}
+
+/// A removed or changed step that had completed is reported as history.
+#[test]
+fn completed_steps_that_change_are_history() {
+    let old = compile(&forms()[0]);
+    let new = compile(&root().join("examples/config_dag/replan.plan"));
+    let mut rec = example_record();
+    rec.step_mut("provision_db").unwrap().status = Status::Complete;
+    let d = progress::diff(&old, &new, Some(&rec));
+    assert_eq!(d.completed, vec!["provision_db"]);
+    let text = progress::diff::render_human(&d);
+    assert!(
+        text.contains("~ provision_db (had completed: not undone)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("args.schema_version: schema_version -> migrated_version"),
+        "{text}"
+    );
+}
