@@ -137,8 +137,23 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Color::Auto)]
         color: Color,
     },
-    /// Run the language server on standard input and output.
-    Lsp,
+    /// Run the language server on standard input and output. The flags
+    /// replace, for every plan, what `planc.toml` names.
+    Lsp {
+        /// A catalogue file; repeatable.
+        #[arg(long = "catalog", value_name = "FILE")]
+        catalog: Vec<PathBuf>,
+        /// The policy file.
+        #[arg(long, value_name = "FILE")]
+        policy: Option<PathBuf>,
+        /// The actor's scopes, comma-separated.
+        #[arg(long, value_name = "SCOPE,...", value_delimiter = ',')]
+        actor: Option<Vec<String>>,
+        /// Speak LSP over standard input and output: the only transport,
+        /// accepted for clients that pass it.
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Run a plan: call its tools in dependency order through a backend,
     /// checking guards, postconditions and binds, and record its progress.
     /// Exit status: 0 complete; 1 halted, refused or failed; 2 the command
@@ -470,9 +485,12 @@ fn main() -> ExitCode {
             dialect,
             wrap,
         ),
-        Command::Lsp => planc::lsp::run_stdio()
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(Failure),
+        Command::Lsp {
+            catalog,
+            policy,
+            actor,
+            stdio: _,
+        } => lsp(catalog, policy, actor),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
     };
@@ -625,6 +643,34 @@ fn report(
         std::io::stderr().write_all(text.as_bytes())
     };
     written.map_err(|e| Failure(format!("cannot write the report: {e}")))
+}
+
+/// `planc lsp`: the flags' paths made absolute (the server resolves every
+/// path itself), then the server over stdio.
+fn lsp(
+    catalog: Vec<PathBuf>,
+    policy: Option<PathBuf>,
+    actor: Option<Vec<String>>,
+) -> Result<ExitCode, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure(format!("cannot read the current folder: {e}")))?;
+    let absolute = |p: PathBuf| project::normalize(&cwd.join(p));
+    for path in catalog.iter().chain(policy.iter()) {
+        if !absolute(path.clone()).is_file() {
+            return Err(Failure(format!(
+                "cannot read `{}`: no such file",
+                path.display()
+            )));
+        }
+    }
+    let overrides = planc::lsp::Overrides {
+        catalog: catalog.into_iter().map(absolute).collect(),
+        policy: policy.map(absolute),
+        actor,
+    };
+    planc::lsp::run_stdio(overrides)
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(Failure)
 }
 
 /// Where the SARIF log's files are: `%SRCROOT%` is the root of the git

@@ -35,8 +35,14 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// `planc lsp ARGS...`.
+    fn start_with(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_planc"))
             .arg("lsp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -258,6 +264,78 @@ fn exit_without_shutdown_fails_and_closed_input_ends_the_server() {
     let (status, stderr) = s.exit();
     assert!(!status.success());
     assert!(stderr.starts_with("planc: error: "), "{stderr}");
+}
+
+/// `planc lsp --stdio --catalog F --policy F --actor S`, as
+/// `planc.server.extraArgs` passes them, with no `planc.toml` anywhere; then
+/// the editor's `planc.actor` changes and the verdict with it.
+#[test]
+fn flags_name_the_catalogue_and_a_change_of_actor_changes_the_verdict() {
+    let dir = std::env::temp_dir().join(format!("planc-lsp-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("tools.plan"),
+        "tool billing.issue_credit(account_id: string, amount_eur: decimal) -> { credit_id: string } write\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("policy.plan"),
+        "policy agent {\n    billing.issue_credit requires [billing:write]\n}\n",
+    )
+    .unwrap();
+    let plan = "plan p \"g\" {\n    step credit = billing.issue_credit(account_id: \"a\", amount_eur: 5) {\n        post exists($.credit_id)\n    }\n}\n";
+    let path = dir.join("p.plan");
+    std::fs::write(&path, plan).unwrap();
+    let uri = planc::lsp::uri::from_path(&path)
+        .unwrap()
+        .as_str()
+        .to_string();
+    let (tools, policy) = (dir.join("tools.plan"), dir.join("policy.plan"));
+
+    let mut s = Server::start_with(&[
+        "--stdio",
+        "--catalog",
+        tools.to_str().unwrap(),
+        "--policy",
+        policy.to_str().unwrap(),
+        "--actor",
+        "billing:read",
+    ]);
+    s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    s.wait("the initialize response", |m| m["id"] == 1);
+    s.send(json!({"method": "initialized", "params": {}}));
+    s.send(
+        json!({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "planc", "version": 1, "text": plan}}}),
+    );
+    let codes = |m: &Value| -> Vec<String> {
+        m["params"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = s.wait("diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+    });
+    // The catalogue and policy of the flags are read (no E0101, no E0301),
+    // and the actor of the flags lacks the scope.
+    assert_eq!(codes(&first), ["E0302"], "{first}");
+
+    // The editor's settings change: the actor now holds the scope.
+    s.send(json!({"method": "workspace/didChangeConfiguration",
+        "params": {"settings": {"planc": {"actor": ["billing:write"]}}}}));
+    let second = s.wait("new diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+    });
+    assert_eq!(codes(&second), Vec::<String>::new(), "{second}");
+
+    s.send(json!({"id": 2, "method": "shutdown"}));
+    s.wait("the shutdown response", |m| m["id"] == 2);
+    s.send(json!({"method": "exit"}));
+    assert_success(s.exit());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Change-to-diagnostics latency on a 1,000-step plan, through the real

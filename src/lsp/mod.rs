@@ -58,6 +58,49 @@ pub use transport::run_stdio;
 /// `exit`. `Ok` after `shutdown` then `exit`; an error when the client
 /// exits without `shutdown` or the connection breaks.
 pub fn run(connection: &Connection) -> Result<(), String> {
+    run_with(connection, Overrides::default())
+}
+
+/// What `planc lsp`'s flags say: catalogue files, a policy file and the
+/// actor's scopes that replace those of every `planc.toml` (or stand in for
+/// one), as `planc check`'s flags do. Paths are absolute.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub catalog: Vec<PathBuf>,
+    pub policy: Option<PathBuf>,
+    pub actor: Option<Vec<String>>,
+}
+
+impl Overrides {
+    fn is_empty(&self) -> bool {
+        self.catalog.is_empty() && self.policy.is_none() && self.actor.is_none()
+    }
+
+    /// The configuration a plan in `dir` is checked with: the `planc.toml`
+    /// found (or none), with the flags' values in place of its own.
+    fn apply(&self, found: Option<Config>, dir: &std::path::Path) -> Option<Config> {
+        if self.is_empty() {
+            return found;
+        }
+        let mut config = found.unwrap_or_else(|| Config {
+            path: dir.join(crate::project::CONFIG_FILE),
+            ..Config::default()
+        });
+        if !self.catalog.is_empty() {
+            config.catalog.clone_from(&self.catalog);
+        }
+        if self.policy.is_some() {
+            config.policy.clone_from(&self.policy);
+        }
+        if self.actor.is_some() {
+            config.actor.clone_from(&self.actor);
+        }
+        Some(config)
+    }
+}
+
+/// [`run`], with the command line's [`Overrides`].
+pub fn run_with(connection: &Connection, overrides: Overrides) -> Result<(), String> {
     let (id, params) = connection
         .initialize_start()
         .map_err(|e| format!("no initialize request: {e}"))?;
@@ -70,6 +113,7 @@ pub fn run(connection: &Connection) -> Result<(), String> {
         .initialize_finish(id, result)
         .map_err(|e| format!("initialization failed: {e}"))?;
     let mut server = Server::new(connection, &params);
+    server.overrides = overrides;
     server.register_watchers();
     server.main_loop()
 }
@@ -187,6 +231,8 @@ pub(crate) struct Server<'c> {
     /// or `workspace/didChangeConfiguration`: `{"actor": [...]}`, possibly
     /// under a `planc` key); they replace those of `planc.toml`.
     actor: Option<Vec<String>>,
+    /// `planc lsp`'s flags.
+    overrides: Overrides,
     shutdown: bool,
     next_id: i32,
     /// Each code's explain page, as a file the editor can open.
@@ -207,6 +253,7 @@ impl<'c> Server<'c> {
                 .initialization_options
                 .as_ref()
                 .and_then(settings_actor),
+            overrides: Overrides::default(),
             shutdown: false,
             next_id: 0,
             pages: pages::write(),

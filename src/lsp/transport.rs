@@ -5,8 +5,6 @@ use lsp_server::{Connection, Message, Notification};
 use lsp_types as lsp;
 use lsp_types::notification::Notification as _;
 
-use super::run;
-
 /// Runs the server over standard input and output until the client says
 /// `exit`. The error is a message for standard error.
 ///
@@ -14,7 +12,7 @@ use super::run;
 /// whose body is not a JSON-RPC message (or whose header is malformed) is
 /// reported to the client as a log message and skipped, where lsp-server's
 /// own stdio reader would stop reading and end the session.
-pub fn run_stdio() -> Result<(), String> {
+pub fn run_stdio(overrides: super::Overrides) -> Result<(), String> {
     let (to_client, outgoing) = crossbeam_channel::bounded::<Message>(0);
     let (incoming, from_client) = crossbeam_channel::bounded::<Message>(0);
     let writer = std::thread::Builder::new()
@@ -33,7 +31,7 @@ pub fn run_stdio() -> Result<(), String> {
         sender: to_client,
         receiver: from_client,
     };
-    let result = run(&connection);
+    let result = super::run_with(&connection, overrides);
     drop(connection);
     // The writer ends now that its sender is gone; the reader may still be
     // waiting on standard input, and ends with the process.

@@ -271,7 +271,8 @@ impl Server<'_> {
         let found = match self.open_config(dir) {
             Some(found) => found,
             None => project::discover(dir),
-        };
+        }
+        .map(|c| self.overrides.apply(c, dir));
         self.configs.insert(dir.to_path_buf(), found.clone());
         found
     }
