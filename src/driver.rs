@@ -202,7 +202,7 @@ pub fn run(job: &mut Job) -> Outcome {
 /// E0005 for each `tool` (unless the file is also a catalogue) and `policy`
 /// (unless it is also the policy) declared in a plan file while the roles
 /// are fixed. A JSON file of many tools gives one report, not one per tool.
-fn misplaced(
+pub(crate) fn misplaced(
     job: &Job,
     module: &ast::Module,
     is_catalog: bool,

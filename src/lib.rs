@@ -4,9 +4,23 @@
 //! document), a tool catalogue and a policy, and returns diagnostics and,
 //! when there are no errors, the IR an executor runs. The command line
 //! (`src/main.rs`) and the language server are thin shells over it.
+//!
+//! To check many plans against one catalogue and policy (an agent loop),
+//! build a [`Compiler`] once and call [`Compiler::check`] for each plan:
+//!
+//! ```
+//! use planc::{Compiler, SourceKind};
+//! let tools = "tool a.get(id: string) -> { n: int } read\n";
+//! let policy = "policy p {\n    actor [x:read]\n    a.get requires [x:read]\n}\n";
+//! let compiler = Compiler::new(&[("tools.plan", tools)], Some(("policy.plan", policy)), None);
+//! let plan = r#"{"steps": [{"tool": "a.get", "args": {"id": "x"}}]}"#;
+//! let checked = compiler.check("plan.json", plan, SourceKind::Json);
+//! assert!(checked.diagnostics.is_empty() && checked.ir.is_some());
+//! ```
 
 pub mod catalog;
 pub mod check;
+pub mod compiler;
 pub mod diagnostics;
 pub mod driver;
 pub mod exec;
@@ -23,5 +37,6 @@ pub mod suggest;
 pub mod syntax;
 pub mod view;
 
+pub use compiler::{Checked, Compiler};
 pub use diagnostics::{Code, Diagnostic, Severity};
 pub use source::{FileId, SourceFile, SourceKind, SourceMap, Span, Spanned};
