@@ -93,24 +93,7 @@ fn tools_list(program: &str, args: &[&str], envs: &[(&str, &str)]) -> Value {
     let _ = child.kill();
     let _ = child.wait();
     assert!(result["tools"].is_array(), "no tools/list result");
-    // The catalogue reader does not yet import the 2025-11 `execution` key
-    // of a tool: drop it until it does.
-    for tool in result["tools"].as_array_mut().unwrap() {
-        tool.as_object_mut().unwrap().remove("execution");
-    }
     result
-}
-
-/// The tools of `list` named in `keep`: the filesystem server's other tools
-/// use schema forms the catalogue reader does not import yet (`anyOf` of
-/// objects, a list default), and a plan needs only the tools it calls.
-fn only(mut list: Value, keep: &[&str]) -> Value {
-    list["tools"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|t| keep.iter().any(|k| t["name"] == *k));
-    assert_eq!(list["tools"].as_array().unwrap().len(), keep.len());
-    list
 }
 
 fn write(path: &Path, text: &str) {
@@ -167,10 +150,8 @@ fn a_plan_compiled_from_the_filesystem_servers_tool_list_runs_against_it() {
     write(&root.join("in.txt"), "first line\n");
     let server = server.to_str().unwrap().to_string();
     let root_s = root.to_str().unwrap();
-    let list = only(
-        tools_list(&server, &[root_s], &[]),
-        &["read_text_file", "write_file", "list_directory"],
-    );
+    // The server's own list, whole and unmodified: every tool imports.
+    let list = tools_list(&server, &[root_s], &[]);
     write(&dir.join("tools.json"), &list.to_string());
     write(
         &dir.join("policy.plan"),
