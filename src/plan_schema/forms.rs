@@ -185,41 +185,54 @@ pub(crate) fn probe_variants(path: &Value, lit: &Value, generic: bool) -> Vec<Va
 /// its JSON-RPC response), or an array of MCP or OpenAI function tools;
 /// parameter schemas in the JSON Schema subset planc maps onto its types.
 pub fn catalog() -> Value {
+    // The reader takes tool lists forward-compatibly: keys it does not use
+    // in a tool entry and the objects around it are ignored, so the schema
+    // leaves those objects open (parameter schemas stay closed).
+    let open = |mut v: Value| {
+        if let Some(o) = v.as_object_mut() {
+            o.remove("additionalProperties");
+        }
+        v
+    };
     let schema = json!({"$ref": "#/$defs/schema"});
     let text = json!({"type": "string"});
-    let mcp = closed(cat::MCP_TOOL_KEYS, &["name", "inputSchema"], |k| match k {
-        "name" | "title" | "description" => text.clone(),
-        "inputSchema" | "outputSchema" => schema.clone(),
-        "annotations" => closed(cat::ANNOTATION_KEYS, &[], |k| match k {
-            "title" => json!({"type": "string"}),
-            _ => json!({"type": "boolean"}),
-        }),
-        "icons" => json!({"type": "array"}),
-        _ => json!({"type": "object"}),
-    });
+    let mcp = open(closed(
+        cat::MCP_TOOL_KEYS,
+        &["name", "inputSchema"],
+        |k| match k {
+            "name" | "title" | "description" => text.clone(),
+            "inputSchema" | "outputSchema" => schema.clone(),
+            "annotations" => open(closed(cat::ANNOTATION_KEYS, &[], |k| match k {
+                "title" => json!({"type": "string"}),
+                _ => json!({"type": "boolean"}),
+            })),
+            "icons" => json!({"type": "array"}),
+            _ => json!({"type": "object"}),
+        },
+    ));
     let function_of = |k: &str| match k {
         "type" => json!({"const": "function"}),
         "name" | "description" => text.clone(),
         "parameters" => schema.clone(),
         _ => json!({"type": "boolean"}),
     };
-    let function = closed(cat::FUNCTION_KEYS, &["name"], function_of);
-    let chat = closed(cat::CHAT_KEYS, &["type", "function"], |k| match k {
+    let function = open(closed(cat::FUNCTION_KEYS, &["name"], function_of));
+    let chat = open(closed(cat::CHAT_KEYS, &["type", "function"], |k| match k {
         "function" => function.clone(),
         _ => function_of(k),
-    });
-    let responses = closed(cat::RESPONSES_KEYS, &["type", "name"], function_of);
+    }));
+    let responses = open(closed(cat::RESPONSES_KEYS, &["type", "name"], function_of));
     let tools = json!({"type": "array", "items": {"anyOf": [mcp, chat, responses]}});
-    let list = closed(cat::LIST_KEYS, &["tools"], |k| match k {
+    let list = open(closed(cat::LIST_KEYS, &["tools"], |k| match k {
         "tools" => json!({"$ref": "#/$defs/tools"}),
         "nextCursor" => json!({"type": ["string", "null"]}),
         _ => json!({"type": "object"}),
-    });
-    let rpc = closed(cat::RPC_KEYS, &["result"], |k| match k {
+    }));
+    let rpc = open(closed(cat::RPC_KEYS, &["result"], |k| match k {
         "result" => json!({"$ref": "#/$defs/list"}),
         "jsonrpc" => json!({"const": "2.0"}),
         _ => json!({"type": ["string", "integer", "null"]}),
-    });
+    }));
     // A parameter schema: the keywords the catalogue reader maps, ignores
     // or accepts without enforcing; any other keyword is refused.
     let mut words: Vec<&str> = cat::MAPPED
