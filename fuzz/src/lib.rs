@@ -46,7 +46,11 @@ pub fn check_diagnostics(sources: &SourceMap, diagnostics: &[Diagnostic]) {
         serde_json::from_str::<serde_json::Value>(&json).is_ok(),
         "the JSON report is not JSON"
     );
-    let sarif = render::sarif(sources, diagnostics);
+    let options = render::SarifOptions {
+        include_notes: true,
+        ..Default::default()
+    };
+    let sarif = render::sarif(sources, diagnostics, &options);
     assert!(
         serde_json::from_str::<serde_json::Value>(&sarif).is_ok(),
         "the SARIF report is not JSON"
