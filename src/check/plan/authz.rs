@@ -235,14 +235,9 @@ impl<'a> Checker<'a, '_> {
             Some(l) => (format!("`{}`", l.display()), kind_of(l)),
             None => ("the limit".to_string(), "a value"),
         };
-        let span = if arg.from_default {
-            step.tool.span
-        } else {
-            arg.value.span
-        };
-        let mut d = Diagnostic::new(
+        let d = Diagnostic::new(
             Code::E0303,
-            span,
+            ceiling_at(step, arg),
             format!(
                 "`{}` = {shown} cannot be compared with the ceiling `{}` of {origin}",
                 arg.name,
@@ -255,10 +250,7 @@ impl<'a> Checker<'a, '_> {
             "a value that cannot be compared with the limit is not within it: pass {kind} within `{}`",
             c.text()
         ));
-        if arg.from_default {
-            d = d.with_secondary(arg.value.span, "the default is declared here");
-        }
-        self.report(i, d);
+        self.report(i, default_label(d, arg));
     }
 
     pub(super) fn ceiling_breach(
@@ -272,28 +264,20 @@ impl<'a> Checker<'a, '_> {
     ) {
         let above = matches!(c.op, CmpOp::Le | CmpOp::Lt);
         let verb = if above { "exceeds" } else { "breaks" };
-        let (span, label) = if arg.from_default {
-            (
-                step.tool.span,
-                format!(
-                    "the default `{}` = `{}` is used here",
-                    arg.name,
-                    v.display()
-                ),
+        let label = if arg.from_default {
+            format!(
+                "the default `{}` = `{}` is used here",
+                arg.name,
+                v.display()
             )
+        } else if above {
+            "above the ceiling".to_string()
         } else {
-            (
-                arg.value.span,
-                if above {
-                    "above the ceiling".to_string()
-                } else {
-                    "outside the ceiling".to_string()
-                },
-            )
+            "outside the ceiling".to_string()
         };
-        let mut d = Diagnostic::new(
+        let d = Diagnostic::new(
             Code::E0303,
-            span,
+            ceiling_at(step, arg),
             format!(
                 "`{}` = `{}` {verb} the ceiling `{}` of {origin}",
                 arg.name,
@@ -303,10 +287,7 @@ impl<'a> Checker<'a, '_> {
         )
         .with_label(label)
         .with_secondary(c.span, format!("ceiling declared here, in {origin}"));
-        if arg.from_default {
-            d = d.with_secondary(arg.value.span, "the default is declared here");
-        }
-        d = d.with_help(match &c.limit {
+        let d = default_label(d, arg).with_help(match &c.limit {
             Some(l) if above => format!(
                 "the policy allows at most `{}` here: a larger value needs a change of policy, not of plan",
                 l.display()
@@ -314,6 +295,25 @@ impl<'a> Checker<'a, '_> {
             _ => "change the value to one the policy allows".to_string(),
         });
         self.report(i, d);
+    }
+}
+
+/// Where a diagnostic about an argument under a ceiling points: at the
+/// value, or at the call when the value is the parameter's default.
+fn ceiling_at(step: &ast::Step, arg: &CheckedArg) -> Span {
+    if arg.from_default {
+        step.tool.span
+    } else {
+        arg.value.span
+    }
+}
+
+/// Labels the parameter's default as the value's source, when it is.
+fn default_label(d: Diagnostic, arg: &CheckedArg) -> Diagnostic {
+    if arg.from_default {
+        d.with_secondary(arg.value.span, "the default is declared here")
+    } else {
+        d
     }
 }
 
