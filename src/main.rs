@@ -1177,13 +1177,18 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
     let (name, text, kind) = read_input(path)?;
     let mut sources = planc::SourceMap::new();
     let id = sources.add_with_kind(name, text, kind);
-    let (module, diagnostics) = driver::parse(&mut sources, id, driver::Role::Plan);
+    let (mut module, diagnostics) = driver::parse(&mut sources, id, driver::Role::Plan);
     if diagnostics
         .iter()
         .any(|d| d.severity == planc::Severity::Error)
     {
         report_human(&sources, &diagnostics, color);
         return Ok(ExitCode::from(1));
+    }
+    if form == Form::Plan
+        && let Some(catalog) = catalogue_near(path)
+    {
+        planc::fmt::convert::make_explicit(&mut module, &catalog);
     }
     let converted = match form {
         Form::Json => planc::fmt::convert::to_json(&module),
@@ -1196,6 +1201,25 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
             std::io::stdout()
                 .write_all(out.as_bytes())
                 .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
+            if form == Form::Json
+                && let Some(f) = sources.get(id).filter(|f| f.kind == SourceKind::Text)
+            {
+                let left_out = planc::fmt::convert::left_out_of_json(&f.text, &module);
+                if let Some(&first) = left_out.first() {
+                    let at = f.line_col(first);
+                    eprintln!(
+                        "{}:{}:{}: note: the JSON form holds no comments: {} left out (doc comments of tools, parameters and fields are kept as descriptions)",
+                        f.name,
+                        at.line,
+                        at.column,
+                        if left_out.len() == 1 {
+                            "1 comment".to_string()
+                        } else {
+                            format!("{} comments", left_out.len())
+                        }
+                    );
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
@@ -1207,6 +1231,35 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// The catalogue of the `planc.toml` found from `path`'s folder (the
+/// current folder for standard input), built from its files; `None` when
+/// there is none, or it cannot be read whole (conversion then goes on
+/// without it).
+fn catalogue_near(path: &Path) -> Option<planc::catalog::Catalog> {
+    let start = match path.parent() {
+        Some(p) if path != Path::new("-") && !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let config = project::discover(start).ok()??;
+    let mut job = Job::default();
+    for file in &config.catalog {
+        let id = add_file(&mut job, file).ok()?;
+        job.catalog.push(id);
+    }
+    let mut modules = Vec::new();
+    for id in job.catalog.clone() {
+        let (module, diagnostics) = driver::parse(&mut job.sources, id, driver::Role::Catalog);
+        if diagnostics.iter().any(planc::Diagnostic::is_error) {
+            return None;
+        }
+        modules.push(module);
+    }
+    let mut ignored = Vec::new();
+    let catalog =
+        planc::catalog::Catalog::build(modules.iter().flat_map(|m| m.tools()), &mut ignored);
+    (!catalog.is_empty()).then_some(catalog)
 }
 
 /// `planc schema`: loads the catalogue and policy as `check` does (from
