@@ -1,6 +1,6 @@
 """Types of the native module (values cross as JSON text)."""
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 __version__: str
 IR_VERSION: str
@@ -39,3 +39,4 @@ class Machine:
 
 def diff(old: str, new: str, progress: Optional[str] = None) -> str: ...
 def invalidate(ir: str, progress: str, event: str) -> str: ...
+def max_attempts_by_step(ir: str) -> Dict[str, int]: ...

@@ -17,6 +17,8 @@ use planc::{Checked as CoreChecked, Compiler as CoreCompiler, SourceKind};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+mod temporal_support;
+
 fn value_error(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }
@@ -315,6 +317,7 @@ fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Machine>()?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
     m.add_function(wrap_pyfunction!(invalidate, m)?)?;
+    temporal_support::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("IR_VERSION", planc::ir::IR_VERSION)?;
     Ok(())
