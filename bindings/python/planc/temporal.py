@@ -437,4 +437,5 @@ async def run(
         approval_timeout=approval_timeout,
         retry_interval=retry_interval,
     )
-    return await handle.result()
+    record: Dict[str, Any] = await handle.result()
+    return record
