@@ -222,7 +222,9 @@ class PlanWorkflow:
             preview = _planc.Machine(plan.ir, sorted(needed | self._approved), plan.progress)
             self._record = json.loads(preview.record())
         except (ValueError, KeyError, TypeError, RuntimeError) as e:
-            raise ApplicationError(f"not a plan to run: {e}", type="invalid_plan", non_retryable=True)
+            raise ApplicationError(
+                f"not a plan to run: {e}", type="invalid_plan", non_retryable=True
+            )
 
         if not needed <= self._approved:
             try:
@@ -235,7 +237,9 @@ class PlanWorkflow:
         try:
             machine = _planc.Machine(plan.ir, sorted(self._approved), plan.progress)
         except (ValueError, RuntimeError) as e:
-            raise ApplicationError(f"not a plan to run: {e}", type="invalid_plan", non_retryable=True)
+            raise ApplicationError(
+                f"not a plan to run: {e}", type="invalid_plan", non_retryable=True
+            )
         self._drain(machine)
 
         def start(call: Dict[str, Any]) -> "asyncio.Task[Any]":
@@ -264,9 +268,7 @@ class PlanWorkflow:
             self._drain(machine)
             if not running:
                 break
-            finished, _ = await workflow.wait(
-                list(running), return_when=asyncio.FIRST_COMPLETED
-            )
+            finished, _ = await workflow.wait(list(running), return_when=asyncio.FIRST_COMPLETED)
             # In source order within what finished together: one history,
             # one sequence of decisions.
             for task in sorted(finished, key=lambda t: running[t]["index"]):
@@ -281,7 +283,9 @@ class PlanWorkflow:
         self._record = json.loads(machine.record())
         return self._record
 
-    def _settle(self, machine: Any, call: Dict[str, Any], task: "asyncio.Task[Any]", most: int) -> None:
+    def _settle(
+        self, machine: Any, call: Dict[str, Any], task: "asyncio.Task[Any]", most: int
+    ) -> None:
         """Tells the machine every attempt of one call, in order: the failed
         ones the engine retried, then the last."""
         step = call["step"]
@@ -395,7 +399,9 @@ async def start(
     """Starts a :class:`PlanWorkflow` and returns its handle (signal
     ``approve``, query ``progress``, ``await handle.result()`` for the
     record). Arguments as :func:`run`."""
-    plan, ir_dict = _plan_input(ir, approve, progress, step_timeout, approval_timeout, retry_interval)
+    plan, ir_dict = _plan_input(
+        ir, approve, progress, step_timeout, approval_timeout, retry_interval
+    )
     workflow_id = id or f"plan-{ir_dict.get('name', 'plan')}-{uuid.uuid4()}"
     return await client.start_workflow(
         PlanWorkflow.run, plan, id=workflow_id, task_queue=task_queue

@@ -147,7 +147,10 @@ def test_conformance_case(server: str, case: Path) -> None:
     prior_record = json.loads(prior.read_text()) if prior.is_file() else None
     # The reference: the in-process executor on the same recorded responses.
     reference = planc.run(
-        ir, Recorded(case / "tools.json").tools(tools), approve=approvals(case), progress=prior_record
+        ir,
+        Recorded(case / "tools.json").tools(tools),
+        approve=approvals(case),
+        progress=prior_record,
     )
     recorded = Recorded(case / "tools.json")
 
@@ -175,7 +178,10 @@ def test_conformance_case(server: str, case: Path) -> None:
         assert outcome["exit_code"] == expect["exit"] == reference.exit_code
         assert {s["name"]: s["status"] for s in record["steps"]} == expect["steps"]
         artifacts = {
-            k: v for s in record["steps"] if s["status"] == "complete" for k, v in s.get("binds", {}).items()
+            k: v
+            for s in record["steps"]
+            if s["status"] == "complete"
+            for k, v in s.get("binds", {}).items()
         }
         assert artifacts == expect["artifacts"]
         same_up_to_interleaving(expect["trace"], trace_lines(events), ir)
@@ -205,6 +211,7 @@ plan durable "two writes around a slow read" {
     step s3 = kv.get(key: "slow") {
         retry 2
         bind v3 = $.value
+        after s2
     }
     step s4 = kv.put(key: "out2", value: v3) { }
 }
@@ -290,11 +297,12 @@ def test_a_killed_worker(server: str, tmp_path: Path, slow: str) -> None:
             s3 = next(s for s in record["steps"] if s["name"] == "s3")
             assert s3["attempts"] == 2
         else:
-            assert statuses == {"s1": "complete", "s2": "failed", "s3": "complete", "s4": "pending"}
+            assert statuses == {"s1": "complete", "s2": "failed", "s3": "pending", "s4": "pending"}
             s2 = next(s for s in record["steps"] if s["name"] == "s2")
             assert s2["failure"]["kind"] == "tool_error"
             assert s2["failure"]["code"] == planc.temporal.TIMEOUT
             assert writes == [("put", "out1")]
+            assert ("get", "slow") not in calls
     finally:
         for p in (first, second):
             if p is not None and p.poll() is None:
@@ -376,7 +384,10 @@ def test_two_workers_share_fifty_plans(server: str) -> None:
         async with planc.temporal.worker(client, q, tools("a"), identity="a", **options):
             async with planc.temporal.worker(other, q, tools("b"), identity="b", **options):
                 return await asyncio.gather(
-                    *(planc.temporal.run(client, ir, task_queue=q, retry_interval=FAST) for _ in range(50))
+                    *(
+                        planc.temporal.run(client, ir, task_queue=q, retry_interval=FAST)
+                        for _ in range(50)
+                    )
                 )
 
     records = arun(go())
@@ -387,3 +398,77 @@ def test_two_workers_share_fifty_plans(server: str) -> None:
     assert sum(by_worker.values()) == 50 * 4
     assert by_worker["a"] > 0 and by_worker["b"] > 0, by_worker
     assert calls == {("out1", "value of in"): 50, ("out2", "value of slow"): 50}
+
+
+# ------------------------------------------------------------ the README
+
+
+README_TOOLS = {
+    "tools": [
+        {
+            "name": "kv.get",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"key": {"type": "string"}},
+                "required": ["key"],
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {"value": {"type": "string"}},
+                "required": ["value"],
+            },
+            "annotations": {"readOnlyHint": True, "idempotentHint": True},
+        },
+        {
+            "name": "kv.put",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"key": {"type": "string"}, "value": {"type": "string"}},
+                "required": ["key", "value"],
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {"version": {"type": "integer"}},
+                "required": ["version"],
+            },
+            "annotations": {"readOnlyHint": False, "destructiveHint": False},
+        },
+    ]
+}
+README_POLICY = """policy p {
+    actor [kv:read, kv:write]
+    kv.get requires [kv:read]
+    kv.put requires [kv:write] approval human
+}
+"""
+README_PLAN = {
+    "name": "copy_config",
+    "goal": "copy a value",
+    "steps": [
+        {
+            "name": "read",
+            "tool": "kv.get",
+            "args": {"key": "in"},
+            "binds": {"v": "$.value"},
+            "retry": 1,
+        },
+        {"name": "write", "tool": "kv.put", "args": {"key": "out", "value": "${v}"}},
+    ],
+}
+
+
+def test_the_readme_example_runs_as_written(server: str, tmp_path: Path) -> None:
+    text = (HERE.parent / "README.md").read_text()
+    section = text[text.index("## Durable runs on Temporal") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    code = code[: code.index("```")]
+    assert "localhost:7233" in code
+    (tmp_path / "example.py").write_text(code.replace("localhost:7233", server))
+    (tmp_path / "tools.json").write_text(json.dumps(README_TOOLS))
+    (tmp_path / "policy.plan").write_text(README_POLICY)
+    (tmp_path / "plan.json").write_text(json.dumps(README_PLAN))
+    out = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[('read', 'complete'), ('write', 'complete')]"
