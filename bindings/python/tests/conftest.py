@@ -94,5 +94,7 @@ def planc_bin() -> Optional[str]:
 def cli() -> str:
     exe = planc_bin()
     if exe is None:
+        if os.environ.get("PLANC_REQUIRE_CLI"):
+            pytest.fail("PLANC_REQUIRE_CLI is set but there is no planc binary")
         pytest.skip("no planc binary (set PLANC_BIN or build the repository)")
     return exe
