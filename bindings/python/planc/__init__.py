@@ -330,9 +330,11 @@ class _Driver:
         self.flush()
         return None if retry is None else json.loads(retry)
 
-    def result(self) -> RunResult:
-        if self.trace is not None:
+    def close(self) -> None:
+        if self.trace is not None and not self.trace.closed:
             self.trace.close()
+
+    def result(self) -> RunResult:
         done = self.machine.finished()
         if done is None:
             raise RuntimeError("the run ended with calls in flight")
@@ -482,8 +484,7 @@ def run(
                 while call is not None:
                     call = d.give(call, _call_sync(tools, call))
     finally:
-        if d.trace is not None and not d.trace.closed:
-            d.trace.flush()
+        d.close()
     return d.result()
 
 
@@ -526,6 +527,5 @@ async def run_async(
     finally:
         for t in pending:
             t.cancel()
-        if d.trace is not None and not d.trace.closed:
-            d.trace.flush()
+        d.close()
     return d.result()

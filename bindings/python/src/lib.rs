@@ -220,8 +220,8 @@ impl Machine {
         }
         let record = progress.map(read_record).transpose()?;
         let approved: BTreeSet<String> = approved.into_iter().collect();
-        let inner =
-            Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(PyRuntimeError::new_err)?;
+        // The record does not fit the plan: the caller's input is wrong.
+        let inner = Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(value_error)?;
         Ok(Machine { inner })
     }
 

@@ -486,3 +486,15 @@ def test_a_decimal_result_keeps_its_digits(compiler: planc.Compiler) -> None:
     assert any(e["event"] == "guard_refused" for e in r.events)
     r = run_with(Decimal("NaN"))
     assert r.progress["steps"][0]["failure"]["code"] == "invalid_result"
+
+
+def test_a_record_of_another_plan_is_refused(ir: Dict[str, Any], tmp_path: Path) -> None:
+    """A record whose complete write was made with other arguments: running
+    would repeat a committed write, so nothing runs (as `planc run`, exit 2)."""
+    s = Store()
+    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put})
+    record = json.loads(json.dumps(r.progress))
+    record["steps"][2]["args"]["value"] = "something else"
+    with pytest.raises(ValueError, match="repeat a committed write"):
+        planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=record)
+    assert s.calls.count("put dst") == 1
