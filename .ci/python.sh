@@ -35,7 +35,14 @@ echo "built and installed in $(( $(date +%s) - start ))s"
 [ -x target/debug/planc ] || cargo build --locked
 PLANC_BIN="$PWD/target/debug/planc" PLANC_REQUIRE_CLI=1 \
     timeout 600 "$venv/bin/pytest" -q bindings/python/tests
+# The suite's own runner (tests/conformance.rs) against `python -m planc`:
+# sync tools one at a time, then async tools on an event loop.
+PLANC_EXECUTOR="$venv/bin/python -m planc" \
+    timeout 900 cargo test --locked --test conformance every_case
+PLANC_EXECUTOR="$venv/bin/python -m planc --async" \
+    timeout 900 cargo test --locked --test conformance every_case
 # The types the package publishes (py.typed) hold.
-(cd bindings/python && timeout 300 "$venv/bin/mypy" --strict planc/__init__.py)
+(cd bindings/python && timeout 300 "$venv/bin/mypy" --strict \
+    planc/__init__.py planc/fixture.py planc/__main__.py)
 timeout 300 "$venv/bin/python" bindings/python/bench/check_speed.py
 echo "the Python package: $(( $(date +%s) - start ))s"

@@ -498,3 +498,25 @@ def test_a_record_of_another_plan_is_refused(ir: Dict[str, Any], tmp_path: Path)
     with pytest.raises(ValueError, match="repeat a committed write"):
         planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=record)
     assert s.calls.count("put dst") == 1
+
+
+def test_python_m_planc(ir: Dict[str, Any], tmp_path: Path) -> None:
+    from planc.__main__ import main
+
+    (tmp_path / "ir.json").write_text(json.dumps(ir))
+    (tmp_path / "tools.json").write_text(json.dumps([
+        {"tool": "kv.get", "args": {"key": "src"}, "result": {"value": "v"}},
+        {"tool": "kv.get", "result": {"value": "w"}},
+        {"tool": "kv.put", "result": {"version": 3}},
+    ]))
+    run_args = ["run", str(tmp_path / "ir.json"), f"--tools=fixture:{tmp_path / 'tools.json'}",
+                f"--progress={tmp_path / 'p.json'}"]
+    assert main(run_args) == 0
+    record = json.loads((tmp_path / "p.json").read_text())
+    assert record["steps"][2]["args"] == {"key": "dst", "value": "v"}
+    # Started again with no responses at all: every step is complete in the
+    # record, so nothing is called (a call would fail, `fixture_exhausted`).
+    (tmp_path / "tools.json").write_text("[]")
+    assert main(run_args) == 0
+    assert main(["run", str(tmp_path / "ir.json"), "--tools=mcp:x"]) == 2
+    assert main(["run", str(tmp_path / "nope.json"), f"--tools=fixture:{tmp_path / 'tools.json'}"]) == 2
