@@ -20,7 +20,9 @@ fi
 start=$(date +%s)
 manifest=bindings/python/Cargo.toml
 cargo fmt --manifest-path "$manifest" --check
-timeout 900 cargo clippy --manifest-path "$manifest" --all-targets -- -D warnings
+# In the root's target folder: the dependencies the root's lint step checked
+# are reused.
+timeout 900 cargo clippy --manifest-path "$manifest" --target-dir target --all-targets -- -D warnings
 
 venv="${TMPDIR:-/tmp}/planc-python-venv"
 rm -rf "$venv"
