@@ -67,7 +67,7 @@ from temporalio.worker import Replayer  # noqa: E402
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner  # noqa: E402
 
 import planc.temporal  # noqa: E402
-from conftest import Recorded, approvals, cases, compile_case, trace_lines  # noqa: E402
+from conftest import approvals, cases, compile_case, recorded, trace_lines  # noqa: E402
 from test_conformance import same_up_to_interleaving  # noqa: E402
 
 T = TypeVar("T")
@@ -148,16 +148,16 @@ def test_conformance_case(server: str, case: Path) -> None:
     # The reference: the in-process executor on the same recorded responses.
     reference = planc.run(
         ir,
-        Recorded(case / "tools.json").tools(tools),
+        recorded(case).tools(tools),
         approve=approvals(case),
         progress=prior_record,
     )
-    recorded = Recorded(case / "tools.json")
+    rec = recorded(case)
 
     async def go() -> None:
         client = await Client.connect(server)
         q = queue()
-        async with planc.temporal.worker(client, q, recorded.async_tools(tools)):
+        async with planc.temporal.worker(client, q, rec.async_tools(tools)):
             handle = await planc.temporal.start(
                 client,
                 ir,
@@ -187,7 +187,7 @@ def test_conformance_case(server: str, case: Path) -> None:
         same_up_to_interleaving(expect["trace"], trace_lines(events), ir)
         assert canonical(events) == canonical(reference.events)
         # Each recorded call made once, as the reference made it.
-        assert sorted(map(repr, recorded.calls)) == sorted(
+        assert sorted(map(repr, rec.calls)) == sorted(
             map(repr, reference_calls(case, ir, tools, prior_record))
         )
 
@@ -195,7 +195,7 @@ def test_conformance_case(server: str, case: Path) -> None:
 
 
 def reference_calls(case: Path, ir: Dict[str, Any], tools: List[str], prior: Any) -> List[tuple]:
-    r = Recorded(case / "tools.json")
+    r = recorded(case)
     planc.run(ir, r.tools(tools), approve=approvals(case), progress=prior)
     return r.calls
 
@@ -317,22 +317,22 @@ def test_approval_by_signal_and_progress_by_query(server: str) -> None:
     case = next(c for c in cases() if c.name == "approved_plan_runs")
     ir = compile_case(case)
     assert ir["approvals"]
-    recorded = Recorded(case / "tools.json")
+    rec = recorded(case)
     tools = sorted({s["tool"] for s in ir["steps"]})
 
     async def go() -> None:
         client = await Client.connect(server)
         q = queue()
-        async with planc.temporal.worker(client, q, recorded.async_tools(tools)):
+        async with planc.temporal.worker(client, q, rec.async_tools(tools)):
             handle = await planc.temporal.start(client, ir, task_queue=q, retry_interval=FAST)
             # Waiting for the approval: nothing dispatched, the record all pending.
             await asyncio.sleep(1)
             waiting = await handle.query(planc.temporal.PlanWorkflow.progress)
             assert [s["status"] for s in waiting["steps"]] == ["pending"] * len(ir["steps"])
-            assert recorded.calls == []
+            assert rec.calls == []
             await handle.signal(planc.temporal.PlanWorkflow.approve, ["nonexistent"])
             await asyncio.sleep(0.5)
-            assert recorded.calls == []
+            assert rec.calls == []
             await handle.signal(planc.temporal.PlanWorkflow.approve, ir["approvals"])
             record = await handle.result()
         assert all(s["status"] == "complete" for s in record["steps"])
