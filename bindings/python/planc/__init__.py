@@ -260,6 +260,28 @@ class RunResult:
         return self.exit_code == 0
 
 
+def _ir_text(ir: Any) -> str:
+    """The IR's JSON text from a :class:`CheckResult`, a dict, a JSON text
+    or a path."""
+    if isinstance(ir, CheckResult):
+        native_ir = ir._native.ir_json()
+        if native_ir is None:
+            raise ValueError("the plan has errors, so no IR to run:\n" + ir.render("short"))
+        return str(native_ir)
+    return _json_text(ir, "ir")
+
+
+def _approved(ir: Dict[str, Any], approve: Union[str, Sequence[str], None]) -> List[str]:
+    """The approved steps: ``"all"`` (the IR's approvals), names, or ``None``."""
+    if approve == "all":
+        return list(ir.get("approvals", []))
+    if approve is None:
+        return []
+    if isinstance(approve, str):
+        raise ValueError('approve: use "all", a list of step names, or None')
+    return list(approve)
+
+
 class _Driver:
     """The IO around the machine: the record written after every change,
     the trace appended, the events kept."""
@@ -272,26 +294,13 @@ class _Driver:
         progress: Union[None, PathLike, Mapping[str, Any]],
         trace: Optional[PathLike],
     ) -> None:
-        if isinstance(ir, CheckResult):
-            native_ir = ir._native.ir_json()
-            if native_ir is None:
-                raise ValueError("the plan has errors, so no IR to run:\n" + ir.render("short"))
-            ir_text = native_ir
-        else:
-            ir_text = _json_text(ir, "ir")
+        ir_text = _ir_text(ir)
         ir_dict = json.loads(ir_text)
         needed = sorted({s["tool"] for s in ir_dict.get("steps", [])})
         missing = [t for t in needed if t not in tools]
         if missing:
             raise ValueError(f"no callable for the tools {missing} (pass them in tools={{...}})")
-        if approve == "all":
-            approved = list(ir_dict.get("approvals", []))
-        elif approve is None:
-            approved = []
-        elif isinstance(approve, str):
-            raise ValueError('approve: use "all", a list of step names, or None')
-        else:
-            approved = list(approve)
+        approved = _approved(ir_dict, approve)
         self.path: Optional[Path] = None
         prior: Optional[str] = None
         if isinstance(progress, Mapping):

@@ -42,7 +42,7 @@ with workflow.unsafe.imports_passed_through():
     # The native module holds no state between calls, and cannot be loaded
     # twice in one process: the sandbox shares the host's.
     from . import _planc
-    from . import _call_async, _call_sync, _json_text
+    from . import _approved, _call_async, _call_sync, _ir_text, _json_text
 
 __all__ = [
     "PlanWorkflow",
@@ -350,24 +350,20 @@ def worker(
 
 
 def _plan_input(
-    ir: Union[Mapping[str, Any], str],
-    approve: Union[str, Sequence[str], None],
-    progress: Union[None, Mapping[str, Any], str],
-    step_timeout: timedelta,
-    approval_timeout: Optional[timedelta],
-    retry_interval: timedelta,
+    ir: Any,
+    *,
+    approve: Union[str, Sequence[str], None] = None,
+    step_timeout: timedelta = timedelta(minutes=5),
+    progress: Union[None, Mapping[str, Any], str] = None,
+    approval_timeout: Optional[timedelta] = None,
+    retry_interval: timedelta = timedelta(seconds=1),
 ) -> Tuple[PlanInput, Dict[str, Any]]:
-    ir_text = _json_text(ir, "ir")
+    """The workflow's input from :func:`run`'s arguments (their defaults
+    are these)."""
+    ir_text = _ir_text(ir)
     ir_dict = json.loads(ir_text)
     names = [s["name"] for s in ir_dict.get("steps", [])]
-    if approve == "all":
-        approved = list(ir_dict.get("approvals", []))
-    elif approve is None:
-        approved = []
-    elif isinstance(approve, str):
-        raise ValueError('approve: use "all", a list of step names, or None')
-    else:
-        approved = list(approve)
+    approved = _approved(ir_dict, approve)
     unknown = [a for a in approved if a not in names]
     if unknown:
         raise ValueError(f"approve: the plan has no step {unknown}")
@@ -385,23 +381,12 @@ def _plan_input(
 
 
 async def start(
-    client: Any,
-    ir: Union[Mapping[str, Any], str],
-    *,
-    task_queue: str,
-    approve: Union[str, Sequence[str], None] = None,
-    id: Optional[str] = None,
-    step_timeout: timedelta = timedelta(minutes=5),
-    progress: Union[None, Mapping[str, Any], str] = None,
-    approval_timeout: Optional[timedelta] = None,
-    retry_interval: timedelta = timedelta(seconds=1),
+    client: Any, ir: Any, *, task_queue: str, id: Optional[str] = None, **options: Any
 ) -> Any:
     """Starts a :class:`PlanWorkflow` and returns its handle (signal
     ``approve``, query ``progress``, ``await handle.result()`` for the
     record). Arguments as :func:`run`."""
-    plan, ir_dict = _plan_input(
-        ir, approve, progress, step_timeout, approval_timeout, retry_interval
-    )
+    plan, ir_dict = _plan_input(ir, **options)
     workflow_id = id or f"plan-{ir_dict.get('name', 'plan')}-{uuid.uuid4()}"
     return await client.start_workflow(
         PlanWorkflow.run, plan, id=workflow_id, task_queue=task_queue
@@ -410,38 +395,29 @@ async def start(
 
 async def run(
     client: Any,
-    ir: Union[Mapping[str, Any], str],
+    ir: Any,
     *,
     task_queue: str,
     approve: Union[str, Sequence[str], None] = None,
     id: Optional[str] = None,
     step_timeout: timedelta = timedelta(minutes=5),
-    progress: Union[None, Mapping[str, Any], str] = None,
-    approval_timeout: Optional[timedelta] = None,
-    retry_interval: timedelta = timedelta(seconds=1),
+    **more: Any,
 ) -> Dict[str, Any]:
-    """Runs the IR (a dict, a JSON text or a path) on Temporal and returns
-    its progress record.
+    """Runs the IR (a :class:`planc.CheckResult`, a dict, a JSON text or a
+    path) on Temporal and returns its progress record.
 
     ``approve``: ``"all"``, step names, or ``None`` — sent up front; more
     can come later as the ``approve`` signal. ``id``: the workflow id (a
     fresh one by default). ``step_timeout``: each call's start-to-close
     timeout, after which an idempotent step is tried again (a stopped
-    worker's call among them). ``progress``: the record of an earlier run
-    to resume from (its complete steps are not dispatched again).
-    ``approval_timeout``: how long to wait for approvals (forever by
-    default). ``retry_interval``: the first wait before a retry (doubling).
+    worker's call among them). And, as for :func:`start`: ``progress``, the
+    record of an earlier run to resume from (its complete steps are not
+    dispatched again); ``approval_timeout``, how long to wait for approvals
+    (forever by default); ``retry_interval``, the first wait before a retry
+    (doubling).
     """
     handle = await start(
-        client,
-        ir,
-        task_queue=task_queue,
-        approve=approve,
-        id=id,
-        step_timeout=step_timeout,
-        progress=progress,
-        approval_timeout=approval_timeout,
-        retry_interval=retry_interval,
+        client, ir, task_queue=task_queue, id=id, approve=approve, step_timeout=step_timeout, **more
     )
     record: Dict[str, Any] = await handle.result()
     return record

@@ -69,6 +69,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner  # noqa: 
 import planc.temporal  # noqa: E402
 from conftest import approvals, cases, compile_case, recorded, trace_lines  # noqa: E402
 from test_conformance import same_up_to_interleaving  # noqa: E402
+from test_readme import POLICY, TOOLS_JSON  # noqa: E402
 
 T = TypeVar("T")
 FAST = timedelta(milliseconds=100)
@@ -403,44 +404,6 @@ def test_two_workers_share_fifty_plans(server: str) -> None:
 # ------------------------------------------------------------ the README
 
 
-README_TOOLS = {
-    "tools": [
-        {
-            "name": "kv.get",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"key": {"type": "string"}},
-                "required": ["key"],
-            },
-            "outputSchema": {
-                "type": "object",
-                "properties": {"value": {"type": "string"}},
-                "required": ["value"],
-            },
-            "annotations": {"readOnlyHint": True, "idempotentHint": True},
-        },
-        {
-            "name": "kv.put",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"key": {"type": "string"}, "value": {"type": "string"}},
-                "required": ["key", "value"],
-            },
-            "outputSchema": {
-                "type": "object",
-                "properties": {"version": {"type": "integer"}},
-                "required": ["version"],
-            },
-            "annotations": {"readOnlyHint": False, "destructiveHint": False},
-        },
-    ]
-}
-README_POLICY = """policy p {
-    actor [kv:read, kv:write]
-    kv.get requires [kv:read]
-    kv.put requires [kv:write] approval human
-}
-"""
 README_PLAN = {
     "name": "copy_config",
     "goal": "copy a value",
@@ -464,8 +427,8 @@ def test_the_readme_example_runs_as_written(server: str, tmp_path: Path) -> None
     code = code[: code.index("```")]
     assert "localhost:7233" in code
     (tmp_path / "example.py").write_text(code.replace("localhost:7233", server))
-    (tmp_path / "tools.json").write_text(json.dumps(README_TOOLS))
-    (tmp_path / "policy.plan").write_text(README_POLICY)
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS_JSON))
+    (tmp_path / "policy.plan").write_text(POLICY)
     (tmp_path / "plan.json").write_text(json.dumps(README_PLAN))
     out = subprocess.run(
         [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60
