@@ -33,10 +33,15 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from temporalio import activity, workflow
-from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
-from temporalio.exceptions import TimeoutError as TemporalTimeout
+try:
+    from temporalio import activity, workflow
+    from temporalio.common import RetryPolicy
+    from temporalio.exceptions import ActivityError, ApplicationError
+    from temporalio.exceptions import TimeoutError as TemporalTimeout
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        f"planc.temporal needs the temporalio package: pip install 'planc[temporal]' ({e})"
+    ) from e
 
 with workflow.unsafe.imports_passed_through():
     # The native module holds no state between calls, and cannot be loaded
