@@ -58,6 +58,7 @@ __all__ = [
     "run",
     "start",
     "sandbox_restrictions",
+    "activities",
     "ACTIVITY",
 ]
 
@@ -328,6 +329,12 @@ def sandbox_restrictions() -> Any:
     return SandboxRestrictions.default.with_passthrough_modules("planc._planc")
 
 
+def activities(tools: Mapping[str, Callable[..., Any]]) -> List[Callable[..., Any]]:
+    """The activities a worker of :class:`PlanWorkflow` runs: one,
+    ``planc.dispatch``, calling ``tools`` (for a Worker built by hand)."""
+    return [_Dispatcher(tools).dispatch]
+
+
 def worker(
     client: Any,
     task_queue: str,
@@ -349,7 +356,7 @@ def worker(
         client,
         task_queue=task_queue,
         workflows=[PlanWorkflow],
-        activities=[_Dispatcher(tools).dispatch],
+        activities=activities(tools),
         **options,
     )
 

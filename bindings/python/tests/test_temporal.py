@@ -437,3 +437,30 @@ def test_the_readme_example_runs_as_written(server: str, tmp_path: Path) -> None
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[('read', 'complete'), ('write', 'complete')]"
+
+
+def test_a_worker_built_by_hand_with_the_default_sandbox(server: str) -> None:
+    """The workflow needs nothing of the sandbox beyond its defaults: its
+    module is reloaded and restricted, the native module shared."""
+    from temporalio.worker import Worker
+
+    case = next(c for c in cases() if c.name == "northwind_completes")
+    ir = compile_case(case)
+    rec = recorded(case)
+
+    async def go() -> Dict[str, Any]:
+        client = await Client.connect(server)
+        q = queue()
+        tools = rec.tools(sorted({s["tool"] for s in ir["steps"]}))
+        async with Worker(
+            client,
+            task_queue=q,
+            workflows=[planc.temporal.PlanWorkflow],
+            activities=planc.temporal.activities(tools),
+        ):
+            return await planc.temporal.run(
+                client, ir, task_queue=q, approve=approvals(case), retry_interval=FAST
+            )
+
+    record = arun(go())
+    assert all(s["status"] == "complete" for s in record["steps"])
