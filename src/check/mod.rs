@@ -62,7 +62,6 @@ pub mod graph;
 pub mod model;
 mod plan;
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
@@ -153,7 +152,7 @@ impl Models {
 
 /// The modules of `modules` in order, each once (by address).
 fn distinct<'a>(modules: impl Iterator<Item = &'a ast::Module>) -> Vec<&'a ast::Module> {
-    let mut seen: HashSet<*const ast::Module> = HashSet::new();
+    let mut seen: crate::FastSet<*const ast::Module> = crate::FastSet::default();
     modules
         .filter(|m| seen.insert(std::ptr::from_ref(*m)))
         .collect()
