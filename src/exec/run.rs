@@ -665,10 +665,10 @@ impl Machine {
         Ok(Prepared::Ready(args))
     }
 
-    /// The one place `pre` probes are evaluated. The IR of version 1.0 has
-    /// none; version 1.1 adds them (DESIGN 9.1).
-    fn check_pre(&self, _step: &StepIr) -> Result<(), eval::Unmet> {
-        Ok(())
+    /// The step's `pre` probes, against the artifacts bound so far
+    /// (`eval::check_pre`; the IR has them from version 1.1).
+    fn check_pre(&self, step: &StepIr) -> Result<(), eval::Unmet> {
+        eval::check_pre(step, &self.artifacts)
     }
 
     /// After the last attempt: `post` → binds → commit, or the failure.
