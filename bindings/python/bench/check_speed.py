@@ -11,7 +11,8 @@ against the Northwind catalogue and policy, loaded once:
 
 Run: ``python bench/check_speed.py`` (after ``pip install ./bindings/python
 pydantic``). Prints the time per call of each, in microseconds, and its ratio to
-``json.loads``.
+``json.loads``. ``python bench/check_speed.py --count OP CALLS`` (OP: loads,
+pydantic, check, check_ir) makes the calls untimed, for instruction counts.
 """
 
 from __future__ import annotations
@@ -95,6 +96,24 @@ def timed_us(fn: Any, number: int) -> "tuple[float, float]":
     return (min(runs), statistics.median(runs))
 
 
+def count_mode(text: str, compiler: planc.Compiler, op: str, calls: int) -> None:
+    """One operation ``calls`` times, untimed: run under
+    ``valgrind --tool=callgrind`` with 200 calls and with 0, the difference
+    over 200 is the instructions of one call, whatever the machine's load."""
+    ops = {
+        "loads": lambda: json.loads(text),
+        "check": lambda: compiler.check(text).errors,
+        "check_ir": lambda: compiler.check(text).ir,
+    }
+    if BaseModel is not None:
+        Plan = pydantic_model()
+        ops["pydantic"] = lambda: Plan.model_validate_json(text)
+    fn = ops[op]
+    fn()
+    for _ in range(calls):
+        fn()
+
+
 def main() -> None:
     text = ten_step_plan()
     compiler = planc.Compiler(
@@ -102,6 +121,9 @@ def main() -> None:
     )
     checked = compiler.check(text)
     assert checked.ok, checked.render("short")
+    if len(sys.argv) == 4 and sys.argv[1] == "--count":
+        count_mode(text, compiler, sys.argv[2], int(sys.argv[3]))
+        return
     rows = [
         ("planc Compiler.check, diagnostics", timed_us(lambda: compiler.check(text).errors, 300)),
         ("planc Compiler.check, diagnostics + IR dict", timed_us(lambda: compiler.check(text).ir, 300)),

@@ -89,16 +89,18 @@ def test_the_readme_loop_runs(tmp_path: Path) -> None:
         return {"version": 1}
 
     tools = {"kv.get": lambda key: {"value": store[key]}, "kv.put": put}
+    asked: List[str] = []
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
         scope: Dict[str, Any] = {}
         exec(compile(the_loop(), str(README), "exec"), scope)
-        code, progress = scope["plan_and_run"](ask_model, tools)
+        code, progress = scope["plan_and_run"](ask_model, lambda s: asked.append(s) or True, tools)
     finally:
         os.chdir(cwd)
     assert seen[0] is None
     assert "E0101" in seen[1]  # the model saw the unknown tool, with a suggestion
+    assert asked == ["write"]  # the policy puts kv.put under approval
     assert code == 0 and store["b"] == "hello"
     assert [s["status"] for s in progress["steps"]] == ["complete", "complete"]
     assert (tmp_path / "progress.json").is_file() and (tmp_path / "trace.jsonl").is_file()
