@@ -66,6 +66,10 @@ enum Command {
         /// Write the IR here instead of standard output.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// Indent the IR for people. By default it is indented only on a
+        /// terminal, and written on one line to a pipe or a file.
+        #[arg(long)]
+        pretty: bool,
         #[command(flatten)]
         options: Options,
     },
@@ -412,8 +416,9 @@ fn main() -> ExitCode {
         Command::Compile {
             file,
             output,
+            pretty,
             options,
-        } => compile(&file, output.as_deref(), &options),
+        } => compile(&file, output.as_deref(), pretty, &options),
         Command::Graph {
             file,
             format,
@@ -749,7 +754,12 @@ fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
     Ok(status(&outcome.diagnostics, options))
 }
 
-fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<ExitCode, Failure> {
+fn compile(
+    file: &Path,
+    output: Option<&Path>,
+    pretty: bool,
+    options: &Options,
+) -> Result<ExitCode, Failure> {
     let mut job = load(&[file.to_path_buf()], &options.inputs)?;
     let outcome = driver::run(&mut job);
     report(&job, &outcome.diagnostics, options, false)?;
@@ -759,7 +769,13 @@ fn compile(file: &Path, output: Option<&Path>, options: &Options) -> Result<Exit
     }
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
     let (_, ir) = one_plan(file, &irs)?;
-    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    let pretty = pretty || (output.is_none() && std::io::stdout().is_terminal());
+    let text = if pretty {
+        planc::ir::to_json(ir)
+    } else {
+        planc::ir::to_json_compact(ir)
+    }
+    .map_err(Failure)?;
     emit(output, &text, "the IR")?;
     Ok(code)
 }

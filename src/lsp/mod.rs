@@ -231,6 +231,9 @@ pub(crate) struct Server<'c> {
     /// The text of catalogue and policy files read from disk, or why they
     /// could not be read; dropped when the client reports a change.
     disk: HashMap<PathBuf, Result<String, String>>,
+    /// The compilers built from each project's catalogue and policy, with
+    /// what they were built from ([`workspace::CompilerKey`]).
+    compilers: Vec<(workspace::CompilerKey, std::sync::Arc<crate::Compiler>)>,
     /// `planc.toml` found from each folder.
     configs: HashMap<PathBuf, Result<Option<Config>, String>>,
     /// What was last published for each URI.
@@ -260,6 +263,7 @@ impl<'c> Server<'c> {
             dirty: HashSet::new(),
             disk: HashMap::new(),
             configs: HashMap::new(),
+            compilers: Vec::new(),
             published: HashMap::new(),
             caps: ClientCaps::from(params),
             actor: params
