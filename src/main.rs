@@ -87,6 +87,11 @@ enum Command {
         /// Write the graph here instead of standard output.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// A progress record of the run: each step's status, and the
+        /// invalidated subgraph (what an invalid or failed step's data
+        /// reaches).
+        #[arg(long, value_name = "FILE")]
+        progress: Option<PathBuf>,
         #[command(flatten)]
         inputs: Inputs,
         /// When to colour the report of a plan with errors.
@@ -104,6 +109,14 @@ enum Command {
         /// Write the page here instead of standard output.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// A progress record of the run: each step's status, and the
+        /// invalidated subgraph.
+        #[arg(long, value_name = "FILE")]
+        progress: Option<PathBuf>,
+        /// The plan this one replaces: the page shows the delta (steps
+        /// added, removed and changed, field by field).
+        #[arg(long, value_name = "OLD")]
+        against: Option<PathBuf>,
         #[command(flatten)]
         inputs: Inputs,
         /// When to colour the report of a plan with errors.
@@ -410,15 +423,34 @@ fn main() -> ExitCode {
             file,
             format,
             output,
+            progress,
             inputs,
             color,
-        } => graph(&file, format, output.as_deref(), &inputs, color),
+        } => graph(
+            &file,
+            format,
+            output.as_deref(),
+            progress.as_deref(),
+            &inputs,
+            color,
+        ),
         Command::Review {
             file,
             output,
+            progress,
+            against,
             inputs,
             color,
-        } => review(&file, output.as_deref(), &inputs, color),
+        } => review(
+            &file,
+            output.as_deref(),
+            &View {
+                progress: progress.as_deref(),
+                against: against.as_deref(),
+                inputs: &inputs,
+                color,
+            },
+        ),
         Command::Explain { code: Some(code) } => explain(&code),
         Command::Explain { code: None } => explain_all(),
         Command::Fmt {
@@ -813,10 +845,28 @@ fn compile_for_view(
     }))
 }
 
+/// Reads a progress record for a view of a plan: the record, or its
+/// errors reported on stderr and `Err(status 1)`.
+fn record_for_view(
+    path: &Path,
+    color: Color,
+) -> Result<Result<planc::progress::ProgressRecord, ExitCode>, Failure> {
+    let mut job = Job::default();
+    let (record, diagnostics) = load_record(&mut job, path)?;
+    match record {
+        Some(record) if !diagnostics.iter().any(planc::Diagnostic::is_error) => Ok(Ok(record)),
+        _ => {
+            report_human(&job.sources, &diagnostics, color);
+            Ok(Err(ExitCode::from(1)))
+        }
+    }
+}
+
 fn graph(
     file: &Path,
     format: GraphFormat,
     output: Option<&Path>,
+    progress: Option<&Path>,
     inputs: &Inputs,
     color: Color,
 ) -> Result<ExitCode, Failure> {
@@ -824,7 +874,13 @@ fn graph(
         Ok(compiled) => compiled,
         Err(code) => return Ok(code),
     };
-    let g = planc::view::graph::Graph::of(&ir);
+    let mut g = planc::view::graph::Graph::of(&ir);
+    if let Some(path) = progress {
+        match record_for_view(path, color)? {
+            Ok(record) => g.mark_progress(&ir, &record),
+            Err(code) => return Ok(code),
+        }
+    }
     let text = match format {
         GraphFormat::Dot => planc::view::graph::dot(&g),
         GraphFormat::Mermaid => planc::view::graph::mermaid(&g),
@@ -833,21 +889,41 @@ fn graph(
     Ok(ExitCode::SUCCESS)
 }
 
-fn review(
-    file: &Path,
-    output: Option<&Path>,
-    inputs: &Inputs,
+/// What `planc review` shows beside the plan, and how it reads its inputs.
+struct View<'a> {
+    progress: Option<&'a Path>,
+    against: Option<&'a Path>,
+    inputs: &'a Inputs,
     color: Color,
-) -> Result<ExitCode, Failure> {
+}
+
+fn review(file: &Path, output: Option<&Path>, view: &View<'_>) -> Result<ExitCode, Failure> {
     let Compiled {
         job,
         outcome,
         ir,
         index,
-    } = match compile_for_view(file, inputs, color)? {
+    } = match compile_for_view(file, view.inputs, view.color)? {
         Ok(compiled) => compiled,
         Err(code) => return Ok(code),
     };
+    let record = match view.progress {
+        Some(path) => match record_for_view(path, view.color)? {
+            Ok(record) => Some((record, display_path(path))),
+            Err(code) => return Ok(code),
+        },
+        None => None,
+    };
+    let old = match view.against {
+        Some(path) => match compile_for_view(path, view.inputs, view.color)? {
+            Ok(compiled) => Some(compiled.ir),
+            Err(code) => return Ok(code),
+        },
+        None => None,
+    };
+    let delta = old
+        .as_ref()
+        .map(|old| planc::progress::diff(old, &ir, record.as_ref().map(|(r, _)| r)));
     let plan = outcome.checked.plans.get(index);
     let findings = planc::view::Finding::collect(&ir, &outcome.diagnostics, &job.sources);
     let generator = format!("planc {}", env!("CARGO_PKG_VERSION"));
@@ -858,6 +934,13 @@ fn review(
         doc: plan.map(|p| p.doc.as_str()).unwrap_or_default(),
         findings: &findings,
         generator: &generator,
+        progress: record
+            .as_ref()
+            .map(|(record, source)| planc::view::review::Recorded { record, source }),
+        against: old
+            .as_ref()
+            .zip(delta.as_ref())
+            .map(|(old, diff)| planc::view::review::Against { old, diff }),
     });
     emit(output, &page, "the page")?;
     Ok(ExitCode::SUCCESS)

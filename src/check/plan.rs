@@ -484,11 +484,17 @@ impl<'a> Checker<'a, '_> {
         // A degraded tool's parameters are not known: its one E0111 is
         // all a call gets, never knock-on argument errors.
         let args = self.check_args(i, step, tool.filter(|t| t.degraded.is_none()));
+        let mut pres = Vec::new();
         let mut posts = Vec::new();
         let mut on_unmet: Option<&Spanned<ast::OnUnmet>> = None;
         let mut retry: Option<&Spanned<u64>> = None;
         for clause in &step.clauses {
             match clause {
+                ast::Clause::Pre(p) => {
+                    if let Some(pre) = self.check_pre(i, p) {
+                        pres.push(pre);
+                    }
+                }
                 ast::Clause::Post(p) => {
                     if let Some(probe) = self.check_probe(i, p, tool) {
                         posts.push(probe);
@@ -555,6 +561,7 @@ impl<'a> Checker<'a, '_> {
             }),
             args,
             binds,
+            pres,
             posts,
             on_unmet: on_unmet.map_or(ast::OnUnmet::Replan, |o| o.node),
             retry: retry.map(|r| r.node),

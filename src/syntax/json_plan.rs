@@ -45,7 +45,7 @@ use crate::suggest;
 pub(crate) const PLAN_KEYS: &[&str] = &["name", "goal", "steps", "budget"];
 pub(crate) const BUDGET_KEYS: &[&str] = &["replans", "max_steps"];
 pub(crate) const STEP_KEYS: &[&str] = &[
-    "n", "id", "name", "tool", "args", "post", "binds", "on_unmet", "retry", "after",
+    "n", "id", "name", "tool", "args", "pre", "post", "binds", "on_unmet", "retry", "after",
 ];
 pub(crate) const PROBE_KINDS: &[&str] = &[
     "result_count",
@@ -54,6 +54,7 @@ pub(crate) const PROBE_KINDS: &[&str] = &[
     "field_not_in",
     "field_exists",
     "field_compare",
+    "contains",
 ];
 pub(crate) const ON_UNMET: &[&str] = &["replan", "halt", "escalate"];
 /// The keys of one element of `binds` written as an array (the form a
@@ -238,14 +239,14 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
     for m in f.in_order() {
         let v = &m.value;
         match &*m.key {
-            "post" => match &v.value {
-                Value::Array(items) => {
-                    for p in items {
-                        clauses.push(Clause::Post(probe(r, p)));
-                    }
+            "pre" | "post" => {
+                let pre = &*m.key == "pre";
+                let one = std::slice::from_ref(v);
+                for p in v.as_array().unwrap_or(one) {
+                    let p = probe(r, p, pre);
+                    clauses.push(if pre { Clause::Pre(p) } else { Clause::Post(p) });
                 }
-                _ => clauses.push(Clause::Post(probe(r, v))),
-            },
+            }
             "binds" => binds(r, v, &mut clauses),
             "on_unmet" => {
                 if let Some(s) = r.string("on_unmet", v) {
@@ -525,15 +526,54 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
         }
     }
     Some(Path {
+        root: None,
         segments,
         span: v.text_span(),
     })
+}
+
+/// A `pre` probe's path: a binding name and its fields, `settings.region`,
+/// never `$`.
+fn binding_path(r: &mut Reader<'_>, v: &Json<'_>) -> Option<Path> {
+    let Value::String(s) = &v.value else {
+        r.ill_typed(
+            "`path`",
+            v,
+            "a binding name with its fields, such as `settings.region`",
+        );
+        return None;
+    };
+    match reference(r, v, s, 0) {
+        Some(reference) => Some(Path {
+            root: Some(reference.name),
+            segments: reference
+                .members
+                .into_iter()
+                .map(|m| Spanned::new(PathSeg::Field(m.node), m.span))
+                .collect(),
+            span: v.text_span(),
+        }),
+        None => {
+            let label = if s.starts_with('$') {
+                "a `pre` path starts with a binding name, not `$`"
+            } else {
+                "not a binding name with its fields"
+            };
+            r.report(
+                Diagnostic::new(Code::E0002, v.text_span(), format!("invalid path `{s}`"))
+                    .with_label(label)
+                    .with_help("a `pre` probe tests an artifact: its path is a binding name followed by `.field` segments, such as `settings.region`"),
+            );
+            None
+        }
+    }
 }
 
 // ------------------------------------------------------------------ probes
 
 pub(crate) const RESULT_COUNT_KEYS: &[&str] = &["probe", "path", "equals", "op", "value"];
 pub(crate) const FIELD_EQUALS_KEYS: &[&str] = &["probe", "path", "value"];
+pub(crate) const CONTAINS_KEYS: &[&str] = &["probe", "path", "value"];
 pub(crate) const FIELD_IN_KEYS: &[&str] = &["probe", "path", "values"];
 pub(crate) const FIELD_EXISTS_KEYS: &[&str] = &["probe", "path"];
 pub(crate) const FIELD_COMPARE_KEYS: &[&str] = &["probe", "path", "op", "value"];
@@ -549,6 +589,7 @@ pub(crate) fn probe_keys(kind: Option<&str>) -> &'static [&'static str] {
         Some("field_in" | "field_not_in") => FIELD_IN_KEYS,
         Some("field_exists") => FIELD_EXISTS_KEYS,
         Some("field_compare") => FIELD_COMPARE_KEYS,
+        Some("contains") => CONTAINS_KEYS,
         _ => PROBE_ANY_KEYS,
     }
 }
@@ -565,15 +606,17 @@ pub(crate) const SHAPES: &[&[&str]] = &[
     FIELD_IN_KEYS,
     FIELD_EXISTS_KEYS,
     FIELD_COMPARE_KEYS,
+    CONTAINS_KEYS,
     PROBE_ANY_KEYS,
 ];
 
-fn probe(r: &mut Reader<'_>, v: &Json<'_>) -> Probe {
-    let kind = probe_kind(r, v).unwrap_or(ProbeKind::Error);
+/// A probe of `post` (`$` paths), or of `pre` (paths rooted at a binding).
+fn probe(r: &mut Reader<'_>, v: &Json<'_>, pre: bool) -> Probe {
+    let kind = probe_kind(r, v, pre).unwrap_or(ProbeKind::Error);
     Probe { kind, span: v.span }
 }
 
-fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
+fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>, pre: bool) -> Option<ProbeKind> {
     if v.as_object().is_none() {
         r.ill_typed("a probe", v, "an object with a `probe` key");
         return None;
@@ -592,6 +635,7 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
         "field_not_in" => (FIELD_IN_KEYS, "a `field_not_in` probe"),
         "field_exists" => (FIELD_EXISTS_KEYS, "a `field_exists` probe"),
         "field_compare" => (FIELD_COMPARE_KEYS, "a `field_compare` probe"),
+        "contains" => (CONTAINS_KEYS, "a `contains` probe"),
         other => {
             r.report(bad_word(kv, other, "`probe`", PROBE_KINDS));
             return None;
@@ -599,8 +643,9 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
     };
     let f = r.fields(v, what, keys)?;
     let path = match f.get("path") {
+        Some(p) if pre => Some(binding_path(r, p)?),
         Some(p) => Some(path(r, "`path`", p)?),
-        None if kind == "result_count" => None,
+        None if kind == "result_count" && !pre => None,
         None => {
             r.missing_key(v.span, "path", what);
             return None;
@@ -659,6 +704,19 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
             Some(ProbeKind::Compare {
                 path: path?,
                 op: op?,
+                value: value?,
+            })
+        }
+        "contains" => {
+            let value = match f.get("value") {
+                Some(val) => literal(r, "`value`", val),
+                None => {
+                    r.missing_key(v.span, "value", what);
+                    None
+                }
+            };
+            Some(ProbeKind::Contains {
+                path: path?,
                 value: value?,
             })
         }

@@ -90,7 +90,7 @@ pub(super) fn fail<T>(span: Span, message: impl Into<String>) -> Result<T> {
 /// the JSON plan shape, a catalogue (tool declarations) as an MCP
 /// `tools/list` result with JSON Schema types, a policy as the JSON policy
 /// shape; pretty-printed with a 2-space indent, keys in the order of the
-/// design's examples. Err when the module holds something the JSON form
+/// examples in docs/json.md. Err when the module holds something the JSON form
 /// cannot express, or mixes kinds (see the module's documentation).
 pub fn to_json(module: &Module) -> Result<String> {
     json::to_json(module)
