@@ -52,6 +52,16 @@ pub fn layout(text: &str) -> Result<String, LayoutError> {
     Ok(out)
 }
 
+/// Where each plain `//` comment of `text` starts (byte offsets, in
+/// order); `text` need not parse.
+pub fn comment_offsets(text: &str) -> Vec<usize> {
+    pieces(text)
+        .iter()
+        .filter(|p| matches!(p.kind, Kind::Comment(_)))
+        .map(|p| p.start)
+        .collect()
+}
+
 /// A token or a comment, with the number of line breaks before it.
 #[derive(Clone, Copy, Debug)]
 struct Piece<'t> {

@@ -359,6 +359,9 @@ impl Spec {
                 l
             });
         }
+        if let Ty::Lit(_) | Ty::Union(_) = ty {
+            return self.union_literal(ty, ceilings);
+        }
         let mut s = match ty {
             Ty::String => json!({"type": "string"}),
             Ty::Int => json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
@@ -409,7 +412,7 @@ impl Spec {
                     v
                 })
             }
-            Ty::Optional(_) => return None,
+            Ty::Optional(_) | Ty::Lit(_) | Ty::Union(_) => return None,
         };
         let o = s.as_object_mut()?;
         for c in ceilings {
@@ -419,6 +422,47 @@ impl Spec {
             }
         }
         Some(s)
+    }
+
+    /// The literals of a literal type or a union within `ceilings`: the
+    /// literal members' values that satisfy every ceiling (as one `enum`
+    /// per kind), and each other member's literals within them; a member
+    /// none of whose literals can be stated is left out (a reference still
+    /// reaches it). `None` when nothing is left.
+    fn union_literal(&self, ty: &Ty, ceilings: &[&CeilingRule]) -> Option<Value> {
+        use catalog::Value as V;
+        let within = |v: &V| {
+            ceilings.iter().all(|c| {
+                c.limit
+                    .as_ref()
+                    .is_some_and(|l| v.satisfies(c.op, l) == Some(true))
+            })
+        };
+        let mut numbers: Vec<Value> = Vec::new();
+        let mut bools: Vec<Value> = Vec::new();
+        let mut alts: Vec<Value> = Vec::new();
+        for m in ty.members() {
+            match m {
+                Ty::Lit(v) if within(v) => match v {
+                    V::Bool(b) => bools.push(json!(b)),
+                    V::Int(i) => numbers.push(json!(i)),
+                    other => numbers.extend(exact_number(other).map(Value::Number)),
+                },
+                Ty::Lit(_) => {}
+                other => alts.extend(self.literal(other, ceilings)),
+            }
+        }
+        if !numbers.is_empty() {
+            alts.push(json!({"type": "number", "enum": numbers}));
+        }
+        if !bools.is_empty() {
+            alts.push(json!({"type": "boolean", "enum": bools}));
+        }
+        match alts.len() {
+            0 => None,
+            1 => alts.pop(),
+            _ => Some(json!({ "anyOf": alts })),
+        }
     }
 
     /// Narrows the literal schema `o` of type `ty` to the values that

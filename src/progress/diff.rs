@@ -193,7 +193,7 @@ pub fn render_human(d: &PlanDiff) -> String {
 /// An IR value (as JSON) the way the plan writes it: a reference as its
 /// name and members, a literal as its value; other fields as JSON.
 /// Recursion is bounded by the input's nesting limit.
-fn as_text(v: &serde_json::Value) -> String {
+pub fn as_text(v: &serde_json::Value) -> String {
     use serde_json::Value as J;
     let list = |items: Option<&Vec<J>>| -> Vec<String> {
         items.into_iter().flatten().map(as_text).collect()

@@ -126,6 +126,13 @@ pub enum TypeKind {
     Record(Vec<Field>),
     /// `"a" | "b"`: a string restricted to these values.
     Enum(Vec<Spanned<String>>),
+    /// `1`, `2.5`, `true`: a number or boolean literal as a type, the one
+    /// value it names (only `Int`, `Decimal` and `Bool` literals).
+    Literal(Literal),
+    /// `string | int`, `1 | 2 | 5`: a value of any of the members, at
+    /// least two, in the order written. A member written as a string is an
+    /// `Enum` of that one value.
+    Union(Vec<Type>),
     /// `T?`: `T` or `null`.
     Optional(Box<Type>),
     Error,

@@ -29,7 +29,7 @@
 //!   read as far as it goes; its other clauses and the other steps are kept.
 //!   A step without a readable `tool` keeps an empty tool name.
 
-use std::collections::HashMap;
+use crate::FastMap;
 
 use super::ast::{
     Arg, Clause, CmpOp, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, OnUnmet,
@@ -157,12 +157,12 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
 /// the steps so that `after` can name a later step by number.
 struct StepNames {
     names: Vec<String>,
-    by_number: HashMap<u64, usize>,
+    by_number: FastMap<u64, usize>,
 }
 
 fn step_names(items: &[Json<'_>]) -> StepNames {
     let mut names = Vec::with_capacity(items.len());
-    let mut by_number = HashMap::new();
+    let mut by_number = FastMap::default();
     for (i, item) in items.iter().enumerate() {
         let number = ["n", "id"]
             .iter()
@@ -207,7 +207,7 @@ fn ident(r: &mut Reader<'_>, key: &str, v: &Json<'_>, what: &str) -> Option<Name
     Some(Spanned::new(s.to_string(), v.text_span()))
 }
 
-fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &HashMap<u64, usize>) -> Option<Step> {
+fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) -> Option<Step> {
     let f = r.fields(item, "a step", STEP_KEYS)?;
     let name = step_name(r, item, &f);
     let tool = match f.get("tool") {

@@ -949,17 +949,17 @@ fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             },
             Token::TooDeep => ast::TypeKind::Error,
         };
-        let enum_ty = select! {
-            Token::Str(s) = e => Some(Spanned::new(literal::decode(s), { let r = raw_span(e); Span::new(file, r.start, r.end) })),
-            Token::BadLit(_) => None,
-        }
-        .separated_by(just(Token::Pipe))
-        .at_least(1)
-        .collect::<Vec<_>>()
-        .map(|v: Vec<Option<Spanned<String>>>| {
-            let all: Option<Vec<_>> = v.into_iter().collect();
-            all.map(ast::TypeKind::Enum).unwrap_or(ast::TypeKind::Error)
-        });
+        // A literal as a type: a string is an enum of that one value (a
+        // union of strings merges into one enum below), a number or a
+        // boolean names that value.
+        let lit_ty = select! {
+            Token::Str(s) = e => ast::TypeKind::Enum(vec![Spanned::new(literal::decode(s), { let r = raw_span(e); Span::new(file, r.start, r.end) })]),
+            Token::BadLit(_) => ast::TypeKind::Error,
+            Token::Int(s) => ast::TypeKind::Literal(ast::Literal::Int(s.to_string())),
+            Token::Decimal(s) => ast::TypeKind::Literal(ast::Literal::Decimal(s.to_string())),
+            Token::Ident("true") => ast::TypeKind::Literal(ast::Literal::Bool(true)),
+            Token::Ident("false") => ast::TypeKind::Literal(ast::Literal::Bool(false)),
+        };
         let list = ty
             .clone()
             .delimited_by(just(Token::LBracket), close(Delim::Bracket))
@@ -991,8 +991,14 @@ fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         let record =
             list_of(field, field_recovery, Token::LBrace, Delim::Brace).map(ast::TypeKind::Record);
 
-        let atom = choice((prim, list, record, enum_ty)).map_with(|k, e| Spanned::new(k, sp(e)));
-        atom.then(just(Token::Question).map_with(|_, e| sp(e)).or_not())
+        let atom = choice((prim, list, record, lit_ty)).map_with(|k, e| Spanned::new(k, sp(e)));
+        let union = atom
+            .separated_by(just(Token::Pipe))
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .map_with(|members: Vec<ast::Type>, e| union_type(members, sp(e)));
+        union
+            .then(just(Token::Question).map_with(|_, e| sp(e)).or_not())
             .map(|(t, q)| match q {
                 Some(q) => {
                     let span = t.span.to(q);
@@ -1003,6 +1009,36 @@ fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             .labelled(LABEL_TYPE)
             .boxed()
     })
+}
+
+/// The members of `A | B | …` as one type: a single member is itself,
+/// members that are all strings are one enum, anything else a union.
+fn union_type(mut members: Vec<ast::Type>, span: Span) -> ast::Type {
+    if members.len() == 1
+        && let Some(one) = members.pop()
+    {
+        return one;
+    }
+    if members
+        .iter()
+        .any(|m| matches!(m.node, ast::TypeKind::Error))
+    {
+        return Spanned::new(ast::TypeKind::Error, span);
+    }
+    if members
+        .iter()
+        .all(|m| matches!(m.node, ast::TypeKind::Enum(_)))
+    {
+        let values = members
+            .into_iter()
+            .flat_map(|m| match m.node {
+                ast::TypeKind::Enum(vs) => vs,
+                _ => Vec::new(),
+            })
+            .collect();
+        return Spanned::new(ast::TypeKind::Enum(values), span);
+    }
+    Spanned::new(ast::TypeKind::Union(members), span)
 }
 
 /// `name: T`, `name?: T`, or `name:T` written without a space.

@@ -14,59 +14,51 @@ impl<'a> Checker<'a, '_> {
             ast::ProbeKind::Error => return None,
             ast::ProbeKind::CountDefault { op, value } => {
                 let t = tool?;
-                let (segs, ty) = match t.result.strip_optional() {
-                    Ty::Error | Ty::Any => return None,
-                    Ty::List(_) => (Vec::new(), t.result.clone()),
-                    Ty::Record(fields) => {
-                        let lists: Vec<&catalog::FieldTy> = fields
-                            .iter()
-                            .filter(|f| matches!(f.ty.strip_optional(), Ty::List(_)))
-                            .collect();
-                        match lists.as_slice() {
-                            [one] => (vec![PathSeg::Field(one.name.clone())], one.ty.clone()),
-                            _ => {
-                                let names: Vec<&str> =
-                                    lists.iter().map(|f| f.name.as_str()).collect();
-                                let why = if names.is_empty() {
-                                    format!("the result of `{}` has no list field to count", t.name)
-                                } else {
-                                    format!(
-                                        "the result of `{}` has {} list fields, {}",
-                                        t.name,
-                                        names.len(),
-                                        list_names(&names)
-                                    )
-                                };
-                                let mut d = Diagnostic::new(
-                                    Code::E0203,
-                                    probe.span,
-                                    format!("`result_count` without a `path` is ambiguous: {why}"),
-                                )
-                                .with_label("which list?")
-                                .with_secondary(
-                                    t.name_span,
-                                    format!("`{}` returns `{}`", t.name, t.result),
-                                );
-                                d = d.with_help(match names.first() {
-                                    Some(n) => {
-                                        format!("give the probe a `path`, such as `\"$.{n}\"`")
-                                    }
-                                    None => {
-                                        "count a list: give the probe the `path` of one".to_string()
-                                    }
-                                });
-                                self.report(i, d);
-                                return None;
-                            }
-                        }
+                let (segs, ty) = match t.result.counted() {
+                    catalog::Counted::Unknown => return None,
+                    catalog::Counted::Itself => (Vec::new(), t.result.clone()),
+                    catalog::Counted::Field(one) => {
+                        (vec![PathSeg::Field(one.name.clone())], one.ty.clone())
                     }
-                    other => {
+                    catalog::Counted::Ambiguous(lists) => {
+                        let names: Vec<&str> = lists.iter().map(|f| f.name.as_str()).collect();
+                        let why = if names.is_empty() {
+                            format!("the result of `{}` has no list field to count", t.name)
+                        } else {
+                            format!(
+                                "the result of `{}` has {} list fields, {}",
+                                t.name,
+                                names.len(),
+                                list_names(&names)
+                            )
+                        };
+                        let mut d = Diagnostic::new(
+                            Code::E0203,
+                            probe.span,
+                            format!("`result_count` without a `path` is ambiguous: {why}"),
+                        )
+                        .with_label("which list?")
+                        .with_secondary(
+                            t.name_span,
+                            format!("`{}` returns `{}`", t.name, t.result),
+                        );
+                        d = d.with_help(match names.first() {
+                            Some(n) => {
+                                format!("give the probe a `path`, such as `\"$.{n}\"`")
+                            }
+                            None => "count a list: give the probe the `path` of one".to_string(),
+                        });
+                        self.report(i, d);
+                        return None;
+                    }
+                    catalog::Counted::Nothing => {
                         let d = Diagnostic::new(
                             Code::E0203,
                             probe.span,
                             format!(
-                                "`result_count` counts a list, but `{}` returns `{other}`",
-                                t.name
+                                "`result_count` counts a list, but `{}` returns `{}`",
+                                t.name,
+                                t.result.strip_optional()
                             ),
                         )
                         .with_label("nothing to count")

@@ -307,6 +307,10 @@ fn type_text(t: &Type, level: usize, wide: bool, out: &mut String) -> Result<()>
                 Ok(())
             })?;
         }
+        TypeKind::Literal(lit) => out.push_str(&lit.display()),
+        TypeKind::Union(members) => {
+            separated(members, " | ", out, |m, out| type_text(m, level, wide, out))?;
+        }
         TypeKind::Optional(inner) => {
             type_text(inner, level, wide, out)?;
             if !matches!(inner.node, TypeKind::Optional(_)) {

@@ -1,0 +1,70 @@
+"""Shared helpers: the repository's conformance cases, and Python tools
+built from a case's recorded responses (its ``tools.json``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+import planc
+from planc.fixture import Recorded
+
+ROOT = Path(__file__).resolve().parents[3]
+CONFORMANCE = ROOT / "conformance"
+
+
+def cases() -> List[Path]:
+    return sorted(p for p in CONFORMANCE.iterdir() if (p / "expect.json").is_file())
+
+
+def recorded(case: Path) -> Recorded:
+    return Recorded.load(case / "tools.json")
+
+
+def compile_case(case: Path) -> Dict[str, Any]:
+    c = planc.Compiler(catalog=[Path(case / "tools.plan")], policy=Path(case / "policy.plan"))
+    assert c.diagnostics == [], c.diagnostics
+    checked = c.check((case / "plan.plan").read_text(), kind="plan")
+    assert checked.ok, checked.render("short")
+    ir = checked.ir
+    assert ir is not None
+    return ir
+
+
+def approvals(case: Path) -> Optional[List[str]]:
+    p = case / "approvals.json"
+    return json.loads(p.read_text()) if p.is_file() else None
+
+
+def trace_lines(events: List[Dict[str, Any]]) -> List[str]:
+    return [
+        f"stop {e['reason']}" if e["event"] == "stop" else f"{e['event']} {e['step']}"
+        for e in events
+    ]
+
+
+def planc_bin() -> Optional[str]:
+    """The `planc` binary for comparisons with the command line:
+    ``PLANC_BIN``, else the repository's debug build, else one on PATH."""
+    env = os.environ.get("PLANC_BIN")
+    if env:
+        return env
+    built = ROOT / "target" / "debug" / "planc"
+    if built.is_file():
+        return str(built)
+    return shutil.which("planc")
+
+
+@pytest.fixture
+def cli() -> str:
+    exe = planc_bin()
+    if exe is None:
+        if os.environ.get("PLANC_REQUIRE_CLI"):
+            pytest.fail("PLANC_REQUIRE_CLI is set but there is no planc binary")
+        pytest.skip("no planc binary (set PLANC_BIN or build the repository)")
+    return exe
