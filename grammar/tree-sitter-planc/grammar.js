@@ -267,12 +267,17 @@ module.exports = grammar({
     step_body: $ => seq('{', repeat($._clause), '}'),
 
     _clause: $ => choice(
+      $.pre_clause,
       $.post_clause,
       $.bind_clause,
       $.on_unmet_clause,
       $.retry_clause,
       $.after_clause,
     ),
+
+    // A `pre` probe's path is a binding with its fields, never `$`
+    // (planc.ebnf `pre_probe`); the probe rules take either subject.
+    pre_clause: $ => seq('pre', field('probe', $._probe)),
 
     post_clause: $ => seq('post', field('probe', $._probe)),
 
@@ -299,29 +304,38 @@ module.exports = grammar({
       $.exists_probe,
       $.comparison_probe,
       $.membership_probe,
+      $.contains_probe,
     ),
 
+    _subject: $ => choice($.path, $.identifier, $.dotted_name),
+
     len_probe: $ => seq(
-      'len', '(', field('path', $.path), ')',
+      'len', '(', field('path', $._subject), ')',
       field('operator', $._cmp_op),
       field('value', $.integer),
     ),
 
-    exists_probe: $ => seq('exists', '(', field('path', $.path), ')'),
+    exists_probe: $ => seq('exists', '(', field('path', $._subject), ')'),
 
     comparison_probe: $ => seq(
-      field('path', $.path),
+      field('path', $._subject),
       field('operator', $._cmp_op),
       field('value', $._literal),
     ),
 
     membership_probe: $ => seq(
-      field('path', $.path),
+      field('path', $._subject),
       optional(field('negated', 'not')),
       'in',
       '[',
       optional(commaSep1Trailing(field('value', $._literal))),
       ']',
+    ),
+
+    contains_probe: $ => seq(
+      field('path', $._subject),
+      'contains',
+      field('value', $._literal),
     ),
 
     _cmp_op: _ => choice(...CMP_OPS),

@@ -243,6 +243,21 @@ pub fn as_text(v: &serde_json::Value) -> String {
                 .collect();
             format!("{:?}", parts.concat())
         }
-        _ => v.to_string(),
+        _ => probes_text(v).unwrap_or_else(|| v.to_string()),
     }
+}
+
+/// A step's `pre` or `post` (as JSON) in the text form's notation:
+/// `[schema_tables contains "users"]`; `None` when it is not one.
+fn probes_text(v: &serde_json::Value) -> Option<String> {
+    fn join<T: std::fmt::Display>(items: &[T]) -> String {
+        let shown: Vec<String> = items.iter().map(T::to_string).collect();
+        format!("[{}]", shown.join(", "))
+    }
+    if let Ok(pre) = serde_json::from_value::<Vec<crate::ir::PreProbe>>(v.clone()) {
+        return Some(join(&pre));
+    }
+    serde_json::from_value::<Vec<crate::ir::Probe>>(v.clone())
+        .ok()
+        .map(|post| join(&post))
 }

@@ -26,6 +26,7 @@
   "requires"
   "approval"
   "where"
+  "pre"
   "post"
   "bind"
   "on_unmet"
@@ -36,6 +37,7 @@
 [
   "in"
   "not"
+  "contains"
 ] @keyword.operator
 
 (tool_attribute) @keyword.modifier
