@@ -571,7 +571,10 @@ impl Gen {
         if let (Some(names), Some(values)) = (o.get("propertyNames"), o.get("additionalProperties"))
             && values.is_object()
         {
-            let names = match names["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+            let names = match names["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+            {
                 Some(name) => self.defs[name].clone(),
                 None => names.clone(),
             };
