@@ -38,6 +38,7 @@ fn name(s: &str) -> Name {
 
 fn path(segs: &[PathSeg]) -> Path {
     Path {
+        root: None,
         segments: segs.iter().cloned().map(n).collect(),
         span: Span::default(),
     }

@@ -9,13 +9,12 @@
 pub mod types;
 pub mod value;
 
-use std::collections::HashMap;
-
+use crate::FastMap;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Span;
 use crate::syntax::ast;
 
-pub use types::{FieldTy, Ty};
+pub use types::{Counted, FieldTy, Ty};
 pub use value::{Date, Datetime, LiteralError, Value};
 
 /// One tool of the catalogue.
@@ -115,7 +114,7 @@ impl Param {
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     tools: Vec<Tool>,
-    by_name: HashMap<String, usize>,
+    by_name: FastMap<String, usize>,
 }
 
 impl Catalog {
@@ -253,7 +252,7 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                 stack.push((inner, depth + 1));
             }
             ast::TypeKind::Record(fields) => {
-                let mut seen: HashMap<&str, Span> = HashMap::new();
+                let mut seen: FastMap<&str, Span> = FastMap::default();
                 for f in fields {
                     if let Some(first) = seen.get(f.name.node.as_str()) {
                         diags.push(
@@ -272,7 +271,7 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                 }
             }
             ast::TypeKind::Enum(values) => {
-                let mut seen: HashMap<&str, Span> = HashMap::new();
+                let mut seen: FastMap<&str, Span> = FastMap::default();
                 for v in values {
                     if let Some(first) = seen.get(v.node.as_str()) {
                         diags.push(

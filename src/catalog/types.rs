@@ -55,7 +55,44 @@ pub struct FieldTy {
     pub ty: Ty,
 }
 
+/// What a `result_count` probe without a `path` counts in a result of a
+/// type ([`Ty::counted`]): the result itself when it is a list, else its
+/// one list field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Counted<'t> {
+    /// The result is a list: `$`.
+    Itself,
+    /// The record's one list field.
+    Field(&'t FieldTy),
+    /// A record with no list field, or with several (listed).
+    Ambiguous(Vec<&'t FieldTy>),
+    /// Neither a list nor a record: nothing to count.
+    Nothing,
+    /// Not known: an error type or `any`.
+    Unknown,
+}
+
 impl Ty {
+    /// What a `result_count` probe without a `path` counts in a result of
+    /// this type (optional or not).
+    pub fn counted(&self) -> Counted<'_> {
+        match self.strip_optional() {
+            Ty::Error | Ty::Any => Counted::Unknown,
+            Ty::List(_) => Counted::Itself,
+            Ty::Record(fields) => {
+                let lists: Vec<&FieldTy> = fields
+                    .iter()
+                    .filter(|f| matches!(f.ty.strip_optional(), Ty::List(_)))
+                    .collect();
+                match lists.as_slice() {
+                    [one] => Counted::Field(one),
+                    _ => Counted::Ambiguous(lists),
+                }
+            }
+            _ => Counted::Nothing,
+        }
+    }
+
     /// The semantic type of a syntax tree type. Duplicate record fields and
     /// enum values are reported by [`crate::catalog`] (which sees the spans);
     /// here the first one wins. Nesting deeper than [`limits::MAX_DEPTH`]

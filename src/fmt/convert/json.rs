@@ -361,12 +361,14 @@ fn step_json(index: usize, s: &Step) -> Result<J> {
     for a in &s.args {
         args.push(&a.name, value_json(&a.value, Place::Arg)?)?;
     }
+    let mut pres = Vec::new();
     let mut posts = Vec::new();
     let mut binds = Keyed::new("binding");
     let (mut on_unmet, mut retry) = (None, None);
     let mut after = Vec::new();
     for c in &s.clauses {
         match c {
+            Clause::Pre(p) => pres.push(probe_json(p)?),
             Clause::Post(p) => posts.push(probe_json(p)?),
             Clause::Bind { name, path, .. } => binds.push(name, J::Str(path.to_string()))?,
             Clause::OnUnmet(o) => once(&mut on_unmet, o.node.as_str(), o.span, "on_unmet")?,
@@ -381,10 +383,12 @@ fn step_json(index: usize, s: &Step) -> Result<J> {
         ("tool", str_j(&s.tool.node)),
         ("args", args.into_j()),
     ];
-    if posts.len() == 1 {
-        o.extend(posts.pop().map(|p| ("post", p)));
-    } else if !posts.is_empty() {
-        o.push(("post", J::Arr(posts)));
+    for (key, mut probes) in [("pre", pres), ("post", posts)] {
+        if probes.len() == 1 {
+            o.extend(probes.pop().map(|p| (key, p)));
+        } else if !probes.is_empty() {
+            o.push((key, J::Arr(probes)));
+        }
     }
     if !binds.members.is_empty() {
         o.push(("binds", binds.into_j()));
@@ -436,6 +440,11 @@ fn probe_json(p: &Probe) -> Result<J> {
                         .collect::<Result<_>>()?,
                 ),
             ),
+        ]),
+        ProbeKind::Contains { path, value } => obj(vec![
+            ("probe", str_j("contains")),
+            ("path", path_j(path)),
+            ("value", literal_json(&value.node, value.span)?),
         ]),
         ProbeKind::Exists { path } => obj(vec![
             ("probe", str_j("field_exists")),
