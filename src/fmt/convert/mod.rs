@@ -219,6 +219,7 @@ pub fn make_explicit(module: &mut Module, catalog: &crate::catalog::Catalog) {
                 };
                 probe.kind = ProbeKind::Len {
                     path: Path {
+                        root: None,
                         segments,
                         span: probe.span,
                     },
