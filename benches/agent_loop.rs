@@ -14,7 +14,9 @@
 //!                                      # one run of one stage, for instruction counts
 //!
 //! Stages: `serde_json` (a `Value` of the JSON plan), `check` (the compiled
-//! catalogue's `check` of the JSON plan, IR included), `check_run`
+//! catalogue's `check` of the JSON plan, IR included), `check_only` (the
+//! JSON front end and `check::check_plans` against the compiled models: no
+//! IR, no source map), `check_run`
 //! (`driver::run` of the same plan: the catalogue and policy parsed and
 //! built again, as one `planc check` process does), `text_compile`
 //! (`check` of the text form and the IR written on one line).
@@ -30,7 +32,9 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use planc::check;
 use planc::driver::{self, Job};
+use planc::source::FileId;
 use planc::{Compiler, SourceKind};
 
 #[path = "support/plans.rs"]
@@ -64,6 +68,16 @@ fn run_stage(stage: &str, c: &Compiler, text: &str, doc: &str) -> usize {
             assert!(checked.ir.is_some(), "the benchmark plan has errors");
             checked.diagnostics.len()
         }
+        "check_only" => {
+            let (module, diags, _) = planc::syntax::read_json_plan(FileId(0), doc);
+            let errors: Vec<_> = diags.iter().map(|d| d.span).collect();
+            let (diags, plans) = check::check_plans(c.models(), &[&module], &errors);
+            assert!(
+                !diags.iter().any(|d| d.is_error()),
+                "the benchmark plan has errors"
+            );
+            plans.len()
+        }
         "check_run" => {
             let mut job = Job::default();
             let p = job.sources.add("plan.json", doc);
@@ -88,7 +102,13 @@ fn run_stage(stage: &str, c: &Compiler, text: &str, doc: &str) -> usize {
     }
 }
 
-const STAGES: &[&str] = &["serde_json", "check", "check_run", "text_compile"];
+const STAGES: &[&str] = &[
+    "serde_json",
+    "check_only",
+    "check",
+    "check_run",
+    "text_compile",
+];
 
 /// The median wall time of `stage`, in microseconds, over enough runs to
 /// fill about a second (at least 3).
@@ -159,23 +179,20 @@ fn main() {
     let c = compiler();
     println!("median microseconds per call; ratios to serde_json's Value");
     println!(
-        "| steps | JSON bytes | serde_json | check | check_run | text_compile | check / serde_json | check_run / serde_json | text_compile / serde_json |"
+        "| steps | JSON bytes | serde_json | check_only | check | check_run | text_compile | check_only / serde_json | check / serde_json | check_run / serde_json | text_compile / serde_json |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for n in sizes() {
         let (text, doc) = (text_plan(n), json_plan(n));
         let t: Vec<f64> = STAGES.iter().map(|s| time(s, &c, &text, &doc)).collect();
         let base = t[0];
+        let times: Vec<String> = t.iter().map(|x| format!("{x:.1}")).collect();
+        let ratios: Vec<String> = t[1..].iter().map(|x| format!("{:.2}", x / base)).collect();
         println!(
-            "| {n} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} |",
+            "| {n} | {} | {} | {} |",
             doc.len(),
-            t[0],
-            t[1],
-            t[2],
-            t[3],
-            t[1] / base,
-            t[2] / base,
-            t[3] / base
+            times.join(" | "),
+            ratios.join(" | ")
         );
     }
 }

@@ -229,7 +229,7 @@ pub fn check_pre_probe(pre: &PreProbe, artifacts: &Artifacts) -> Result<(), Unme
         Ok(())
     } else {
         Err(Unmet {
-            expected: Data::of(pre),
+            expected: Data::of(&pre.as_probe()),
             observed: found.cloned().unwrap_or(Data::Null),
         })
     }
@@ -404,7 +404,15 @@ mod tests {
         ));
         let unmet = check_pre_probe(&contains, &arts).unwrap_err();
         assert_eq!(unmet.observed, Data::parse_text(r#"["events"]"#).unwrap());
-        assert_eq!(unmet.expected, Data::of(&contains));
+        // `expected` is the probe with the subject as its path, as a
+        // `post_unmet`'s is with its result path.
+        assert_eq!(
+            unmet.expected,
+            Data::parse_text(&format!(
+                r#"{{"probe":"contains","path":"schema_tables","value":{users}}}"#
+            ))
+            .unwrap()
+        );
         let size = pre(
             r#"{"probe":"compare","subject":{"kind":"ref","binding":"settings","step":"p","path":["db_size_gb"]},"op":"<=","value":{"type":"int","value":500}}"#,
         );

@@ -295,7 +295,17 @@ impl PreProbe {
     /// The test as a [`Probe`] of the subject itself (path `$`): a `pre`
     /// is evaluated exactly as a `post` is.
     pub fn test(&self) -> Probe {
-        let path = "$".to_string();
+        self.test_at("$".to_string())
+    }
+
+    /// The test as a [`Probe`] whose path is the subject written as a
+    /// reference (`schema_tables`, `settings.region`): how a failure's
+    /// `expected` names the precondition.
+    pub fn as_probe(&self) -> Probe {
+        self.test_at(self.subject().to_string())
+    }
+
+    fn test_at(&self, path: String) -> Probe {
         match self {
             PreProbe::Len { op, value, .. } => Probe::Len {
                 path,

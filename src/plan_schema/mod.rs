@@ -214,6 +214,10 @@ impl Spec {
         let lit = forms::literal();
         let probes = forms::probe_variants(&path, &lit, !strict);
         let probe = json!({"anyOf": probes});
+        // A `pre` path names a binding of an earlier step: which ones
+        // exist depends on the plan, so the schema says only its shape.
+        let binding_path = forms::string_pattern(plan::BINDING_PATH_PATTERN);
+        let pre_probe = json!({"anyOf": forms::pre_variants(forms::probe_variants(&binding_path, &lit, !strict))});
         let keys: Vec<&str> = plan::STEP_KEYS
             .iter()
             .copied()
@@ -244,6 +248,12 @@ impl Spec {
             "name" => with_description(ident.clone(), "the step's name, stable across replans"),
             "tool" => json!({"const": tool.name, "description": tool_description(tool, rule)}),
             "args" => args.clone(),
+            "pre" if strict => json!({"type": "array", "items": pre_probe.clone(),
+                                      "description": PRE_DESCRIPTION}),
+            "pre" => {
+                json!({"anyOf": [pre_probe.clone(), {"type": "array", "items": pre_probe.clone()}],
+                            "description": PRE_DESCRIPTION})
+            }
             "post" if strict => json!({"type": "array", "items": probe.clone(),
                                        "description": "postconditions over the result `$`, all of which must hold"}),
             "post" => json!({"anyOf": [probe.clone(), {"type": "array", "items": probe.clone()}],
@@ -518,6 +528,8 @@ impl Spec {
         }
     }
 }
+
+const PRE_DESCRIPTION: &str = "preconditions over earlier steps' artifacts, all of which must hold before the call: each `path` is a binding name with its fields (`settings.region`), never `$`";
 
 /// A reference string: `"${name}"` or `"${name.member}"`.
 fn reference() -> Value {

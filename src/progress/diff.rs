@@ -94,6 +94,7 @@ fn fields(old: &StepIr, new: &StepIr) -> Vec<FieldChange> {
             new.args.get(n).map_or(serde_json::Value::Null, json),
         );
     }
+    field("pre".into(), json(&old.pre), json(&new.pre));
     field("post".into(), json(&old.post), json(&new.post));
     field("binds".into(), json(&old.binds), json(&new.binds));
     field("on_unmet".into(), json(&old.on_unmet), json(&new.on_unmet));

@@ -431,6 +431,9 @@ fn bad_word(v: &Json<'_>, s: &str, what: &str, words: &[&str]) -> Diagnostic {
 /// What [`path`] reads, as a JSON Schema `pattern`: `$`, then `.field` and
 /// `[N]` segments.
 pub const PATH_PATTERN: &str = r"^\$(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*$";
+/// A `pre` probe's path: a binding name and its fields (what
+/// `binding_path` reads).
+pub const BINDING_PATH_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$";
 
 /// A whole-string reference (`"${name}"`, `"${name.member}"`) as a JSON
 /// Schema `pattern`: what [`string_expr`] reads as one reference.
