@@ -88,6 +88,7 @@ impl Compiler {
             actor: actor.as_deref(),
             syntax_errors: &[],
             roles_fixed: true,
+            progress: None,
         });
         diagnostics.extend(checked.diagnostics);
         diagnostics::sort(&mut diagnostics);
@@ -153,6 +154,7 @@ impl Compiler {
             actor: self.actor.as_deref(),
             syntax_errors: &syntax_errors,
             roles_fixed: true,
+            progress: None,
         });
         // The catalogue's and policy's own diagnostics come again with
         // every check; they were reported once, by `new`.

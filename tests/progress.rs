@@ -153,7 +153,7 @@ fn a_goal_change_keeps_the_world() {
 }
 
 /// Marking, not deletion: applying an invalidation keeps every step, and a
-/// complete step made invalid loses its artifacts.
+/// complete step made invalid keeps its artifacts, marked (not reusable).
 #[test]
 fn apply_marks_and_keeps_every_step() {
     let ir = compile(&forms()[0]);
@@ -163,7 +163,7 @@ fn apply_marks_and_keeps_every_step() {
     assert_eq!(rec.steps.len(), 5);
     let fetch = rec.step("fetch_config").unwrap();
     assert_eq!(fetch.status, Invalid);
-    assert!(fetch.binds.is_empty());
+    assert!(fetch.binds.contains_key("config_raw"));
     assert_eq!(rec.step("fetch_schema").unwrap().status, Complete);
     assert!(rec.artifact("schema_version").is_some());
 }

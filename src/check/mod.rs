@@ -96,6 +96,18 @@ pub struct CheckInput<'a> {
     /// `policy` declarations of the `plans` modules then do not join the
     /// catalogue and the policy (the driver reports them, E0005).
     pub roles_fixed: bool,
+    /// The progress record of the run the plans replan, if any (DESIGN
+    /// 9.3): recorded artifacts are in scope with their values, completed
+    /// steps are reused, and repeated effects are refused.
+    pub progress: Option<Progress<'a>>,
+}
+
+/// A progress record a replan is checked against, with where its parts are
+/// written (for diagnostics that point into it).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    pub record: &'a crate::progress::ProgressRecord,
+    pub spans: &'a crate::progress::read::RecordSpans,
 }
 
 /// What the checker found.
@@ -160,6 +172,7 @@ pub fn check(input: &CheckInput<'_>) -> CheckOutput {
         policy: policy.as_ref(),
         actor: &actor,
         suggest_budget: plan::SUGGEST_BUDGET,
+        progress: input.progress,
     };
     let mut plans = Vec::new();
     seen.clear();
