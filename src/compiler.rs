@@ -113,6 +113,43 @@ impl Compiler {
         &self.sources
     }
 
+    /// The planner's schema of this catalogue and policy (`planc schema`),
+    /// in `dialect`; `tool` wraps it as the `submit_plan` tool definition.
+    /// The `Err` says why there is none: the catalogue or policy has
+    /// errors, or the policy permits no tool.
+    pub fn schema(
+        &self,
+        dialect: crate::plan_schema::Dialect,
+        tool: bool,
+    ) -> Result<serde_json::Value, String> {
+        if self.diagnostics.iter().any(Diagnostic::is_error) {
+            return Err(
+                "the catalogue or the policy has errors (see the compiler's diagnostics)".into(),
+            );
+        }
+        let catalogs: Vec<&ast::Module> = self.catalog.iter().collect();
+        let policies: Vec<&ast::Module> = self.policy.iter().collect();
+        let checked = check::check(&check::CheckInput {
+            plans: &[],
+            catalog: &catalogs,
+            policy: &policies,
+            actor: self.actor.as_deref(),
+            syntax_errors: &[],
+            roles_fixed: true,
+        });
+        let schema = crate::plan_schema::plan_schema(
+            &checked.catalog,
+            checked.policy.as_ref(),
+            &checked.actor,
+            dialect,
+        )?;
+        Ok(if tool {
+            crate::plan_schema::submit_plan_tool(schema, dialect)
+        } else {
+            schema
+        })
+    }
+
     /// Checks one plan text, named `name` in diagnostics, in the form
     /// `kind`, against the catalogue and policy; lowers it to IR when
     /// nothing has an error.

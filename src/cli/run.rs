@@ -91,19 +91,8 @@ fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
         .ok()
         .is_some_and(|v| v.get("ir_version").is_some());
     if looks_like_ir {
-        let ir: PlanIr = serde_json::from_str(&text).map_err(|e| {
-            Failure(format!(
-                "`{}` is not an IR this planc runs: {e}",
-                display_path(plan)
-            ))
-        })?;
-        if !ir.ir_version.starts_with("1.") {
-            return Err(Failure(format!(
-                "`{}` has `ir_version` {:?}; this planc runs IR 1.x",
-                display_path(plan),
-                ir.ir_version
-            )));
-        }
+        let ir = planc::ir::from_json(&text)
+            .map_err(|e| Failure(format!("`{}`: {e}", display_path(plan))))?;
         return Ok(Some(ir));
     }
     let mut job = load(&[plan.to_path_buf()], &options.inputs)?;

@@ -1,11 +1,13 @@
 //! Execution: the reference executor of the IR (DESIGN section 10).
 //!
-//! The executor (`run.rs`) does no IO of its own: it calls a [`Backend`] for
-//! every tool call and hands every progress record and trace event to a
-//! [`Sink`]. The command line gives it a backend (`fixture.rs` for recorded
-//! responses, `mcp.rs` for an MCP server over stdio) and a sink that writes
-//! files. What it decides is all in `eval.rs`, which is pure and can be
-//! called by another executor (a workflow engine) to decide the same way.
+//! The executor (`run.rs`) is a state machine, [`Machine`], that does no IO
+//! of its own: it says which calls are due, is told what each returned, and
+//! gives back the progress records and trace events to write. [`run`] drives
+//! it for the command line over a [`Backend`] (`fixture.rs` for recorded
+//! responses, `mcp.rs` for an MCP server over stdio) and a [`Sink`] that
+//! writes files; the Python package drives the same machine from an event
+//! loop or a workflow engine. What it decides is all in `eval.rs`, which is
+//! pure.
 
 pub mod data;
 pub mod eval;
@@ -14,7 +16,7 @@ pub mod mcp;
 mod run;
 
 pub use data::Data;
-pub use run::{Outcome, Stop, run};
+pub use run::{Dispatch, Machine, Outcome, Output, Stop, may_retry, run};
 
 use crate::ir::StepIr;
 

@@ -1,13 +1,21 @@
-//! The executor's state machine (DESIGN section 10, rules 1–5).
+//! The executor (DESIGN section 10, rules 1–5): a step-wise state machine
+//! ([`Machine`]) and [`run`], the command line's loop that drives it over a
+//! [`Backend`] and a [`Sink`].
 //!
 //! Per step: resolve arguments from artifacts → `pre` → guards → dispatch →
 //! retry (idempotent steps, retryable errors, up to `retry` times) → `post`
 //! → binds → commit. Steps run in dependency order; the ready steps of one
-//! round run together when the backend allows it. Nothing a tool returns
+//! round run together when the driver allows it. Nothing a tool returns
 //! changes which steps exist or their order: the set of steps is the IR's,
 //! fixed before the first call.
+//!
+//! The machine does no IO and reads no clock: it is told what each call
+//! returned and says what to call next, so the same input gives the same
+//! decisions, the same record and the same trace whoever drives it — this
+//! loop, a Python event loop, or a workflow engine replaying its history.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::eval::{self, Artifacts};
 use super::{Backend, Call, Data, Sink, ToolError};
@@ -52,7 +60,8 @@ impl Stop {
         }
     }
 
-    fn step(&self) -> Option<&str> {
+    /// The step that decided the stop, when one did.
+    pub fn step(&self) -> Option<&str> {
         match self {
             Stop::Halt { step } | Stop::Replan { step } | Stop::Escalate { step } => Some(step),
             Stop::Complete | Stop::ApprovalMissing(_) => None,
@@ -70,6 +79,155 @@ pub struct Outcome {
     pub reused: Vec<String>,
 }
 
+/// One call the machine wants made now: every check before the call
+/// (arguments resolved, `pre`, guards) has passed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dispatch {
+    /// The step's name (what [`Machine::complete`] is told).
+    pub step: String,
+    /// The step's position in the IR.
+    pub index: usize,
+    pub tool: String,
+    /// The resolved arguments.
+    pub args: Artifacts,
+    /// 1 for the first call, 2 for the first retry, and so on.
+    pub attempt: u64,
+}
+
+/// What the machine asks its driver to record, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// The whole progress record, after a change of a step's status: to be
+    /// written (atomically) before anything else is called.
+    Progress(ProgressRecord),
+    /// One trace event (a JSON object with `event` and `step`).
+    Trace(Data),
+}
+
+/// Runs `ir` over `backend`, handing the record and the trace to `sink`.
+/// `approved` names the steps a person approved; `prior` is the progress
+/// record of an earlier run of this plan (or of the plan this one
+/// replaces): its complete steps are not dispatched again. The `Err` is a
+/// failure of the command itself (a record that cannot be written, a record
+/// that does not fit the plan), not of the plan.
+///
+/// A thin driver of [`Machine`]: the ready steps of a round are called
+/// together (on threads) when the backend allows it, else one at a time;
+/// the results of a round are given to the machine in source order, so the
+/// trace is the same whichever call returns first.
+pub fn run(
+    ir: &PlanIr,
+    approved: &BTreeSet<String>,
+    prior: Option<&ProgressRecord>,
+    backend: &dyn Backend,
+    sink: &mut dyn Sink,
+) -> Result<Outcome, String> {
+    let mut m = Machine::new(Arc::new(ir.clone()), approved, prior)?;
+    flush(&mut m, sink)?;
+    let parallel = backend.parallel();
+    loop {
+        let round = m.next(parallel)?;
+        flush(&mut m, sink)?;
+        if round.is_empty() {
+            break;
+        }
+        if let [one] = round.as_slice() {
+            // One call: its retries are made (and traced) as they come.
+            let mut call = one.clone();
+            loop {
+                let result = call_backend(&m, backend, &call);
+                let again = m.complete(&call.step, result)?;
+                flush(&mut m, sink)?;
+                match again {
+                    Some(retry) => call = retry,
+                    None => break,
+                }
+            }
+            continue;
+        }
+        let results = call_together(&m, backend, &round);
+        for (call, attempts) in round.iter().zip(results) {
+            for result in attempts {
+                m.complete(&call.step, result)?;
+            }
+            flush(&mut m, sink)?;
+        }
+    }
+    let Some(stop) = m.finished().cloned() else {
+        return Err("internal error: the run ended with calls in flight".into());
+    };
+    Ok(Outcome {
+        stop,
+        record: m.record(),
+        reused: m.reused().to_vec(),
+    })
+}
+
+/// Hands the machine's outputs to the sink, in order.
+fn flush(m: &mut Machine, sink: &mut dyn Sink) -> Result<(), String> {
+    for out in m.drain() {
+        match out {
+            Output::Progress(record) => sink.progress(&record)?,
+            Output::Trace(event) => sink.trace(&event)?,
+        }
+    }
+    Ok(())
+}
+
+fn call_backend(m: &Machine, backend: &dyn Backend, call: &Dispatch) -> Result<Data, ToolError> {
+    match m.ir().steps.get(call.index) {
+        Some(step) => backend.call(&Call {
+            step,
+            args: &call.args,
+        }),
+        None => Err(ToolError {
+            code: "internal".into(),
+            message: "internal error: no such step".into(),
+            retryable: false,
+        }),
+    }
+}
+
+/// A round's calls on threads, each with its retries; every attempt's
+/// result, per call, in the round's order.
+fn call_together(
+    m: &Machine,
+    backend: &dyn Backend,
+    round: &[Dispatch],
+) -> Vec<Vec<Result<Data, ToolError>>> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = round
+            .iter()
+            .map(|call| {
+                scope.spawn(move || {
+                    let step = m.ir().steps.get(call.index);
+                    let mut out = Vec::new();
+                    loop {
+                        let r = call_backend(m, backend, call);
+                        let again = matches!((&r, step), (Err(e), Some(step)) if may_retry(step, e, out.len() + 1));
+                        out.push(r);
+                        if !again {
+                            return out;
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    vec![Err(ToolError {
+                        code: "backend_crashed".into(),
+                        message: "the tool backend crashed during the call".into(),
+                        retryable: false,
+                    })]
+                })
+            })
+            .collect()
+    })
+}
+
 #[derive(Clone, Debug)]
 struct State {
     status: Status,
@@ -77,12 +235,10 @@ struct State {
     args: Option<Artifacts>,
     binds: Artifacts,
     failure: Option<Failure>,
-}
-
-/// Every attempt of one call, and whether its retries are already traced.
-struct Attempts {
-    results: Vec<Result<Data, ToolError>>,
-    traced: bool,
+    /// The attempts of the call in flight (0 when none is).
+    calling: u64,
+    /// The arguments of the call in flight.
+    call_args: Artifacts,
 }
 
 /// The result of preparing a step for dispatch.
@@ -91,100 +247,283 @@ enum Prepared {
     Failed(Failure),
 }
 
-struct Runner<'a> {
-    ir: &'a PlanIr,
+/// The executor as a state machine. Built from the IR, the approvals and
+/// an earlier record; [`next`](Machine::next) gives the calls due now,
+/// [`complete`](Machine::complete) takes what one returned, and
+/// [`drain`](Machine::drain) gives the progress records and trace events
+/// to write, in order. No IO, no clock, no randomness: the same calls and
+/// results always give the same outputs.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    ir: Arc<PlanIr>,
     states: Vec<State>,
     artifacts: Artifacts,
-    sink: &'a mut dyn Sink,
+    out: Vec<Output>,
     replans_used: u64,
     /// Complete steps of the earlier record that this plan does not have:
     /// kept in the record, so their artifacts stay available.
     carried: Vec<StepRecord>,
+    reused: Vec<String>,
+    /// The first halting stop: nothing more is dispatched.
+    halted: Option<Stop>,
+    /// Set by the first failure whose `on_unmet` is replan or escalate:
+    /// independent steps still run, then the run stops.
+    stopping: Option<Stop>,
+    finished: Option<Stop>,
 }
 
-/// Runs `ir`. `approved` names the steps a person approved; `prior` is the
-/// progress record of an earlier run of this plan (or of the plan this one
-/// replaces): its complete steps are not dispatched again. The `Err` is a
-/// failure of the command itself (a record that cannot be written, a record
-/// that does not fit the plan), not of the plan.
-pub fn run(
-    ir: &PlanIr,
-    approved: &BTreeSet<String>,
-    prior: Option<&ProgressRecord>,
-    backend: &dyn Backend,
-    sink: &mut dyn Sink,
-) -> Result<Outcome, String> {
-    let mut r = Runner {
-        ir,
-        states: ir
-            .steps
-            .iter()
-            .map(|_| State {
-                status: Status::Pending,
-                attempts: 0,
-                args: None,
-                binds: Artifacts::new(),
-                failure: None,
-            })
-            .collect(),
-        artifacts: Artifacts::new(),
-        sink,
-        replans_used: 0,
-        carried: Vec::new(),
-    };
-    let reused = match prior {
-        Some(record) => r.resume(record)?,
-        None => Vec::new(),
-    };
-    r.write_record()?;
-
-    // Rule 1: approvals before anything.
-    let missing: Vec<String> = ir
-        .approvals
-        .iter()
-        .filter(|s| !approved.contains(*s))
-        .filter(|s| r.index(s).is_none_or(|i| r.status(i) != Status::Complete))
-        .cloned()
-        .collect();
-    if !missing.is_empty() {
-        for name in &missing {
-            if let Some(i) = r.index(name) {
-                r.fail(
-                    i,
-                    failure(
-                        FailureKind::ApprovalMissing,
-                        Data::object([("approval", "human".into())]),
-                        Data::Null,
-                    ),
-                    Status::Failed,
-                );
-            }
+impl Machine {
+    /// A machine for `ir`. `approved` names the steps a person approved;
+    /// `prior` is the record of an earlier run (its complete steps are not
+    /// dispatched again). Rule 1 is decided here: with a step unapproved
+    /// the machine is finished at once and nothing is ever dispatched. The
+    /// `Err` is a record that does not fit the plan.
+    pub fn new(
+        ir: Arc<PlanIr>,
+        approved: &BTreeSet<String>,
+        prior: Option<&ProgressRecord>,
+    ) -> Result<Machine, String> {
+        let mut m = Machine {
+            states: ir
+                .steps
+                .iter()
+                .map(|_| State {
+                    status: Status::Pending,
+                    attempts: 0,
+                    args: None,
+                    binds: Artifacts::new(),
+                    failure: None,
+                    calling: 0,
+                    call_args: Artifacts::new(),
+                })
+                .collect(),
+            ir,
+            artifacts: Artifacts::new(),
+            out: Vec::new(),
+            replans_used: 0,
+            carried: Vec::new(),
+            reused: Vec::new(),
+            halted: None,
+            stopping: None,
+            finished: None,
+        };
+        if let Some(record) = prior {
+            m.reused = m.resume(record)?;
         }
-        r.write_record()?;
-        let stop = Stop::ApprovalMissing(missing);
-        let unapproved = Data::Array(missing_names(&stop));
-        r.trace(
-            event("stop", None)
-                .with("reason", stop.reason().into())
-                .with("unapproved", unapproved),
-        )?;
-        return Ok(Outcome {
-            stop,
-            record: r.record(),
-            reused,
-        });
+        m.write_record();
+
+        // Rule 1: approvals before anything.
+        let missing: Vec<String> =
+            m.ir.approvals
+                .iter()
+                .filter(|s| !approved.contains(*s))
+                .filter(|s| m.index(s).is_none_or(|i| m.status(i) != Status::Complete))
+                .cloned()
+                .collect();
+        if !missing.is_empty() {
+            for name in &missing {
+                if let Some(i) = m.index(name) {
+                    m.fail(
+                        i,
+                        failure(
+                            FailureKind::ApprovalMissing,
+                            Data::object([("approval", "human".into())]),
+                            Data::Null,
+                        ),
+                    );
+                }
+            }
+            m.write_record();
+            let unapproved = Data::Array(missing.iter().map(|s| s.as_str().into()).collect());
+            let stop = Stop::ApprovalMissing(missing);
+            m.trace(
+                event("stop", None)
+                    .with("reason", stop.reason().into())
+                    .with("unapproved", unapproved),
+            );
+            m.finished = Some(stop);
+        }
+        Ok(m)
     }
 
-    let stop = r.drive(backend)?;
-    r.trace(event("stop", stop.step()).with("reason", stop.reason().into()))?;
-    Ok(Outcome {
-        stop,
-        record: r.record(),
-        reused,
-    })
-}
+    /// The plan being run.
+    pub fn ir(&self) -> &PlanIr {
+        &self.ir
+    }
 
-impl Runner<'_> {
+    /// Steps completed by an earlier run and not dispatched again.
+    pub fn reused(&self) -> &[String] {
+        &self.reused
+    }
+
+    /// How the run ended, once it has (the `stop` event is then traced).
+    pub fn finished(&self) -> Option<&Stop> {
+        self.finished.as_ref()
+    }
+
+    /// The progress records and trace events since the last call, in the
+    /// order they happened.
+    pub fn drain(&mut self) -> Vec<Output> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Steps dispatched whose result the machine has not been given yet.
+    pub fn in_flight(&self) -> Vec<&str> {
+        self.ir
+            .steps
+            .iter()
+            .zip(&self.states)
+            .filter(|(_, st)| st.calling > 0)
+            .map(|(step, _)| step.name.as_str())
+            .collect()
+    }
+
+    /// Rules 2 and 3: the calls due now, in source order — every pending
+    /// step whose dependencies are complete, past its `pre` and guards (a
+    /// step that fails them is settled here, and a halting failure stops
+    /// the round at once). With `together` false, one call at a time.
+    /// Empty when nothing can be dispatched now: then, with nothing in
+    /// flight, the run is [`finished`](Machine::finished) and its `stop`
+    /// event traced.
+    pub fn next(&mut self, together: bool) -> Result<Vec<Dispatch>, String> {
+        let mut batch: Vec<Dispatch> = Vec::new();
+        while self.finished.is_none() && self.halted.is_none() && batch.is_empty() {
+            let ready: Vec<usize> = (0..self.ir.steps.len())
+                .filter(|&i| self.is_ready(i))
+                .collect();
+            if ready.is_empty() || (!together && !self.in_flight().is_empty()) {
+                break;
+            }
+            let round = if together {
+                ready
+            } else {
+                ready.into_iter().take(1).collect()
+            };
+            // Prepare in source order; a halting failure stops dispatching
+            // at once, so nothing after it in the round is dispatched.
+            for i in round {
+                match self.prepare(i)? {
+                    Prepared::Ready(args) => {
+                        let Some(step) = self.ir.steps.get(i) else {
+                            return Err("internal error: no such step".into());
+                        };
+                        batch.push(Dispatch {
+                            step: step.name.clone(),
+                            index: i,
+                            tool: step.tool.clone(),
+                            args,
+                            attempt: 1,
+                        });
+                    }
+                    Prepared::Failed(f) => {
+                        self.settle(i, f)?;
+                        if self.halted.is_some() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let ir = Arc::clone(&self.ir);
+        for call in &batch {
+            if let Some(step) = ir.steps.get(call.index) {
+                self.trace(dispatch_event(step, 1, &call.args));
+            }
+            if let Some(st) = self.state(call.index) {
+                st.calling = 1;
+                st.call_args = call.args.clone();
+            }
+        }
+        if batch.is_empty() && self.in_flight().is_empty() && self.finished.is_none() {
+            let stop = self.stop();
+            self.trace(event("stop", stop.step()).with("reason", stop.reason().into()));
+            self.finished = Some(stop);
+        }
+        Ok(batch)
+    }
+
+    /// How the run stops once nothing more can be dispatched.
+    fn stop(&self) -> Stop {
+        if let Some(stop) = self.halted.clone().or_else(|| self.stopping.clone()) {
+            return stop;
+        }
+        // Every step that could run has run; one still pending waits on a
+        // failed one, which has already decided the stop.
+        match self
+            .states
+            .iter()
+            .position(|s| s.status != Status::Complete)
+        {
+            None => Stop::Complete,
+            Some(i) => Stop::Halt {
+                step: self
+                    .ir
+                    .steps
+                    .get(i)
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default(),
+            },
+        }
+    }
+
+    /// What one call of `step` returned. On a tool error the machine may
+    /// retry (rule 2: idempotent steps, retryable errors, up to `retry`
+    /// more attempts): the retry is returned, to be called next. Otherwise
+    /// `post` → binds → commit, or the failure and what it does to the run
+    /// (rule 3).
+    pub fn complete(
+        &mut self,
+        step: &str,
+        result: Result<Data, ToolError>,
+    ) -> Result<Option<Dispatch>, String> {
+        let ir = Arc::clone(&self.ir);
+        let Some((i, s)) = ir.steps.iter().enumerate().find(|(_, s)| s.name == step) else {
+            return Err(format!("no step `{step}` in the plan"));
+        };
+        let Some(st) = self.states.get(i) else {
+            return Err("internal error: no such step".into());
+        };
+        let made = st.calling;
+        if made == 0 {
+            return Err(format!("step `{step}` has no call in flight"));
+        }
+        let args = st.call_args.clone();
+        if let Err(e) = &result
+            && may_retry(s, e, usize::try_from(made).unwrap_or(usize::MAX))
+        {
+            self.trace(
+                event("result", Some(&s.name))
+                    .with("attempt", made.into())
+                    .with("ok", false.into())
+                    .with("error", error_data(e)),
+            );
+            self.trace(
+                event("retry", Some(&s.name))
+                    .with("attempt", (made + 1).into())
+                    .with("of", (s.retry + 1).into()),
+            );
+            self.trace(dispatch_event(s, made + 1, &args));
+            if let Some(st) = self.state(i) {
+                st.calling = made + 1;
+            }
+            return Ok(Some(Dispatch {
+                step: s.name.clone(),
+                index: i,
+                tool: s.tool.clone(),
+                args,
+                attempt: made + 1,
+            }));
+        }
+        if let Some(st) = self.state(i) {
+            st.calling = 0;
+            st.attempts += made;
+            st.call_args = Artifacts::new();
+            st.args = Some(args);
+        }
+        self.finish(i, s, made, result)?;
+        Ok(None)
+    }
+
     fn index(&self, name: &str) -> Option<usize> {
         self.ir.steps.iter().position(|s| s.name == name)
     }
@@ -222,7 +561,8 @@ impl Runner<'_> {
                 .all(|(r, s)| r.name == s.name && r.tool == s.tool);
         self.replans_used = record.replans_used + u64::from(!same_plan);
         let mut reused = Vec::new();
-        for (i, step) in self.ir.steps.iter().enumerate() {
+        let ir = Arc::clone(&self.ir);
+        for (i, step) in ir.steps.iter().enumerate() {
             let Some(done) = record
                 .step(&step.name)
                 .filter(|d| d.status == RecordStatus::Complete)
@@ -252,84 +592,16 @@ impl Runner<'_> {
         Ok(reused)
     }
 
-    /// Rules 2 and 3: dependency order, rounds of ready steps, `on_unmet`.
-    fn drive(&mut self, backend: &dyn Backend) -> Result<Stop, String> {
-        // Set by the first failure whose `on_unmet` is replan or escalate:
-        // independent steps still run, then the run stops.
-        let mut stopping: Option<Stop> = None;
-        loop {
-            let ready: Vec<usize> = (0..self.ir.steps.len())
-                .filter(|&i| self.is_ready(i))
-                .collect();
-            let round: Vec<usize> = if backend.parallel() {
-                ready
-            } else {
-                ready.into_iter().take(1).collect()
-            };
-            if round.is_empty() {
-                break;
-            }
-            // Prepare in source order; a halting failure stops dispatching
-            // at once, so nothing after it in the round is dispatched.
-            let mut batch: Vec<(usize, Artifacts)> = Vec::new();
-            let mut halted: Option<Stop> = None;
-            for &i in &round {
-                match self.prepare(i)? {
-                    Prepared::Ready(args) => batch.push((i, args)),
-                    Prepared::Failed(f) => {
-                        if let Some(stop) = self.settle(i, f)? {
-                            if matches!(stop, Stop::Halt { .. }) {
-                                halted = Some(stop);
-                                break;
-                            }
-                            stopping = merge(stopping, stop);
-                        }
-                    }
-                }
-            }
-            let results = self.dispatch_all(backend, &batch)?;
-            for ((i, args), attempts) in batch.into_iter().zip(results) {
-                if let Some(stop) = self.finish(i, args, attempts)? {
-                    if matches!(stop, Stop::Halt { .. }) {
-                        halted = halted.or(Some(stop));
-                    } else {
-                        stopping = merge(stopping, stop);
-                    }
-                }
-            }
-            if let Some(stop) = halted {
-                return Ok(stop);
-            }
-        }
-        if let Some(stop) = stopping {
-            return Ok(stop);
-        }
-        // Every step that could run has run; one still pending waits on a
-        // failed one, which has already decided the stop.
-        match self
-            .states
-            .iter()
-            .position(|s| s.status != Status::Complete)
-        {
-            None => Ok(Stop::Complete),
-            Some(i) => Ok(Stop::Halt {
-                step: self
-                    .ir
-                    .steps
-                    .get(i)
-                    .map(|s| s.name.clone())
-                    .unwrap_or_default(),
-            }),
-        }
-    }
-
-    /// Pending, with every dependency complete.
+    /// Pending, not in flight, with every dependency complete.
     fn is_ready(&self, i: usize) -> bool {
         let Some(step) = self.ir.steps.get(i) else {
             return false;
         };
         self.status(i) == Status::Pending
-            && self.states.get(i).is_some_and(|s| s.failure.is_none())
+            && self
+                .states
+                .get(i)
+                .is_some_and(|s| s.failure.is_none() && s.calling == 0)
             && step.depends_on.iter().all(|d| {
                 self.index(&d.step)
                     .is_some_and(|j| self.status(j) == Status::Complete)
@@ -338,7 +610,8 @@ impl Runner<'_> {
 
     /// Resolve → `pre` → guards: everything decided before the call.
     fn prepare(&mut self, i: usize) -> Result<Prepared, String> {
-        let Some(step) = self.ir.steps.get(i) else {
+        let ir = Arc::clone(&self.ir);
+        let Some(step) = ir.steps.get(i) else {
             return Err("internal error: no such step".into());
         };
         let args = match eval::resolve_args(step, &self.artifacts) {
@@ -352,7 +625,7 @@ impl Runner<'_> {
                     event("bind_missing", Some(&step.name))
                         .with("binding", u.binding.into())
                         .with("path", path.clone().into()),
-                )?;
+                );
                 return Ok(Prepared::Failed(failure(
                     FailureKind::BindMissing,
                     Data::object([("path", path.into())]),
@@ -365,7 +638,7 @@ impl Runner<'_> {
                 event("precondition_unmet", Some(&step.name))
                     .with("expected", unmet.expected.clone())
                     .with("observed", unmet.observed.clone()),
-            )?;
+            );
             return Ok(Prepared::Failed(failure(
                 FailureKind::PreconditionUnmet,
                 unmet.expected,
@@ -379,7 +652,7 @@ impl Runner<'_> {
                     .with("expected", guard.clone())
                     .with("observed", refusal.observed.clone())
                     .with("message", refusal.reason.clone().into()),
-            )?;
+            );
             if let Some(st) = self.state(i) {
                 st.args = Some(args);
             }
@@ -398,143 +671,38 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// Dispatches a round: every call's `dispatch` event in source order,
-    /// the calls themselves (together when there are several), then their
-    /// outcomes in source order.
-    fn dispatch_all(
-        &mut self,
-        backend: &dyn Backend,
-        batch: &[(usize, Artifacts)],
-    ) -> Result<Vec<Attempts>, String> {
-        let mut calls = Vec::new();
-        for (i, args) in batch {
-            let Some(step) = self.ir.steps.get(*i) else {
-                return Err("internal error: no such step".into());
-            };
-            self.trace(dispatch_event(step, 1, args))?;
-            calls.push((step, args));
-        }
-        if let [(step, args)] = calls.as_slice() {
-            // One call: its retries are traced as they happen.
-            let results = self.attempt_live(backend, step, args)?;
-            return Ok(vec![Attempts {
-                results,
-                traced: true,
-            }]);
-        }
-        let results: Vec<Attempts> = std::thread::scope(|scope| {
-            let handles: Vec<_> = calls
-                .iter()
-                .map(|(step, args)| {
-                    scope.spawn(move || {
-                        attempts(backend, step, args, |_| Ok(())).unwrap_or_default()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| Attempts {
-                    results: h.join().unwrap_or_else(|_| {
-                        vec![Err(ToolError {
-                            code: "backend_crashed".into(),
-                            message: "the tool backend crashed during the call".into(),
-                            retryable: false,
-                        })]
-                    }),
-                    traced: false,
-                })
-                .collect()
-        });
-        Ok(results)
-    }
-
-    fn attempt_live(
-        &mut self,
-        backend: &dyn Backend,
-        step: &StepIr,
-        args: &Artifacts,
-    ) -> Result<Vec<Result<Data, ToolError>>, String> {
-        attempts(backend, step, args, |made| {
-            self.trace_retry(step, made, args)
-        })
-    }
-
-    fn trace_retry(
-        &mut self,
-        step: &StepIr,
-        attempts: &[Result<Data, ToolError>],
-        args: &Artifacts,
-    ) -> Result<(), String> {
-        if let Some(Err(e)) = attempts.last() {
-            let made = u64::try_from(attempts.len()).unwrap_or(u64::MAX);
-            self.trace(
-                event("result", Some(&step.name))
-                    .with("attempt", made.into())
-                    .with("ok", false.into())
-                    .with("error", error_data(e)),
-            )?;
-            self.trace(
-                event("retry", Some(&step.name))
-                    .with("attempt", (made + 1).into())
-                    .with("of", (step.retry + 1).into()),
-            )?;
-            self.trace(dispatch_event(step, made + 1, args))?;
-        }
-        Ok(())
-    }
-
-    /// After the call: retries (traced when the round ran together), then
-    /// `post` → binds → commit.
+    /// After the last attempt: `post` → binds → commit, or the failure.
     fn finish(
         &mut self,
         i: usize,
-        args: Artifacts,
-        attempts: Attempts,
-    ) -> Result<Option<Stop>, String> {
-        let Some(step) = self.ir.steps.get(i) else {
-            return Err("internal error: no such step".into());
-        };
-        // A round that ran together traces its retries now, in source
-        // order; a single call traced them as they happened.
-        let Attempts {
-            results: attempts,
-            traced,
-        } = attempts;
-        if !traced {
-            for k in 1..attempts.len() {
-                self.trace_retry(step, attempts.get(..k).unwrap_or(&[]), &args)?;
-            }
-        }
-        let count = u64::try_from(attempts.len()).unwrap_or(u64::MAX);
-        if let Some(st) = self.state(i) {
-            st.attempts += count;
-            st.args = Some(args);
-        }
-        let result = match attempts.into_iter().last() {
-            Some(Ok(result)) => result,
-            Some(Err(e)) => {
+        step: &StepIr,
+        count: u64,
+        result: Result<Data, ToolError>,
+    ) -> Result<(), String> {
+        let result = match result {
+            Ok(result) => result,
+            Err(e) => {
                 self.trace(
                     event("result", Some(&step.name))
                         .with("attempt", count.into())
                         .with("ok", false.into())
                         .with("error", error_data(&e)),
-                )?;
+                );
                 return self.settle(i, tool_failure(&e));
             }
-            None => return Err("internal error: a step was dispatched without a call".into()),
         };
         self.trace(
             event("result", Some(&step.name))
                 .with("attempt", count.into())
                 .with("ok", true.into())
                 .with("result", result.clone()),
-        )?;
+        );
         if let Err(unmet) = eval::check_post(step, &result) {
             self.trace(
                 event("post_unmet", Some(&step.name))
                     .with("expected", unmet.expected.clone())
                     .with("observed", unmet.observed.clone()),
-            )?;
+            );
             return self.settle(
                 i,
                 failure(FailureKind::PostUnmet, unmet.expected, unmet.observed),
@@ -547,7 +715,7 @@ impl Runner<'_> {
                     event("bind_missing", Some(&step.name))
                         .with("binding", m.binding.clone().into())
                         .with("path", m.path.clone().into()),
-                )?;
+                );
                 return self.settle(
                     i,
                     failure(
@@ -565,25 +733,26 @@ impl Runner<'_> {
             st.status = Status::Complete;
             st.binds = binds;
         }
-        self.write_record()?;
-        self.trace(event("complete", Some(&step.name)).with("binds", shown))?;
-        Ok(None)
+        self.write_record();
+        self.trace(event("complete", Some(&step.name)).with("binds", shown));
+        Ok(())
     }
 
     /// Records a failure and decides what it does to the run (rule 3).
-    fn settle(&mut self, i: usize, failure: Failure) -> Result<Option<Stop>, String> {
-        let Some(step) = self.ir.steps.get(i) else {
+    fn settle(&mut self, i: usize, failure: Failure) -> Result<(), String> {
+        let ir = Arc::clone(&self.ir);
+        let Some(step) = ir.steps.get(i) else {
             return Err("internal error: no such step".into());
         };
         let name = step.name.clone();
         let kind = failure.kind;
-        self.fail(i, failure, Status::Failed);
+        self.fail(i, failure);
         // A precondition that does not hold makes the step invalid, with
         // what depends on its data (DESIGN 9.4).
         if kind == FailureKind::PreconditionUnmet {
             self.invalidate(i)?;
         }
-        self.write_record()?;
+        self.write_record();
         let on_unmet = if matches!(
             kind,
             FailureKind::GuardRefused | FailureKind::ApprovalMissing
@@ -592,11 +761,20 @@ impl Runner<'_> {
         } else {
             step.on_unmet
         };
-        Ok(Some(match on_unmet {
-            OnUnmet::Halt => Stop::Halt { step: name },
-            OnUnmet::Replan => Stop::Replan { step: name },
-            OnUnmet::Escalate => Stop::Escalate { step: name },
-        }))
+        match on_unmet {
+            OnUnmet::Halt => {
+                if self.halted.is_none() {
+                    self.halted = Some(Stop::Halt { step: name });
+                }
+            }
+            OnUnmet::Replan => {
+                self.stopping = merge(self.stopping.take(), Stop::Replan { step: name })
+            }
+            OnUnmet::Escalate => {
+                self.stopping = merge(self.stopping.take(), Stop::Escalate { step: name })
+            }
+        }
+        Ok(())
     }
 
     /// The one place invalidation (DESIGN 9.4) is applied, after a
@@ -604,12 +782,13 @@ impl Runner<'_> {
     /// step and its data dependents become `invalid` (they will not run),
     /// a step depending on them only by order stays `pending`.
     fn invalidate(&mut self, i: usize) -> Result<(), String> {
-        let Some(step) = self.ir.steps.get(i) else {
+        let ir = Arc::clone(&self.ir);
+        let Some(step) = ir.steps.get(i) else {
             return Err("internal error: no such step".into());
         };
         let cause = crate::progress::Event::Precondition(step.name.clone());
-        let inv = crate::progress::invalidate(self.ir, &self.record(), &cause)
-            .map_err(|e| e.to_string())?;
+        let inv =
+            crate::progress::invalidate(&ir, &self.record(), &cause).map_err(|e| e.to_string())?;
         for change in &inv.steps {
             if change.after != Status::Invalid || change.before == Status::Invalid {
                 continue;
@@ -624,29 +803,29 @@ impl Runner<'_> {
                 event("invalidated", Some(&change.name))
                     .with("cause", change.cause.as_deref().into())
                     .with("scope", inv.scope.as_str().into()),
-            )?;
+            );
         }
         Ok(())
     }
 
-    fn fail(&mut self, i: usize, failure: Failure, status: Status) {
+    fn fail(&mut self, i: usize, failure: Failure) {
         if let Some(st) = self.state(i) {
-            st.status = status;
+            st.status = Status::Failed;
             st.failure = Some(failure);
         }
     }
 
-    fn trace(&mut self, event: Event) -> Result<(), String> {
-        self.sink.trace(&event.0)
+    fn trace(&mut self, event: Event) {
+        self.out.push(Output::Trace(event.0));
     }
 
-    fn write_record(&mut self) -> Result<(), String> {
+    fn write_record(&mut self) {
         let record = self.record();
-        self.sink.progress(&record)
+        self.out.push(Output::Progress(record));
     }
 
     /// The progress record (DESIGN 9.2).
-    fn record(&self) -> ProgressRecord {
+    pub fn record(&self) -> ProgressRecord {
         let mut steps: Vec<StepRecord> = self
             .ir
             .steps
@@ -703,37 +882,9 @@ fn dispatch_event(step: &StepIr, attempt: u64, args: &Artifacts) -> Event {
         .with("args", Data::Object(args.clone()))
 }
 
-fn missing_names(stop: &Stop) -> Vec<Data> {
-    match stop {
-        Stop::ApprovalMissing(m) => m.iter().map(|s| s.as_str().into()).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Every attempt of one call, retries included; `between` runs before
-/// each retry with the attempts made so far (a single call traces them
-/// there; a round running together traces them after the join).
-fn attempts(
-    backend: &dyn Backend,
-    step: &StepIr,
-    args: &Artifacts,
-    mut between: impl FnMut(&[Result<Data, ToolError>]) -> Result<(), String>,
-) -> Result<Vec<Result<Data, ToolError>>, String> {
-    let mut out = Vec::new();
-    loop {
-        let r = backend.call(&Call { step, args });
-        let again = matches!(&r, Err(e) if may_retry(step, e, out.len() + 1));
-        out.push(r);
-        if !again {
-            return Ok(out);
-        }
-        between(&out)?;
-    }
-}
-
 /// Rule 2's retry: only an idempotent step, only a retryable error, at most
 /// `retry` more attempts.
-fn may_retry(step: &StepIr, e: &ToolError, made: usize) -> bool {
+pub fn may_retry(step: &StepIr, e: &ToolError, made: usize) -> bool {
     step.idempotent && e.retryable && u64::try_from(made).unwrap_or(u64::MAX) <= step.retry
 }
 

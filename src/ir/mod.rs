@@ -21,3 +21,17 @@ pub fn to_json(ir: &impl serde::Serialize) -> Result<String, String> {
         })
         .map_err(|e| format!("cannot serialise the IR: {e}"))
 }
+
+/// Reads IR written by a planc: JSON of this shape, of a version this planc
+/// runs (1.x). The message says which of the two it is not.
+pub fn from_json(text: &str) -> Result<PlanIr, String> {
+    let ir: PlanIr =
+        serde_json::from_str(text).map_err(|e| format!("not an IR this planc runs: {e}"))?;
+    if !ir.ir_version.starts_with("1.") {
+        return Err(format!(
+            "`ir_version` {:?}: this planc runs IR 1.x",
+            ir.ir_version
+        ));
+    }
+    Ok(ir)
+}

@@ -1,0 +1,473 @@
+"""planc: check agent plans against a tool catalogue and a policy, and run
+them, in-process.
+
+A :class:`Compiler` reads the catalogue and the policy once; its
+:meth:`Compiler.check` checks each plan the planner writes (diagnostics
+are the dicts of ``planc check --format json``) and gives its IR;
+:func:`run` executes the IR with Python callables as the tools, as
+``planc run`` does with its backends: the same progress record, the same
+trace, the same exit status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+from . import _planc
+
+__all__ = [
+    "Compiler",
+    "CheckResult",
+    "ToolError",
+    "RunResult",
+    "run",
+    "run_async",
+    "diff",
+    "invalidate",
+    "Machine",
+    "IR_VERSION",
+    "__version__",
+]
+
+__version__: str = _planc.__version__
+IR_VERSION: str = _planc.IR_VERSION
+
+#: The native state machine of the executor (``planc::exec::Machine``):
+#: what :func:`run` drives, and what another driver (a workflow engine)
+#: can drive the same way.
+Machine = _planc.Machine
+
+PathLike = Union[str, "os.PathLike[str]"]
+Json = Any
+Tool = Callable[..., Union[Json, Awaitable[Json]]]
+
+
+# ------------------------------------------------------------------ inputs
+
+
+def _source(item: Union[PathLike, str], role: str, n: int) -> "tuple[str, str]":
+    """A ``(name, text)`` pair from a path or a text.
+
+    A path-like object is a file. A string is a text when it looks like one
+    (JSON starting with ``{`` or ``[``, or several lines of plan language),
+    else the path of a file. A name ending in ``.json`` is read as JSON.
+    """
+    if isinstance(item, os.PathLike):
+        path = Path(item)
+        return (str(path), path.read_text(encoding="utf-8"))
+    if not isinstance(item, str):
+        raise TypeError(f"{role}: expected a path or a text, got {type(item).__name__}")
+    stripped = item.lstrip()
+    if stripped.startswith(("{", "[")):
+        return (f"<{role}{n}>.json", item)
+    if "\n" in item:
+        return (f"<{role}{n}>.plan", item)
+    path = Path(item)
+    return (item, path.read_text(encoding="utf-8"))
+
+
+def _json_text(value: Union[Mapping[str, Any], str, "os.PathLike[str]"], what: str) -> str:
+    """JSON text from a dict, a JSON text, or the path of a JSON file."""
+    if isinstance(value, Mapping):
+        return json.dumps(value)
+    if isinstance(value, os.PathLike):
+        return Path(value).read_text(encoding="utf-8")
+    if isinstance(value, str):
+        if value.lstrip().startswith("{"):
+            return value
+        return Path(value).read_text(encoding="utf-8")
+    raise TypeError(f"{what}: expected a dict, a JSON text or a path, got {type(value).__name__}")
+
+
+# ------------------------------------------------------------------ checking
+
+
+class CheckResult:
+    """What checking one plan gave.
+
+    ``diagnostics`` are the dicts of ``planc check --format json``; ``ir``
+    is the compiled plan as a dict, or ``None`` when there are errors.
+    """
+
+    __slots__ = ("_native", "_doc", "_ir", "_ir_read")
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+        self._doc: Dict[str, Any] = json.loads(native.diagnostics_json())
+        self._ir: Optional[Dict[str, Any]] = None
+        self._ir_read = False
+
+    @property
+    def diagnostics(self) -> List[Dict[str, Any]]:
+        return self._doc["diagnostics"]
+
+    @property
+    def errors(self) -> int:
+        """The number of errors (those of the catalogue and policy are the
+        compiler's :attr:`Compiler.diagnostics`)."""
+        return int(self._doc["errors"])
+
+    @property
+    def warnings(self) -> int:
+        return int(self._doc["warnings"])
+
+    @property
+    def ok(self) -> bool:
+        """No errors (in the plan, the catalogue or the policy): the IR exists."""
+        return self.ir is not None
+
+    @property
+    def ir(self) -> Optional[Dict[str, Any]]:
+        if not self._ir_read:
+            text = self._native.ir_json()
+            self._ir = None if text is None else json.loads(text)
+            self._ir_read = True
+        return self._ir
+
+    def render(self, format: str = "human") -> str:
+        """The diagnostics as ``planc check`` prints them: ``human`` (no
+        colour), ``short`` or ``json``."""
+        return self._native.render(format)
+
+    def __repr__(self) -> str:
+        return f"<CheckResult ok={self.ok} errors={self.errors} warnings={self.warnings}>"
+
+
+class Compiler:
+    """A catalogue and a policy, read and checked once; then any number of
+    plans checked against them (from any thread: the GIL is released while
+    Rust works).
+
+    ``catalog``: paths or texts (JSON tool lists, MCP ``tools/list``
+    answers, or ``.plan`` tool declarations); ``policy``: a path, a text or
+    ``None``; ``actor``: the actor's scopes, replacing the policy's
+    ``actor`` line.
+    """
+
+    def __init__(
+        self,
+        catalog: Sequence[Union[PathLike, str]] = (),
+        policy: Optional[Union[PathLike, str]] = None,
+        actor: Optional[Sequence[str]] = None,
+    ) -> None:
+        if isinstance(catalog, (str, os.PathLike)):
+            catalog = [catalog]
+        sources = [_source(c, "catalog", i) for i, c in enumerate(catalog)]
+        pol = None if policy is None else _source(policy, "policy", 0)
+        self._native = _planc.Compiler(sources, pol, None if actor is None else list(actor))
+        self._diagnostics: List[Dict[str, Any]] = json.loads(self._native.diagnostics_json())[
+            "diagnostics"
+        ]
+
+    @property
+    def diagnostics(self) -> List[Dict[str, Any]]:
+        """The catalogue's and policy's diagnostics (``--format json`` dicts)."""
+        return self._diagnostics
+
+    def check(self, text: str, kind: str = "json", progress: Any = None) -> CheckResult:
+        """Checks one plan text: ``kind`` is ``"json"`` (the planner's JSON
+        form) or ``"plan"`` (the plan language)."""
+        if progress is not None:
+            raise TypeError(
+                "check(progress=...): checking a plan against a progress record is not "
+                "available in this version; use planc.diff(old_ir, new_ir, progress) to see "
+                "which complete steps a replan keeps"
+            )
+        name = "plan.json" if kind == "json" else "plan.plan"
+        return CheckResult(self._native.check(name, text, kind))
+
+    def schema(self, dialect: str = "json-schema", *, tool: bool = False) -> Dict[str, Any]:
+        """The planner's schema (``planc schema``): ``json-schema``,
+        ``openai`` or ``anthropic``; ``tool=True`` wraps it as the
+        ``submit_plan`` tool definition."""
+        return json.loads(self._native.schema(dialect, tool))
+
+
+def diff(
+    old: Union[Mapping[str, Any], str],
+    new: Union[Mapping[str, Any], str],
+    progress: Optional[Union[Mapping[str, Any], PathLike]] = None,
+) -> Dict[str, Any]:
+    """``planc diff``: two IRs matched by step name; with the progress
+    record, which complete steps the new plan keeps."""
+    rec = None if progress is None else _json_text(progress, "progress")
+    return json.loads(_planc.diff(_json_text(old, "old"), _json_text(new, "new"), rec))
+
+
+def invalidate(
+    ir: Union[Mapping[str, Any], str],
+    progress: Union[Mapping[str, Any], PathLike],
+    event: str,
+) -> Dict[str, Any]:
+    """``planc invalidate``: what ``event`` (``precondition:STEP``,
+    ``failed:STEP``, ``changed:ARTIFACT`` or ``goal``) invalidates."""
+    return json.loads(
+        _planc.invalidate(_json_text(ir, "ir"), _json_text(progress, "progress"), event)
+    )
+
+
+# ------------------------------------------------------------------ running
+
+
+class ToolError(Exception):
+    """Raised by a tool: the call did not return a result. ``retryable``
+    says whether the same call may succeed if made again (only idempotent
+    steps are retried, up to their ``retry``)."""
+
+    def __init__(self, code: str, retryable: bool = False, message: Optional[str] = None) -> None:
+        super().__init__(message or code)
+        self.code = code
+        self.retryable = retryable
+        self.message = message or code
+
+
+@dataclass
+class RunResult:
+    """How a run ended: ``exit_code`` as ``planc run`` (0 complete; 1
+    halted, refused or failed; 3 stopped for a replan or an escalation),
+    ``progress`` the final record, ``events`` the trace."""
+
+    exit_code: int
+    progress: Dict[str, Any]
+    events: List[Dict[str, Any]] = field(default_factory=list)
+    reason: str = "complete"
+    step: Optional[str] = None
+    reused: List[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+class _Driver:
+    """The IO around the machine: the record written after every change,
+    the trace appended, the events kept."""
+
+    def __init__(
+        self,
+        ir: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+        tools: Mapping[str, Tool],
+        approve: Union[str, Sequence[str], None],
+        progress: Union[None, PathLike, Mapping[str, Any]],
+        trace: Optional[PathLike],
+    ) -> None:
+        ir_text = _json_text(ir, "ir")
+        ir_dict = json.loads(ir_text)
+        needed = sorted({s["tool"] for s in ir_dict.get("steps", [])})
+        missing = [t for t in needed if t not in tools]
+        if missing:
+            raise ValueError(f"no callable for the tools {missing} (pass them in tools={{...}})")
+        if approve == "all":
+            approved = list(ir_dict.get("approvals", []))
+        elif approve is None:
+            approved = []
+        elif isinstance(approve, str):
+            raise ValueError('approve: use "all", a list of step names, or None')
+        else:
+            approved = list(approve)
+        self.path: Optional[Path] = None
+        prior: Optional[str] = None
+        if isinstance(progress, Mapping):
+            prior = json.dumps(progress)
+        elif progress is not None:
+            self.path = Path(progress)
+            if self.path.exists():
+                prior = self.path.read_text(encoding="utf-8")
+        self.tools = tools
+        self.machine = _planc.Machine(ir_text, approved, prior)
+        self.events: List[Dict[str, Any]] = []
+        self.trace = open(trace, "a", encoding="utf-8") if trace is not None else None
+        self.flush()
+
+    def flush(self) -> None:
+        last = None
+        for kind, text in self.machine.drain():
+            if kind == "trace":
+                self.events.append(json.loads(text))
+                if self.trace is not None:
+                    self.trace.write(text + "\n")
+            else:
+                last = text
+        if self.trace is not None:
+            self.trace.flush()
+        if last is not None and self.path is not None:
+            _write_atomic(self.path, last)
+
+    def give(self, call: Dict[str, Any], outcome: "tuple[bool, Any]") -> Optional[Dict[str, Any]]:
+        """The outcome of one call to the machine; a retry, if one is due."""
+        ok, value = outcome
+        if ok:
+            retry = self.machine.complete_ok(call["step"], value)
+        else:
+            retry = self.machine.complete_error(call["step"], *value)
+        self.flush()
+        return None if retry is None else json.loads(retry)
+
+    def result(self) -> RunResult:
+        if self.trace is not None:
+            self.trace.close()
+        done = self.machine.finished()
+        if done is None:
+            raise RuntimeError("the run ended with calls in flight")
+        exit_code, reason, step = done
+        return RunResult(
+            exit_code=exit_code,
+            progress=json.loads(self.machine.record()),
+            events=self.events,
+            reason=reason,
+            step=step,
+            reused=self.machine.reused(),
+        )
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Replaces ``path`` with ``text``: a temporary file beside it, then a
+    rename, so a reader (or a run killed mid-write) never sees half a record."""
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _encode(call: Dict[str, Any], value: Any) -> "tuple[bool, Any]":
+    try:
+        return (True, json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as e:
+        return (
+            False,
+            ("invalid_result", f"the tool `{call['tool']}` returned what is not JSON: {e}", False),
+        )
+
+
+def _failure(e: BaseException) -> "tuple[bool, Any]":
+    if isinstance(e, ToolError):
+        return (False, (e.code, e.message, bool(e.retryable)))
+    return (False, ("exception", f"{type(e).__name__}: {e}", False))
+
+
+def _call_sync(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, Any]":
+    try:
+        value = tools[call["tool"]](**call["args"])
+        if inspect.isawaitable(value):
+            raise TypeError("an async tool in a synchronous run: use planc.run_async")
+    except Exception as e:  # every failure of a tool is a tool error
+        return _failure(e)
+    return _encode(call, value)
+
+
+async def _call_async(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, Any]":
+    try:
+        value = tools[call["tool"]](**call["args"])
+        if inspect.isawaitable(value):
+            value = await value
+    except Exception as e:  # every failure of a tool is a tool error
+        return _failure(e)
+    return _encode(call, value)
+
+
+def run(
+    ir: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+    tools: Mapping[str, Tool],
+    *,
+    approve: Union[str, Sequence[str], None] = None,
+    progress: Union[None, PathLike, Mapping[str, Any]] = None,
+    trace: Optional[PathLike] = None,
+) -> RunResult:
+    """Runs the IR (a dict, a JSON text or a path) with ``tools`` (a callable
+    per tool name, called with the step's arguments as keyword arguments,
+    returning JSON-able data; raising :class:`ToolError` is a tool error,
+    any other exception one with code ``exception``).
+
+    ``approve``: ``"all"``, the names of the approved steps, or ``None``.
+    ``progress``: the record's path (read if it exists, written atomically
+    after every step) or an earlier record as a dict; complete steps are
+    never dispatched again. ``trace``: a file the events are appended to,
+    one JSON object a line.
+
+    With async tools, runs an event loop (:func:`run_async` in one already
+    running).
+    """
+    if any(inspect.iscoroutinefunction(t) for t in tools.values()):
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(
+                run_async(ir, tools, approve=approve, progress=progress, trace=trace)
+            )
+        raise RuntimeError("async tools inside a running event loop: await planc.run_async(...)")
+    d = _Driver(ir, tools, approve, progress, trace)
+    try:
+        # Rounds of ready steps, each call in source order with its
+        # retries: the trace is the one `planc run` writes.
+        while True:
+            round_ = [json.loads(c) for c in d.machine.next(True)]
+            d.flush()
+            if not round_:
+                break
+            for call in round_:
+                while call is not None:
+                    call = d.give(call, _call_sync(tools, call))
+    finally:
+        if d.trace is not None and not d.trace.closed:
+            d.trace.flush()
+    return d.result()
+
+
+async def run_async(
+    ir: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+    tools: Mapping[str, Tool],
+    *,
+    approve: Union[str, Sequence[str], None] = None,
+    progress: Union[None, PathLike, Mapping[str, Any]] = None,
+    trace: Optional[PathLike] = None,
+) -> RunResult:
+    """:func:`run` on the running event loop: every step whose dependencies
+    are complete is dispatched at once, independent steps concurrently;
+    sync tools run in the loop's default executor (threads)."""
+
+    async def one(call: Dict[str, Any]) -> "tuple[Dict[str, Any], tuple[bool, Any]]":
+        tool = tools[call["tool"]]
+        if inspect.iscoroutinefunction(tool):
+            return call, await _call_async(tools, call)
+        loop = asyncio.get_running_loop()
+        return call, await loop.run_in_executor(None, _call_sync, tools, call)
+
+    d = _Driver(ir, tools, approve, progress, trace)
+    pending: "set[asyncio.Task[Any]]" = set()
+    try:
+        while True:
+            for c in d.machine.next(True):
+                pending.add(asyncio.ensure_future(one(json.loads(c))))
+            d.flush()
+            if not pending:
+                break
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            # Given to the machine in source order within what finished
+            # together, so one schedule always gives one trace.
+            finished = sorted((t.result() for t in done), key=lambda r: r[0]["index"])
+            for call, outcome in finished:
+                retry = d.give(call, outcome)
+                if retry is not None:
+                    pending.add(asyncio.ensure_future(one(retry)))
+    finally:
+        for t in pending:
+            t.cancel()
+        if d.trace is not None and not d.trace.closed:
+            d.trace.flush()
+    return d.result()

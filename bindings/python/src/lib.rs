@@ -1,0 +1,321 @@
+//! `planc._planc`: the native half of the Python package.
+//!
+//! A thin shell over the library, as the command line is: values cross the
+//! boundary as JSON text (read and written by the library's own serde
+//! types, so numbers keep their exact digits), and the pure-Python half
+//! (`planc/__init__.py`) turns them into dicts and reads files. Every call
+//! that does real work releases the GIL.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use planc::diagnostics::render;
+use planc::exec::{Data, Dispatch, Machine as Core, Output, ToolError};
+use planc::plan_schema::Dialect;
+use planc::progress::ProgressRecord;
+use planc::{Checked as CoreChecked, Compiler as CoreCompiler, SourceKind};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+fn value_error(message: impl Into<String>) -> PyErr {
+    PyValueError::new_err(message.into())
+}
+
+fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+fn read_ir(text: &str) -> PyResult<planc::ir::PlanIr> {
+    planc::ir::from_json(text).map_err(value_error)
+}
+
+fn read_record(text: &str) -> PyResult<ProgressRecord> {
+    serde_json::from_str(text).map_err(|e| value_error(format!("not a progress record: {e}")))
+}
+
+/// A catalogue and a policy, read and checked once.
+#[pyclass(frozen, module = "planc._planc")]
+struct Compiler {
+    inner: CoreCompiler,
+}
+
+#[pymethods]
+impl Compiler {
+    /// `catalog`: `(name, text)` pairs; `policy`: one or `None`. A name
+    /// ending in `.json` is read as JSON.
+    #[new]
+    #[pyo3(signature = (catalog, policy=None, actor=None))]
+    fn new(
+        py: Python<'_>,
+        catalog: Vec<(String, String)>,
+        policy: Option<(String, String)>,
+        actor: Option<Vec<String>>,
+    ) -> Compiler {
+        let inner = py.detach(|| {
+            let catalog: Vec<(&str, &str)> = catalog
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str()))
+                .collect();
+            let policy = policy.as_ref().map(|(n, t)| (n.as_str(), t.as_str()));
+            CoreCompiler::new(&catalog, policy, actor)
+        });
+        Compiler { inner }
+    }
+
+    /// The catalogue's and policy's diagnostics, as `--format json` gives
+    /// them (the whole document).
+    fn diagnostics_json(&self, py: Python<'_>) -> String {
+        py.detach(|| render::json(self.inner.sources(), self.inner.diagnostics()))
+    }
+
+    /// Checks one plan text; `kind` is `"json"` or `"plan"`.
+    fn check(&self, py: Python<'_>, name: &str, text: &str, kind: &str) -> PyResult<Checked> {
+        let kind = match kind {
+            "json" => SourceKind::Json,
+            "plan" => SourceKind::Text,
+            other => {
+                return Err(value_error(format!(
+                    "kind `{other}`: use \"json\" or \"plan\""
+                )));
+            }
+        };
+        let checked = py.detach(|| self.inner.check(name, text, kind));
+        Ok(Checked { inner: checked })
+    }
+
+    /// The planner's schema (`planc schema`): `dialect` is `json-schema`,
+    /// `openai` or `anthropic`; `tool` wraps it as a tool definition.
+    #[pyo3(signature = (dialect="json-schema", tool=false))]
+    fn schema(&self, py: Python<'_>, dialect: &str, tool: bool) -> PyResult<String> {
+        let dialect = match dialect {
+            "json-schema" => Dialect::JsonSchema,
+            "openai" => Dialect::OpenAi,
+            "anthropic" => Dialect::Anthropic,
+            other => {
+                return Err(value_error(format!(
+                    "dialect `{other}`: use \"json-schema\", \"openai\" or \"anthropic\""
+                )));
+            }
+        };
+        let schema = py
+            .detach(|| self.inner.schema(dialect, tool))
+            .map_err(value_error)?;
+        to_json(&schema)
+    }
+}
+
+/// What checking one plan gave.
+#[pyclass(frozen, module = "planc._planc")]
+struct Checked {
+    inner: CoreChecked,
+}
+
+#[pymethods]
+impl Checked {
+    /// The plan's diagnostics as the `--format json` document.
+    fn diagnostics_json(&self, py: Python<'_>) -> String {
+        py.detach(|| render::json(&self.inner.sources, &self.inner.diagnostics))
+    }
+
+    /// The IR of the plan, when it compiled; several plans in one text
+    /// are an error here, as for `planc compile`.
+    fn ir_json(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let Some(irs) = &self.inner.ir else {
+            return Ok(None);
+        };
+        match irs.as_slice() {
+            [ir] => py
+                .detach(|| planc::ir::to_json(ir))
+                .map(Some)
+                .map_err(PyRuntimeError::new_err),
+            [] => Err(value_error("the text declares no plan")),
+            _ => Err(value_error(format!(
+                "the text declares {} plans; check one at a time",
+                irs.len()
+            ))),
+        }
+    }
+
+    /// The diagnostics rendered as `human` (no colour), `short` or `json`.
+    fn render(&self, py: Python<'_>, format: &str) -> PyResult<String> {
+        let (sources, diags) = (&self.inner.sources, &self.inner.diagnostics);
+        match format {
+            "human" => Ok(py.detach(|| {
+                let mut s = render::human(sources, diags, false);
+                if !diags.is_empty() {
+                    s.push_str(&render::summary(diags));
+                    s.push('\n');
+                }
+                s
+            })),
+            "short" => Ok(py.detach(|| render::short(sources, diags))),
+            "json" => Ok(py.detach(|| render::json(sources, diags))),
+            other => Err(value_error(format!(
+                "format `{other}`: use \"human\", \"short\" or \"json\""
+            ))),
+        }
+    }
+}
+
+/// `planc diff`: the delta between two IRs, with the record when given.
+#[pyfunction]
+#[pyo3(signature = (old, new, progress=None))]
+fn diff(py: Python<'_>, old: &str, new: &str, progress: Option<&str>) -> PyResult<String> {
+    let old = read_ir(old)?;
+    let new = read_ir(new)?;
+    let record = progress.map(read_record).transpose()?;
+    let d = py.detach(|| planc::progress::diff(&old, &new, record.as_ref()));
+    planc::ir::to_json(&d).map_err(PyRuntimeError::new_err)
+}
+
+/// `planc invalidate`: what an event invalidates.
+#[pyfunction]
+fn invalidate(py: Python<'_>, ir: &str, progress: &str, event: &str) -> PyResult<String> {
+    let ir = read_ir(ir)?;
+    let record = read_record(progress)?;
+    let event = planc::progress::Event::parse(event).map_err(value_error)?;
+    let inv = py
+        .detach(|| planc::progress::invalidate(&ir, &record, &event))
+        .map_err(|e| value_error(e.to_string()))?;
+    planc::ir::to_json(&inv).map_err(PyRuntimeError::new_err)
+}
+
+/// The executor's state machine (`planc::exec::Machine`). It does no IO:
+/// the Python driver makes the calls and writes the record and the trace.
+#[pyclass(module = "planc._planc")]
+struct Machine {
+    inner: Core,
+}
+
+fn dispatch_json(d: &Dispatch) -> PyResult<String> {
+    to_json(&serde_json::json!({
+        "step": d.step,
+        "index": d.index,
+        "tool": d.tool,
+        "args": Data::Object(d.args.clone()),
+        "attempt": d.attempt,
+    }))
+}
+
+#[pymethods]
+impl Machine {
+    #[new]
+    #[pyo3(signature = (ir, approved, progress=None))]
+    fn new(ir: &str, approved: Vec<String>, progress: Option<&str>) -> PyResult<Machine> {
+        let ir = read_ir(ir)?;
+        for name in &approved {
+            if !ir.steps.iter().any(|s| &s.name == name) {
+                return Err(value_error(format!(
+                    "approve `{name}`: the plan has no step `{name}`"
+                )));
+            }
+        }
+        let record = progress.map(read_record).transpose()?;
+        let approved: BTreeSet<String> = approved.into_iter().collect();
+        let inner =
+            Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(PyRuntimeError::new_err)?;
+        Ok(Machine { inner })
+    }
+
+    /// The steps that need approval.
+    fn approvals(&self) -> Vec<String> {
+        self.inner.ir().approvals.clone()
+    }
+
+    /// The calls due now, as JSON objects `{step, tool, args, attempt}`.
+    fn next(&mut self, together: bool) -> PyResult<Vec<String>> {
+        let calls = self.inner.next(together).map_err(PyRuntimeError::new_err)?;
+        calls.iter().map(dispatch_json).collect()
+    }
+
+    /// A call's result (JSON text).
+    fn complete_ok(&mut self, step: &str, result: &str) -> PyResult<Option<String>> {
+        let data = Data::parse_text(result)
+            .map_err(|e| value_error(format!("the result of step `{step}` is not JSON: {e}")))?;
+        self.complete(step, Ok(data))
+    }
+
+    /// A call's failure.
+    fn complete_error(
+        &mut self,
+        step: &str,
+        code: String,
+        message: String,
+        retryable: bool,
+    ) -> PyResult<Option<String>> {
+        self.complete(
+            step,
+            Err(ToolError {
+                code,
+                message,
+                retryable,
+            }),
+        )
+    }
+
+    /// The records and events since the last call: `["progress", JSON]` or
+    /// `["trace", JSON]`, in order.
+    fn drain(&mut self) -> PyResult<Vec<(&'static str, String)>> {
+        self.inner
+            .drain()
+            .into_iter()
+            .map(|out| match out {
+                Output::Progress(record) => Ok(("progress", to_json(&record)?)),
+                Output::Trace(event) => Ok(("trace", event.to_json_string())),
+            })
+            .collect()
+    }
+
+    /// `(exit status, reason, step)` once the run is over, else `None`.
+    fn finished(&self) -> Option<(u8, &'static str, Option<String>)> {
+        self.inner
+            .finished()
+            .map(|s| (s.exit_status(), s.reason(), s.step().map(str::to_string)))
+    }
+
+    /// The progress record now (JSON).
+    fn record(&self) -> PyResult<String> {
+        to_json(&self.inner.record())
+    }
+
+    /// Steps complete in the earlier record and not dispatched again.
+    fn reused(&self) -> Vec<String> {
+        self.inner.reused().to_vec()
+    }
+
+    /// Steps dispatched whose result has not been given.
+    fn in_flight(&self) -> Vec<String> {
+        self.inner
+            .in_flight()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+impl Machine {
+    fn complete(
+        &mut self,
+        step: &str,
+        result: Result<Data, ToolError>,
+    ) -> PyResult<Option<String>> {
+        let retry = self
+            .inner
+            .complete(step, result)
+            .map_err(PyRuntimeError::new_err)?;
+        retry.as_ref().map(dispatch_json).transpose()
+    }
+}
+
+#[pymodule]
+#[pyo3(name = "_planc")]
+fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Compiler>()?;
+    m.add_class::<Checked>()?;
+    m.add_class::<Machine>()?;
+    m.add_function(wrap_pyfunction!(diff, m)?)?;
+    m.add_function(wrap_pyfunction!(invalidate, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("IR_VERSION", planc::ir::IR_VERSION)?;
+    Ok(())
+}

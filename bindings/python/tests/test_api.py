@@ -1,0 +1,379 @@
+"""The Python API of DESIGN section 12: checking, diagnostics equal to the
+command line's, schema, diff, invalidate, and running with Python tools."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+import planc
+from conftest import ROOT
+
+NORTHWIND = ROOT / "examples" / "northwind"
+CONFIG_DAG = ROOT / "examples" / "config_dag"
+
+TOOLS = """\
+tool kv.get(key: string) -> { value: string } read idempotent
+tool kv.put(key: string, value: string) -> { version: int } write
+"""
+POLICY = """\
+policy p {
+    actor [kv:read, kv:write]
+    kv.get requires [kv:read]
+    kv.put requires [kv:write]
+}
+"""
+PLAN = {
+    "name": "copy",
+    "goal": "copy a value",
+    "steps": [
+        {"name": "a", "tool": "kv.get", "args": {"key": "src"}, "binds": {"v": "$.value"}},
+        {"name": "b", "tool": "kv.get", "args": {"key": "other"}, "binds": {"w": "$.value"}},
+        {
+            "name": "put",
+            "tool": "kv.put",
+            "args": {"key": "dst", "value": "${v}"},
+            "post": {"probe": "field_exists", "path": "$.version"},
+        },
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def compiler() -> planc.Compiler:
+    return planc.Compiler(catalog=[TOOLS], policy=POLICY)
+
+
+@pytest.fixture(scope="module")
+def ir(compiler: planc.Compiler) -> Dict[str, Any]:
+    checked = compiler.check(json.dumps(PLAN))
+    assert checked.ok, checked.render("short")
+    assert checked.ir is not None
+    return checked.ir
+
+
+# ------------------------------------------------------------------ check
+
+
+def test_a_clean_plan_gives_its_ir(compiler: planc.Compiler, ir: Dict[str, Any]) -> None:
+    assert compiler.diagnostics == []
+    assert ir["ir_version"] == planc.IR_VERSION
+    assert [s["name"] for s in ir["steps"]] == ["a", "b", "put"]
+
+
+def test_errors_are_diagnostics_with_pointers(compiler: planc.Compiler) -> None:
+    bad = json.loads(json.dumps(PLAN))
+    bad["steps"][0]["tool"] = "kv.gte"
+    checked = compiler.check(json.dumps(bad), kind="json")
+    assert not checked.ok
+    assert checked.errors == 1
+    assert checked.ir is None
+    [d] = [d for d in checked.diagnostics if d["severity"] == "error"]
+    assert d["code"] == "E0101"
+    assert d["severity"] == "error"
+    assert d["pointer"] == "/steps/0/tool"
+    assert "kv.get" in json.dumps(d)  # the suggestion
+    assert "E0101" in checked.render("human")
+    assert checked.render("short").count("E0101") == 1
+    assert json.loads(checked.render("json"))["diagnostics"] == checked.diagnostics
+
+
+def test_the_plan_language_too(compiler: planc.Compiler) -> None:
+    text = 'plan p "x" {\n    step s = kv.get(key: "k") {\n        bind v = $.value\n    }\n}\n'
+    checked = compiler.check(text, kind="plan")
+    assert checked.ok, checked.render("short")
+    with pytest.raises(ValueError):
+        compiler.check(text, kind="yaml")
+
+
+def test_catalogue_problems_are_the_compilers_diagnostics() -> None:
+    c = planc.Compiler(catalog=[TOOLS + "tool kv.get(key: string) -> { v: int } read\n"], policy=POLICY)
+    assert [d["code"] for d in c.diagnostics if d["severity"] == "error"]
+    assert not c.check(json.dumps(PLAN)).ok
+
+
+def test_paths_and_texts_alike(tmp_path: Path) -> None:
+    c = planc.Compiler(
+        catalog=[NORTHWIND / "tools.plan"], policy=str(NORTHWIND / "policy.plan")
+    )
+    assert c.diagnostics == []
+    checked = c.check((NORTHWIND / "downgrade.plan.json").read_text())
+    assert checked.ok, checked.render("short")
+    assert checked.ir is not None
+    assert checked.ir["name"] == "downgrade_northwind"
+
+
+def test_diagnostics_equal_the_command_lines(cli: str, tmp_path: Path) -> None:
+    """`check().diagnostics` are the dicts of `planc check --format json`,
+    file names aside (the command line names the file it read)."""
+    plan = json.loads((NORTHWIND / "downgrade.plan.json").read_text())
+    plan["steps"][1]["tool"] = "billing.get_subscripton"
+    del plan["steps"][2]["post"]
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan, indent=2))
+    out = subprocess.run(
+        [
+            cli,
+            "check",
+            "--format",
+            "json",
+            "--catalog",
+            str(NORTHWIND / "tools.plan"),
+            "--policy",
+            str(NORTHWIND / "policy.plan"),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 1, out.stderr
+    expected = json.loads(out.stdout)["diagnostics"]
+    c = planc.Compiler(catalog=[NORTHWIND / "tools.plan"], policy=NORTHWIND / "policy.plan")
+    got = c.check(path.read_text()).diagnostics
+    assert len(got) >= 2
+
+    def unnamed(ds: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+        out = json.loads(json.dumps(ds))
+        for d in out:
+            for x in [d, *d["labels"], *d["fixes"]]:
+                x.pop("file", None)
+        return out
+
+    assert unnamed(got) == unnamed(expected)
+
+
+def test_check_releases_the_gil(compiler: planc.Compiler) -> None:
+    """Threads check at once; each gets its own answer."""
+    text = json.dumps(PLAN)
+    results: List[bool] = []
+
+    def work() -> None:
+        for _ in range(50):
+            results.append(compiler.check(text).ok)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True] * 200
+
+
+# ------------------------------------------------------------------ schema, diff, invalidate
+
+
+def test_schema_in_each_dialect(compiler: planc.Compiler) -> None:
+    s = compiler.schema()
+    assert "$schema" in s
+    assert "kv.get" in json.dumps(s)
+    openai = compiler.schema("openai", tool=True)
+    assert openai["type"] == "function"
+    assert compiler.schema("anthropic")
+    with pytest.raises(ValueError):
+        compiler.schema("yaml")
+
+
+def test_schema_refuses_a_broken_catalogue() -> None:
+    with pytest.raises(ValueError):
+        planc.Compiler(catalog=["tool x(\n"], policy=POLICY).schema()
+
+
+def test_diff_and_invalidate() -> None:
+    c = planc.Compiler(catalog=[CONFIG_DAG / "tools.plan"], policy=CONFIG_DAG / "policy.plan")
+    old = c.check((CONFIG_DAG / "provision.plan").read_text(), kind="plan").ir
+    new = c.check((CONFIG_DAG / "replan.plan").read_text(), kind="plan").ir
+    assert old is not None and new is not None
+    record = json.loads((CONFIG_DAG / "progress.json").read_text())
+    d = planc.diff(old, new, record)
+    assert d != {} and isinstance(d, dict)
+    inv = planc.invalidate(old, record, "precondition:provision_db")
+    assert "provision_db" in json.dumps(inv)
+    with pytest.raises(ValueError):
+        planc.invalidate(old, record, "nonsense")
+
+
+def test_diff_and_invalidate_equal_the_command_lines(cli: str) -> None:
+    c = planc.Compiler(catalog=[CONFIG_DAG / "tools.plan"], policy=CONFIG_DAG / "policy.plan")
+    old = c.check((CONFIG_DAG / "provision.plan").read_text(), kind="plan").ir
+    new = c.check((CONFIG_DAG / "replan.plan").read_text(), kind="plan").ir
+    record = json.loads((CONFIG_DAG / "progress.json").read_text())
+
+    def planc_json(*args: str) -> Any:
+        out = subprocess.run([cli, *args, "--format", "json"], capture_output=True, text=True, cwd=CONFIG_DAG)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    assert planc.diff(old, new, record) == planc_json(
+        "diff", "provision.plan", "replan.plan", "--progress", "progress.json"
+    )
+    assert planc.invalidate(old, record, "precondition:provision_db") == planc_json(
+        "invalidate", "provision.plan", "--progress", "progress.json", "--event", "precondition:provision_db"
+    )
+
+
+# ------------------------------------------------------------------ run
+
+
+class Store:
+    def __init__(self) -> None:
+        self.data = {"src": "hello", "other": "x"}
+        self.calls: List[str] = []
+
+    def get(self, key: str) -> Dict[str, Any]:
+        self.calls.append(f"get {key}")
+        return {"value": self.data[key]}
+
+    def put(self, key: str, value: str) -> Dict[str, Any]:
+        self.calls.append(f"put {key}")
+        self.data[key] = value
+        return {"version": 1}
+
+
+def test_run_sync(ir: Dict[str, Any], tmp_path: Path) -> None:
+    s = Store()
+    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=tmp_path / "p.json", trace=tmp_path / "t.jsonl")
+    assert r.exit_code == 0 and r.ok and r.reason == "complete"
+    assert s.data["dst"] == "hello"
+    assert [st["status"] for st in r.progress["steps"]] == ["complete"] * 3
+    assert r.events[-1] == {"event": "stop", "step": None, "reason": "complete"}
+    assert json.loads((tmp_path / "p.json").read_text()) == r.progress
+    assert len((tmp_path / "t.jsonl").read_text().splitlines()) == len(r.events)
+
+
+def test_run_async_runs_independent_steps_together(ir: Dict[str, Any]) -> None:
+    running = 0
+    peak = 0
+
+    async def get(key: str) -> Dict[str, Any]:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.05)
+        running -= 1
+        return {"value": key.upper()}
+
+    async def put(key: str, value: str) -> Dict[str, Any]:
+        return {"version": 2}
+
+    r = asyncio.run(planc.run_async(ir, {"kv.get": get, "kv.put": put}))
+    assert r.exit_code == 0
+    assert peak == 2  # `a` and `b` were in flight together
+    put_args = next(s["args"] for s in r.progress["steps"] if s["name"] == "put")
+    assert put_args == {"key": "dst", "value": "SRC"}
+    # planc.run with async tools runs its own loop.
+    assert planc.run(ir, {"kv.get": get, "kv.put": put}).exit_code == 0
+
+
+def test_a_tool_error_and_an_exception(ir: Dict[str, Any]) -> None:
+    def get(key: str) -> Dict[str, Any]:
+        raise planc.ToolError("unavailable", retryable=False)
+
+    r = planc.run(ir, {"kv.get": get, "kv.put": Store().put})
+    assert r.exit_code == 3  # `on_unmet` is `replan` unless the plan says otherwise
+    failed = {s["name"]: s["failure"] for s in r.progress["steps"] if s.get("failure")}
+    assert failed["a"]["kind"] == "tool_error" and failed["a"]["code"] == "unavailable"
+
+    def boom(key: str) -> Dict[str, Any]:
+        raise KeyError(key)
+
+    r = planc.run(ir, {"kv.get": boom, "kv.put": Store().put})
+    failure = r.progress["steps"][0]["failure"]
+    assert (failure["code"], failure["retryable"]) == ("exception", False)
+    error = next(e for e in r.events if e["event"] == "result")["error"]
+    assert "KeyError" in error["message"]
+
+
+def test_a_retryable_error_is_retried_on_an_idempotent_read(compiler: planc.Compiler) -> None:
+    plan = {"name": "r", "steps": [{"name": "a", "tool": "kv.get", "args": {"key": "k"}, "retry": 2, "binds": {"v": "$.value"}}]}
+    checked = compiler.check(json.dumps(plan))
+    assert checked.ok, checked.render("short")
+    tries = []
+
+    def get(key: str) -> Dict[str, Any]:
+        tries.append(key)
+        if len(tries) < 3:
+            raise planc.ToolError("busy", retryable=True)
+        return {"value": "v"}
+
+    r = planc.run(checked.ir, {"kv.get": get, "kv.put": Store().put})
+    assert r.exit_code == 0 and len(tries) == 3
+    assert [e["event"] for e in r.events].count("retry") == 2
+    assert r.progress["steps"][0]["attempts"] == 3
+
+
+def test_a_result_that_is_not_json_is_a_tool_error(ir: Dict[str, Any]) -> None:
+    r = planc.run(ir, {"kv.get": lambda key: {"value": object()}, "kv.put": Store().put})
+    assert r.progress["steps"][0]["failure"]["code"] == "invalid_result"
+
+
+def test_approvals() -> None:
+    c = planc.Compiler(
+        catalog=[TOOLS],
+        policy=POLICY.replace("kv.put requires [kv:write]", "kv.put requires [kv:write] approval human"),
+    )
+    ir = c.check(json.dumps(PLAN)).ir
+    assert ir is not None and ir["approvals"] == ["put"]
+    s = Store()
+    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put})
+    assert (r.exit_code, r.reason, s.calls) == (1, "approval_missing", [])
+    assert r.events[-1]["unapproved"] == ["put"]
+    assert planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, approve=["put"]).exit_code == 0
+    assert planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, approve="all").exit_code == 0
+    with pytest.raises(ValueError, match="nope"):
+        planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, approve=["nope"])
+
+
+def test_resume_dispatches_no_complete_step_again(ir: Dict[str, Any], tmp_path: Path) -> None:
+    progress = tmp_path / "p.json"
+    s = Store()
+
+    def put_fails(key: str, value: str) -> Dict[str, Any]:
+        raise planc.ToolError("down", retryable=False)
+
+    r = planc.run(ir, {"kv.get": s.get, "kv.put": put_fails}, progress=progress)
+    assert r.exit_code == 3
+    assert s.calls == ["get src", "get other"]
+    # The failed write's record is dropped (as a person would after fixing
+    # the store), the reads kept: started again, only the write is called.
+    record = json.loads(progress.read_text())
+    for st in record["steps"]:
+        if st["status"] == "failed":
+            st.update(status="pending", failure=None, attempts=0)
+    progress.write_text(json.dumps(record))
+    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
+    assert r.exit_code == 0
+    assert s.calls == ["get src", "get other", "put dst"]
+    assert set(r.reused) == {"a", "b"}
+    # A dict record works the same, and writes no file.
+    again = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=r.progress)
+    assert again.exit_code == 0 and s.calls[-1] == "put dst" and len(s.calls) == 3
+
+
+def test_missing_tools_are_named(ir: Dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="kv.put"):
+        planc.run(ir, {"kv.get": Store().get})
+
+
+def test_the_machine_is_usable_alone(ir: Dict[str, Any]) -> None:
+    m = planc.Machine(json.dumps(ir), [], None)
+    first = [json.loads(c) for c in m.next(True)]
+    assert [c["step"] for c in first] == ["a", "b"]
+    assert m.next(True) == []  # nothing more until a result comes
+    assert m.finished() is None
+    for c in first:
+        assert m.complete_ok(c["step"], json.dumps({"value": c["args"]["key"]})) is None
+    [put] = [json.loads(c) for c in m.next(True)]
+    assert put["args"] == {"key": "dst", "value": "src"}
+    m.complete_ok("put", '{"version": 1}')
+    assert m.next(True) == []
+    assert m.finished() == (0, "complete", None)
+    kinds = [k for k, _ in m.drain()]
+    assert kinds.count("progress") >= 4 and kinds[-1] == "trace"
