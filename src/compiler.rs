@@ -136,6 +136,7 @@ impl Compiler {
             actor: self.actor.as_deref(),
             syntax_errors: &[],
             roles_fixed: true,
+            progress: None,
         });
         let schema = crate::plan_schema::plan_schema(
             &checked.catalog,
