@@ -232,6 +232,27 @@ impl Server<'_> {
                 }
             }
             job.actor = config.actor.clone();
+            // `progress`: the document is a replan, checked against the
+            // record as `planc check --progress` checks it.
+            if let Some(dep) = config
+                .progress
+                .as_ref()
+                .filter(|p| Some(*p) != path.as_ref())
+            {
+                deps.push(dep.clone());
+                match self.read(dep) {
+                    Ok((text, dep_uri)) => {
+                        let id = job.sources.add_with_kind(
+                            dep.display().to_string(),
+                            text,
+                            crate::source::SourceKind::Json,
+                        );
+                        uris.push(dep_uri);
+                        job.progress = Some(id);
+                    }
+                    Err(e) => project_errors.push(e),
+                }
+            }
         }
         if roles.is_empty() {
             roles.push(Role::Plan);
