@@ -553,13 +553,13 @@ impl Machine {
         }
         // A record of another plan (by name, or by its steps) is a replan's
         // starting point: one more replan used.
-        let same_plan = record.plan == self.ir.name
-            && record.steps.len() == self.ir.steps.len()
-            && record
+        let same_plan = record.is_of(
+            &self.ir.name,
+            self.ir
                 .steps
                 .iter()
-                .zip(&self.ir.steps)
-                .all(|(r, s)| r.name == s.name && r.tool == s.tool);
+                .map(|s| (s.name.as_str(), s.tool.as_str())),
+        );
         self.replans_used = record.replans_used + u64::from(!same_plan);
         let mut reused = Vec::new();
         let ir = Arc::clone(&self.ir);

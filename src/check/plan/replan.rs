@@ -283,12 +283,18 @@ impl<'a> Checker<'a, '_> {
         })
     }
 
-    /// E0305 when the run has used its replans.
+    /// E0305 when the run has used its replans. The record of this very
+    /// plan is a resume, not a replan (as the executor counts).
     fn replan_budget(&mut self, record: &ProgressRecord) {
         let Some(budget) = self.plan.replans else {
             return;
         };
-        if record.replans_used < budget.node {
+        let steps = self
+            .plan
+            .steps
+            .iter()
+            .map(|s| (s.name.node.as_str(), s.tool.node.as_str()));
+        if record.replans_used < budget.node || record.is_of(&self.plan.name.node, steps) {
             return;
         }
         let mut d = Diagnostic::new(
