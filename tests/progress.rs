@@ -316,6 +316,17 @@ const STEP_REFUND: &str =
 const STEP_REPORT: &str =
     "step report = report.make(title: \"refunds\") { post exists($.report_id) }";
 
+/// A row of the table: its name, the record's steps, `replans_used`, the
+/// plan, the errors and warnings, the notes.
+type Row = (
+    &'static str,
+    String,
+    u64,
+    String,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
 /// The mutation table of the replanning properties: each row a record, a
 /// replan, and the codes it must get (errors and warnings exactly; the
 /// notes listed must be among those given).
@@ -327,7 +338,7 @@ fn replans_against_records_get_their_codes() {
             steps.join("\n")
         )
     };
-    let rows: Vec<(&str, String, u64, String, &[&str], &[&str])> = vec![
+    let rows: Vec<Row> = vec![
         // Artifact reuse: the completed steps, unchanged, are reused.
         (
             "reuse",
