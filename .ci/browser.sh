@@ -48,17 +48,33 @@ planc="$root/target/debug/planc"
 out="$root/tests/browser/out"
 rm -rf "$out"
 mkdir -p "$out"
-for entry in northwind:examples/northwind/downgrade.plan \
-  config_dag:examples/config_dag/provision.plan \
-  pallet_credit:examples/pallet_credit/credit.plan \
-  hostile:tests/browser/hostile/hostile.plan; do
-  name="${entry%%:*}"
-  plan="${entry#*:}"
-  "$planc" review "$plan" -o "$out/$name.html"
-  "$planc" graph "$plan" -o "$out/$name.dot"
-  "$planc" graph --format mermaid "$plan" -o "$out/$name.mmd"
+# NAME PLAN [FLAGS...]: the review page, the DOT graph and the Mermaid
+# graph of PLAN. FLAGS (a progress record, an earlier plan) are review's; a
+# `--progress FILE` among them is given to graph too.
+view() {
+  local name="$1" plan="$2"
+  shift 2
+  local args=("$@") graph_flags=() i
+  for ((i = 0; i + 1 < ${#args[@]}; i++)); do
+    if [ "${args[$i]}" = --progress ]; then
+      graph_flags+=(--progress "${args[$((i + 1))]}")
+    fi
+  done
+  "$planc" review "$plan" -o "$out/$name.html" "$@"
+  "$planc" graph "$plan" -o "$out/$name.dot" "${graph_flags[@]}"
+  "$planc" graph --format mermaid "$plan" -o "$out/$name.mmd" "${graph_flags[@]}"
   dot -Tsvg "$out/$name.dot" -o "$out/$name.dot.svg" || fail "Graphviz refuses the DOT graph of $plan"
-done
+}
+view northwind examples/northwind/downgrade.plan
+view config_dag examples/config_dag/provision.plan
+view pallet_credit examples/pallet_credit/credit.plan
+view hostile tests/browser/hostile/hostile.plan
+# The configuration example with a record where the schema lacked a table,
+# and its replan against the plan it replaces, with the run's record.
+view config_dag_progress examples/config_dag/provision.plan \
+  --progress tests/browser/progress/schema_missing_table.json
+view config_dag_replan examples/config_dag/replan.plan \
+  --against examples/config_dag/provision.plan --progress examples/config_dag/progress.json
 ls -l "$out"
 
 step "the pages in chromium"

@@ -114,11 +114,17 @@ run cargo build --locked --quiet
   vsix_dir="$(mktemp -d)"
   trap 'rm -rf "$vsix_dir"' EXIT
 
-  # The package.json repository is the crate's.
+  # The two manifests name the same repository address, or neither names
+  # one (the project has none yet; an address that leads nowhere is worse
+  # than none). The extension's bugs and homepage links follow it.
   crate_repo="$(sed -n 's/^repository *= *"\(.*\)"/\1/p' "$root/Cargo.toml")"
-  node_repo="$(node -p 'require("./package.json").repository.url')"
+  node_repo="$(node -p 'const p = require("./package.json"); (p.repository && (p.repository.url ?? p.repository)) ?? ""')"
   [ "$crate_repo" = "$node_repo" ] ||
-    fail "package.json's repository ($node_repo) is not Cargo.toml's ($crate_repo)"
+    fail "package.json's repository (${node_repo:-none}) is not Cargo.toml's (${crate_repo:-none})"
+  if [ -z "$node_repo" ]; then
+    node -e 'const p = require("./package.json"); if (p.bugs || p.homepage) process.exit(1)' ||
+      fail "package.json names bugs or homepage links but no repository"
+  fi
 
   # The universal package: the bundle and no server, no sources, no maps,
   # no node_modules.

@@ -13,22 +13,28 @@
 //! configuration, the plan from the caller. A JSON plan text is always read
 //! as a plan, never as a catalogue or policy of its own.
 
-use crate::check;
+use std::sync::Arc;
+
+use crate::check::{self, Models};
 use crate::diagnostics::{self, Diagnostic};
-use crate::driver::{self, Role};
+use crate::driver::{self, Job, Outcome, Parsed, Role};
 use crate::ir::PlanIr;
 use crate::source::{FileId, SourceKind, SourceMap};
 use crate::syntax::{self, ast};
 
-/// A catalogue and a policy, read once.
+/// A catalogue and a policy, read and built once.
 #[derive(Clone, Debug)]
 pub struct Compiler {
+    /// The catalogue and policy files; shared with every check's map.
     sources: SourceMap,
     catalog_files: Vec<FileId>,
     policy_files: Vec<FileId>,
-    catalog: Vec<ast::Module>,
-    policy: Vec<ast::Module>,
-    actor: Option<Vec<String>>,
+    /// Their syntax trees, each file once (the editor indexes their names).
+    parsed: Vec<Parsed>,
+    /// The catalogue, policy and actor, built from the trees.
+    models: Arc<Models>,
+    /// The `planc.toml` they came from, for E0005's message.
+    config: Option<String>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -36,7 +42,8 @@ pub struct Compiler {
 #[derive(Clone, Debug)]
 pub struct Checked {
     /// The catalogue and policy files and the plan's (last), for the
-    /// renderers of [`crate::diagnostics::render`].
+    /// renderers of [`crate::diagnostics::render`]. The catalogue and
+    /// policy texts are shared with the [`Compiler`], not copied.
     pub sources: SourceMap,
     /// The plan text's file in `sources`.
     pub file: FileId,
@@ -58,47 +65,70 @@ impl Compiler {
         actor: Option<Vec<String>>,
     ) -> Compiler {
         let mut sources = SourceMap::new();
+        let catalog_files: Vec<FileId> = catalog
+            .iter()
+            .map(|(name, text)| sources.add(*name, *text))
+            .collect();
+        let policy_files: Vec<FileId> = policy
+            .iter()
+            .map(|(name, text)| sources.add(*name, *text))
+            .collect();
+        Compiler::build(sources, catalog_files, policy_files, actor, None)
+    }
+
+    /// Reads the catalogue and policy files of `sources` (a file may be
+    /// in both lists: a text file is then parsed once) and builds the
+    /// models.
+    pub(crate) fn build(
+        mut sources: SourceMap,
+        catalog_files: Vec<FileId>,
+        policy_files: Vec<FileId>,
+        actor: Option<Vec<String>>,
+        config: Option<String>,
+    ) -> Compiler {
         let mut diagnostics = Vec::new();
-        let mut files = Vec::new();
-        let mut read = |name: &str, text: &str, role: Role| {
-            let file = sources.add(name, text);
-            files.push(file);
-            let (module, diags) = driver::parse(&mut sources, file, role);
+        // (file, role for a JSON file, tree): a text file serves both roles.
+        let mut trees: Vec<(FileId, Option<Role>, Arc<ast::Module>)> = Vec::new();
+        let mut read = |sources: &mut SourceMap, file: FileId, role: Role| -> Arc<ast::Module> {
+            let key = match sources.get(file).map(|f| f.kind) {
+                Some(SourceKind::Json) => Some(role),
+                _ => None,
+            };
+            if let Some((_, _, m)) = trees.iter().find(|(f, k, _)| *f == file && *k == key) {
+                return Arc::clone(m);
+            }
+            let (module, diags) = driver::parse(sources, file, role);
             diagnostics.extend(diags);
+            let module = Arc::new(module);
+            trees.push((file, key, Arc::clone(&module)));
             module
         };
-        let catalog: Vec<ast::Module> = catalog
+        let catalog: Vec<Arc<ast::Module>> = catalog_files
             .iter()
-            .map(|(name, text)| read(name, text, Role::Catalog))
+            .map(|&f| read(&mut sources, f, Role::Catalog))
             .collect();
-        let policy: Vec<ast::Module> = policy
+        let policy: Vec<Arc<ast::Module>> = policy_files
             .iter()
-            .map(|(name, text)| read(name, text, Role::Policy))
+            .map(|&f| read(&mut sources, f, Role::Policy))
             .collect();
-        let (catalog_files, policy_files) = files.split_at(catalog.len().min(files.len()));
-        let (catalog_files, policy_files) = (catalog_files.to_vec(), policy_files.to_vec());
-        // What the catalogue and policy say on their own: checked once,
-        // with no plan.
-        let catalogs: Vec<&ast::Module> = catalog.iter().collect();
-        let policies: Vec<&ast::Module> = policy.iter().collect();
-        let checked = check::check(&check::CheckInput {
-            plans: &[],
-            catalog: &catalogs,
-            policy: &policies,
-            actor: actor.as_deref(),
-            syntax_errors: &[],
-            roles_fixed: true,
-            progress: None,
-        });
-        diagnostics.extend(checked.diagnostics);
+        let catalogs: Vec<&ast::Module> = catalog.iter().map(|m| &**m).collect();
+        let policies: Vec<&ast::Module> = policy.iter().map(|m| &**m).collect();
+        let (models, model_diags) = Models::build(&catalogs, &policies, actor.as_deref());
+        diagnostics.extend(model_diags);
         diagnostics::sort(&mut diagnostics);
+        let mut parsed: Vec<Parsed> = Vec::with_capacity(trees.len());
+        for (file, _, module) in trees {
+            if !parsed.iter().any(|p| p.file == file) {
+                parsed.push(Parsed { file, module });
+            }
+        }
         Compiler {
             sources,
             catalog_files,
             policy_files,
-            catalog,
-            policy,
-            actor,
+            parsed,
+            models: Arc::new(models),
+            config,
             diagnostics,
         }
     }
@@ -111,6 +141,11 @@ impl Compiler {
     /// The catalogue and policy files, for rendering [`Self::diagnostics`].
     pub fn sources(&self) -> &SourceMap {
         &self.sources
+    }
+
+    /// The built catalogue, policy and actor.
+    pub fn models(&self) -> &Arc<Models> {
+        &self.models
     }
 
     /// The planner's schema of this catalogue and policy (`planc schema`),
@@ -127,21 +162,11 @@ impl Compiler {
                 "the catalogue or the policy has errors (see the compiler's diagnostics)".into(),
             );
         }
-        let catalogs: Vec<&ast::Module> = self.catalog.iter().collect();
-        let policies: Vec<&ast::Module> = self.policy.iter().collect();
-        let checked = check::check(&check::CheckInput {
-            plans: &[],
-            catalog: &catalogs,
-            policy: &policies,
-            actor: self.actor.as_deref(),
-            syntax_errors: &[],
-            roles_fixed: true,
-            progress: None,
-        });
+        let models = &self.models;
         let schema = crate::plan_schema::plan_schema(
-            &checked.catalog,
-            checked.policy.as_ref(),
-            &checked.actor,
+            &models.catalog,
+            models.policy.as_ref(),
+            &models.actor,
             dialect,
         )?;
         Ok(if tool {
@@ -153,58 +178,24 @@ impl Compiler {
 
     /// Checks one plan text, named `name` in diagnostics, in the form
     /// `kind`, against the catalogue and policy; lowers it to IR when
-    /// nothing has an error.
+    /// nothing has an error. Neither the models nor the catalogue and
+    /// policy texts are rebuilt or copied.
     pub fn check(&self, name: &str, text: &str, kind: SourceKind) -> Checked {
         let mut sources = self.sources.clone();
         let file = sources.add_with_kind(name, text, kind);
-        let (module, mut diags) = match kind {
-            SourceKind::Text => syntax::parse_text(file, text),
-            SourceKind::Json => {
-                let (module, diags, pointers) = syntax::read_json_plan(file, text);
-                if let Some(f) = sources.get_mut(file) {
-                    f.set_pointers(pointers);
-                }
-                (module, diags)
-            }
-        };
-        // The roles are fixed: a `tool` or `policy` declaration in the plan
-        // text is E0005 and joins nothing.
-        let job = driver::Job {
-            sources,
-            plans: vec![file],
-            catalog: self.catalog_files.clone(),
-            policy: self.policy_files.clone(),
-            ..driver::Job::default()
-        };
-        driver::misplaced(&job, &module, false, false, &mut diags);
-        let sources = job.sources;
-        let syntax_errors: Vec<_> = diags
-            .iter()
-            .filter(|d| d.is_error())
-            .map(|d| d.span)
+        let (outcome, sources) = self.run_files(sources, &[file], true);
+        let Outcome {
+            diagnostics,
+            checked,
+            ..
+        } = outcome;
+        // The catalogue's and policy's own diagnostics were reported once,
+        // by `new`.
+        let diagnostics: Vec<Diagnostic> = diagnostics
+            .into_iter()
+            .filter(|d| d.span.file == file)
             .collect();
-        let catalogs: Vec<&ast::Module> = self.catalog.iter().collect();
-        let policies: Vec<&ast::Module> = self.policy.iter().collect();
-        let checked = check::check(&check::CheckInput {
-            plans: &[&module],
-            catalog: &catalogs,
-            policy: &policies,
-            actor: self.actor.as_deref(),
-            syntax_errors: &syntax_errors,
-            roles_fixed: true,
-            progress: None,
-        });
-        // The catalogue's and policy's own diagnostics come again with
-        // every check; they were reported once, by `new`.
-        diags.extend(
-            checked
-                .diagnostics
-                .iter()
-                .filter(|d| d.span.file == file)
-                .cloned(),
-        );
-        diagnostics::sort(&mut diags);
-        let clean = !diags
+        let clean = !diagnostics
             .iter()
             .chain(&self.diagnostics)
             .any(Diagnostic::is_error);
@@ -221,9 +212,91 @@ impl Compiler {
         Checked {
             sources,
             file,
-            diagnostics: diags,
+            diagnostics,
             ir,
         }
+    }
+
+    /// Checks the plan files of `job`, whose map extends a clone of
+    /// [`Self::sources`] (the language server's path).
+    pub(crate) fn run(&self, job: &mut Job) -> Outcome {
+        let sources = std::mem::take(&mut job.sources);
+        let (outcome, sources) = self.run_files(sources, &job.plans, false);
+        job.sources = sources;
+        outcome
+    }
+
+    /// Checks the plan files of `job` ([`driver::run`]'s path when the
+    /// roles are fixed), the compiler having been built from the job's
+    /// whole map, which it hands back: no file is copied.
+    pub(crate) fn run_job(mut self, job: &mut Job) -> Outcome {
+        let sources = std::mem::take(&mut self.sources);
+        let (outcome, sources) = self.run_files(sources, &job.plans, false);
+        job.sources = sources;
+        outcome
+    }
+
+    /// Parses the `plans` files of `sources` (which holds the compiler's
+    /// files and theirs) and checks them against the built models. With
+    /// `only_plans`, a JSON file is read as a plan whatever its shape;
+    /// otherwise as [`driver::parse`] reads a file given as a plan.
+    fn run_files(
+        &self,
+        mut sources: SourceMap,
+        plans: &[FileId],
+        only_plans: bool,
+    ) -> (Outcome, SourceMap) {
+        let mut diagnostics = self.diagnostics.clone();
+        let mut parsed: Vec<Parsed> = Vec::with_capacity(plans.len() + self.parsed.len());
+        let mut syntax_errors = Vec::new();
+        for &file in plans {
+            if parsed.iter().any(|p| p.file == file) {
+                continue;
+            }
+            let (module, diags) = match sources.get(file) {
+                Some(f) if only_plans && f.kind == SourceKind::Json => {
+                    let (module, diags, pointers) = syntax::read_json_plan(file, &f.text);
+                    if let Some(f) = sources.get_mut(file) {
+                        f.set_pointers(pointers);
+                    }
+                    (module, diags)
+                }
+                _ => driver::parse(&mut sources, file, Role::Plan),
+            };
+            syntax_errors.extend(diags.iter().filter(|d| d.is_error()).map(|d| d.span));
+            diagnostics.extend(diags);
+            parsed.push(Parsed {
+                file,
+                module: Arc::new(module),
+            });
+        }
+        // The roles are fixed: a `tool` or `policy` declaration in a plan
+        // file is E0005 and joins nothing.
+        let names = driver::Names {
+            sources: &sources,
+            catalog: &self.catalog_files,
+            policy: &self.policy_files,
+            config: self.config.as_deref(),
+        };
+        for p in &parsed {
+            driver::misplaced(&names, &p.module, false, false, &mut diagnostics);
+        }
+        let modules: Vec<&ast::Module> = parsed.iter().map(|p| &*p.module).collect();
+        let (mut plan_diags, plans) =
+            check::check_plans(&self.models, &modules, &syntax_errors, None);
+        diagnostics.append(&mut plan_diags);
+        diagnostics::sort(&mut diagnostics);
+        parsed.extend(self.parsed.iter().cloned());
+        let outcome = Outcome {
+            diagnostics,
+            parsed,
+            checked: check::CheckOutput {
+                diagnostics: Vec::new(),
+                plans,
+                models: Arc::clone(&self.models),
+            },
+        };
+        (outcome, sources)
     }
 }
 
@@ -260,6 +333,27 @@ mod tests {
         let codes: Vec<&str> = no.diagnostics.iter().map(|d| d.code.as_str()).collect();
         assert_eq!(codes, ["E0101"]);
         assert!(no.ir.is_none());
+    }
+
+    #[test]
+    fn a_check_shares_the_catalogue_and_its_models() {
+        let c = compiler();
+        let checked = c.check("plan.plan", "plan p \"x\" {\n}\n", SourceKind::Text);
+        let text = |m: &SourceMap| m.get(FileId(0)).map(|f| f.text.as_ptr());
+        assert!(text(c.sources()).is_some());
+        assert_eq!(
+            text(&checked.sources),
+            text(c.sources()),
+            "the text was copied"
+        );
+        let mut job = Job {
+            sources: c.sources().clone(),
+            ..Job::default()
+        };
+        let file = job.sources.add("plan.plan", "plan p \"x\" {\n}\n");
+        job.plans.push(file);
+        let outcome = c.run(&mut job);
+        assert!(Arc::ptr_eq(&outcome.checked.models, c.models()));
     }
 
     #[test]

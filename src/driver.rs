@@ -3,6 +3,9 @@
 //! server) and the tests run a compilation through here, so they all see
 //! the same diagnostics.
 
+use std::sync::Arc;
+
+use crate::Compiler;
 use crate::check;
 use crate::diagnostics::{self, Code, Diagnostic};
 use crate::ir;
@@ -36,11 +39,12 @@ impl Job {
     }
 }
 
-/// A parsed file.
+/// A parsed file. The tree is shared: a [`crate::Compiler`]'s catalogue
+/// and policy trees appear in the outcome of every check without a copy.
 #[derive(Clone, Debug)]
 pub struct Parsed {
     pub file: FileId,
-    pub module: ast::Module,
+    pub module: Arc<ast::Module>,
 }
 
 /// What a run produced.
@@ -51,7 +55,8 @@ pub struct Outcome {
     /// Every parsed file, plans first, then catalogue and policy files.
     pub parsed: Vec<Parsed>,
     /// What the checker decided: the catalogue, the policy, and one model
-    /// per plan declaration.
+    /// per plan declaration. Its diagnostics are moved into
+    /// [`Outcome::diagnostics`] (its own list is left empty).
     pub checked: check::CheckOutput,
 }
 
@@ -115,7 +120,26 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
 /// that is not also named in that role is E0005, and does not join the
 /// catalogue or the policy: a planner never supplies a signature or a
 /// policy of its own.
+///
+/// With the roles fixed and no file in two roles, this builds a
+/// [`Compiler`] from the job's catalogue and policy and checks the plan
+/// files with it: a caller that checks many plans against one catalogue
+/// keeps the `Compiler` instead.
 pub fn run(job: &mut Job) -> Outcome {
+    let overlap = job
+        .plans
+        .iter()
+        .any(|p| job.catalog.contains(p) || job.policy.contains(p));
+    if job.roles_fixed() && !overlap {
+        let compiler = Compiler::build(
+            std::mem::take(&mut job.sources),
+            job.catalog.clone(),
+            job.policy.clone(),
+            job.actor.clone(),
+            job.config.clone(),
+        );
+        return compiler.run_job(job);
+    }
     let mut diagnostics = Vec::new();
     let roles = [
         (&job.plans, Role::Plan),
@@ -163,7 +187,7 @@ pub fn run(job: &mut Job) -> Outcome {
             };
             let also = |r: Role| slots.iter().any(|&(f, r2, _)| f == file && r2 == r);
             misplaced(
-                job,
+                &Names::of(job),
                 module,
                 also(Role::Catalog),
                 also(Role::Policy),
@@ -198,13 +222,17 @@ pub fn run(job: &mut Job) -> Outcome {
         roles_fixed: fixed,
         progress,
     });
-    diagnostics.extend(checked.diagnostics.iter().cloned());
+    let mut checked = checked;
+    diagnostics.append(&mut checked.diagnostics);
     diagnostics::sort(&mut diagnostics);
     // Each file once, in its first role's reading: plans first.
     let mut parsed: Vec<Parsed> = Vec::with_capacity(trees.len());
     for (file, _, module) in trees {
         if !parsed.iter().any(|p| p.file == file) {
-            parsed.push(Parsed { file, module });
+            parsed.push(Parsed {
+                file,
+                module: Arc::new(module),
+            });
         }
     }
     Outcome {
@@ -227,11 +255,30 @@ pub fn read_progress(sources: &mut SourceMap, file: FileId) -> crate::progress::
     read
 }
 
+/// What E0005's message names: the files in force and where they came from.
+pub(crate) struct Names<'a> {
+    pub sources: &'a SourceMap,
+    pub catalog: &'a [FileId],
+    pub policy: &'a [FileId],
+    pub config: Option<&'a str>,
+}
+
+impl Names<'_> {
+    fn of(job: &Job) -> Names<'_> {
+        Names {
+            sources: &job.sources,
+            catalog: &job.catalog,
+            policy: &job.policy,
+            config: job.config.as_deref(),
+        }
+    }
+}
+
 /// E0005 for each `tool` (unless the file is also a catalogue) and `policy`
 /// (unless it is also the policy) declared in a plan file while the roles
 /// are fixed. A JSON file of many tools gives one report, not one per tool.
 pub(crate) fn misplaced(
-    job: &Job,
+    job: &Names<'_>,
     module: &ast::Module,
     is_catalog: bool,
     is_policy: bool,
@@ -249,15 +296,15 @@ pub(crate) fn misplaced(
             [init @ .., last] => format!("{} and {last}", init.join(", ")),
         }
     };
-    let from = match &job.config {
+    let from = match job.config {
         Some(c) => format!("flags or `{c}`"),
         None => "flags".to_string(),
     };
     let mut json_reported = false;
     for item in &module.items {
         let (span, what, role, files) = match item {
-            ast::Item::Tool(t) if !is_catalog => (t.name.span, "tool", "catalogue", &job.catalog),
-            ast::Item::Policy(p) if !is_policy => (p.name.span, "policy", "policy", &job.policy),
+            ast::Item::Tool(t) if !is_catalog => (t.name.span, "tool", "catalogue", job.catalog),
+            ast::Item::Policy(p) if !is_policy => (p.name.span, "policy", "policy", job.policy),
             _ => continue,
         };
         let json = job

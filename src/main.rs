@@ -78,6 +78,10 @@ enum Command {
         /// `planc.toml`.
         #[arg(long, value_name = "RECORD")]
         progress: Option<PathBuf>,
+        /// Indent the IR for people. By default it is indented only on a
+        /// terminal, and written on one line to a pipe or a file.
+        #[arg(long)]
+        pretty: bool,
         #[command(flatten)]
         options: Options,
     },
@@ -95,6 +99,11 @@ enum Command {
         /// Write the graph here instead of standard output.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// A progress record of the run: each step's status, and the
+        /// invalidated subgraph (what an invalid or failed step's data
+        /// reaches).
+        #[arg(long, value_name = "FILE")]
+        progress: Option<PathBuf>,
         #[command(flatten)]
         inputs: Inputs,
         /// When to colour the report of a plan with errors.
@@ -112,6 +121,14 @@ enum Command {
         /// Write the page here instead of standard output.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// A progress record of the run: each step's status, and the
+        /// invalidated subgraph.
+        #[arg(long, value_name = "FILE")]
+        progress: Option<PathBuf>,
+        /// The plan this one replaces: the page shows the delta (steps
+        /// added, removed and changed, field by field).
+        #[arg(long, value_name = "OLD")]
+        against: Option<PathBuf>,
         #[command(flatten)]
         inputs: Inputs,
         /// When to colour the report of a plan with errors.
@@ -416,21 +433,47 @@ fn main() -> ExitCode {
             file,
             output,
             progress,
+            pretty,
             options,
-        } => compile(&file, output.as_deref(), progress.as_deref(), &options),
+        } => compile(
+            &file,
+            output.as_deref(),
+            progress.as_deref(),
+            pretty,
+            &options,
+        ),
         Command::Graph {
             file,
             format,
             output,
+            progress,
             inputs,
             color,
-        } => graph(&file, format, output.as_deref(), &inputs, color),
+        } => graph(
+            &file,
+            format,
+            output.as_deref(),
+            progress.as_deref(),
+            &inputs,
+            color,
+        ),
         Command::Review {
             file,
             output,
+            progress,
+            against,
             inputs,
             color,
-        } => review(&file, output.as_deref(), &inputs, color),
+        } => review(
+            &file,
+            output.as_deref(),
+            &View {
+                progress: progress.as_deref(),
+                against: against.as_deref(),
+                inputs: &inputs,
+                color,
+            },
+        ),
         Command::Explain { code: Some(code) } => explain(&code),
         Command::Explain { code: None } => explain_all(),
         Command::Fmt {
@@ -759,6 +802,7 @@ fn compile(
     file: &Path,
     output: Option<&Path>,
     progress: Option<&Path>,
+    pretty: bool,
     options: &Options,
 ) -> Result<ExitCode, Failure> {
     let mut job = load(&[file.to_path_buf()], &options.inputs)?;
@@ -771,7 +815,13 @@ fn compile(
     }
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
     let (_, ir) = one_plan(file, &irs)?;
-    let text = planc::ir::to_json(ir).map_err(Failure)?;
+    let pretty = pretty || (output.is_none() && std::io::stdout().is_terminal());
+    let text = if pretty {
+        planc::ir::to_json(ir)
+    } else {
+        planc::ir::to_json_compact(ir)
+    }
+    .map_err(Failure)?;
     emit(output, &text, "the IR")?;
     Ok(code)
 }
@@ -841,10 +891,28 @@ fn compile_for_view(
     }))
 }
 
+/// Reads a progress record for a view of a plan: the record, or its
+/// errors reported on stderr and `Err(status 1)`.
+fn record_for_view(
+    path: &Path,
+    color: Color,
+) -> Result<Result<planc::progress::ProgressRecord, ExitCode>, Failure> {
+    let mut job = Job::default();
+    let (record, diagnostics) = load_record(&mut job, path)?;
+    match record {
+        Some(record) if !diagnostics.iter().any(planc::Diagnostic::is_error) => Ok(Ok(record)),
+        _ => {
+            report_human(&job.sources, &diagnostics, color);
+            Ok(Err(ExitCode::from(1)))
+        }
+    }
+}
+
 fn graph(
     file: &Path,
     format: GraphFormat,
     output: Option<&Path>,
+    progress: Option<&Path>,
     inputs: &Inputs,
     color: Color,
 ) -> Result<ExitCode, Failure> {
@@ -852,7 +920,13 @@ fn graph(
         Ok(compiled) => compiled,
         Err(code) => return Ok(code),
     };
-    let g = planc::view::graph::Graph::of(&ir);
+    let mut g = planc::view::graph::Graph::of(&ir);
+    if let Some(path) = progress {
+        match record_for_view(path, color)? {
+            Ok(record) => g.mark_progress(&ir, &record),
+            Err(code) => return Ok(code),
+        }
+    }
     let text = match format {
         GraphFormat::Dot => planc::view::graph::dot(&g),
         GraphFormat::Mermaid => planc::view::graph::mermaid(&g),
@@ -861,21 +935,41 @@ fn graph(
     Ok(ExitCode::SUCCESS)
 }
 
-fn review(
-    file: &Path,
-    output: Option<&Path>,
-    inputs: &Inputs,
+/// What `planc review` shows beside the plan, and how it reads its inputs.
+struct View<'a> {
+    progress: Option<&'a Path>,
+    against: Option<&'a Path>,
+    inputs: &'a Inputs,
     color: Color,
-) -> Result<ExitCode, Failure> {
+}
+
+fn review(file: &Path, output: Option<&Path>, view: &View<'_>) -> Result<ExitCode, Failure> {
     let Compiled {
         job,
         outcome,
         ir,
         index,
-    } = match compile_for_view(file, inputs, color)? {
+    } = match compile_for_view(file, view.inputs, view.color)? {
         Ok(compiled) => compiled,
         Err(code) => return Ok(code),
     };
+    let record = match view.progress {
+        Some(path) => match record_for_view(path, view.color)? {
+            Ok(record) => Some((record, display_path(path))),
+            Err(code) => return Ok(code),
+        },
+        None => None,
+    };
+    let old = match view.against {
+        Some(path) => match compile_for_view(path, view.inputs, view.color)? {
+            Ok(compiled) => Some(compiled.ir),
+            Err(code) => return Ok(code),
+        },
+        None => None,
+    };
+    let delta = old
+        .as_ref()
+        .map(|old| planc::progress::diff(old, &ir, record.as_ref().map(|(r, _)| r)));
     let plan = outcome.checked.plans.get(index);
     let findings = planc::view::Finding::collect(&ir, &outcome.diagnostics, &job.sources);
     let generator = format!("planc {}", env!("CARGO_PKG_VERSION"));
@@ -886,6 +980,13 @@ fn review(
         doc: plan.map(|p| p.doc.as_str()).unwrap_or_default(),
         findings: &findings,
         generator: &generator,
+        progress: record
+            .as_ref()
+            .map(|(record, source)| planc::view::review::Recorded { record, source }),
+        against: old
+            .as_ref()
+            .zip(delta.as_ref())
+            .map(|(old, diff)| planc::view::review::Against { old, diff }),
     });
     emit(output, &page, "the page")?;
     Ok(ExitCode::SUCCESS)
@@ -1133,13 +1234,18 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
     let (name, text, kind) = read_input(path)?;
     let mut sources = planc::SourceMap::new();
     let id = sources.add_with_kind(name, text, kind);
-    let (module, diagnostics) = driver::parse(&mut sources, id, driver::Role::Plan);
+    let (mut module, diagnostics) = driver::parse(&mut sources, id, driver::Role::Plan);
     if diagnostics
         .iter()
         .any(|d| d.severity == planc::Severity::Error)
     {
         report_human(&sources, &diagnostics, color);
         return Ok(ExitCode::from(1));
+    }
+    if form == Form::Plan
+        && let Some(catalog) = catalogue_near(path)
+    {
+        planc::fmt::convert::make_explicit(&mut module, &catalog);
     }
     let converted = match form {
         Form::Json => planc::fmt::convert::to_json(&module),
@@ -1152,6 +1258,25 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
             std::io::stdout()
                 .write_all(out.as_bytes())
                 .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
+            if form == Form::Json
+                && let Some(f) = sources.get(id).filter(|f| f.kind == SourceKind::Text)
+            {
+                let left_out = planc::fmt::convert::left_out_of_json(&f.text, &module);
+                if let Some(&first) = left_out.first() {
+                    let at = f.line_col(first);
+                    eprintln!(
+                        "{}:{}:{}: note: the JSON form holds no comments: {} left out (doc comments of tools, parameters and fields are kept as descriptions)",
+                        f.name,
+                        at.line,
+                        at.column,
+                        if left_out.len() == 1 {
+                            "1 comment".to_string()
+                        } else {
+                            format!("{} comments", left_out.len())
+                        }
+                    );
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
@@ -1163,6 +1288,35 @@ fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Fail
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// The catalogue of the `planc.toml` found from `path`'s folder (the
+/// current folder for standard input), built from its files; `None` when
+/// there is none, or it cannot be read whole (conversion then goes on
+/// without it).
+fn catalogue_near(path: &Path) -> Option<planc::catalog::Catalog> {
+    let start = match path.parent() {
+        Some(p) if path != Path::new("-") && !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let config = project::discover(start).ok()??;
+    let mut job = Job::default();
+    for file in &config.catalog {
+        let id = add_file(&mut job, file).ok()?;
+        job.catalog.push(id);
+    }
+    let mut modules = Vec::new();
+    for id in job.catalog.clone() {
+        let (module, diagnostics) = driver::parse(&mut job.sources, id, driver::Role::Catalog);
+        if diagnostics.iter().any(planc::Diagnostic::is_error) {
+            return None;
+        }
+        modules.push(module);
+    }
+    let mut ignored = Vec::new();
+    let catalog =
+        planc::catalog::Catalog::build(modules.iter().flat_map(|m| m.tools()), &mut ignored);
+    (!catalog.is_empty()).then_some(catalog)
 }
 
 /// `planc schema`: loads the catalogue and policy as `check` does (from

@@ -6,6 +6,7 @@
 //! [`SourceFile`]'s line index only when a diagnostic is rendered.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Identifies one file of a [`SourceMap`]. Index into the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -185,12 +186,10 @@ impl SourceFile {
         kind: SourceKind,
     ) -> SourceFile {
         let text = text.into();
-        let mut line_starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(clamp_u32(i + 1));
-            }
-        }
+        // memchr scans a word or a vector register at a time, not a byte.
+        let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
+        line_starts.push(0u32);
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| clamp_u32(i + 1)));
         SourceFile {
             id,
             name: name.into(),
@@ -302,9 +301,13 @@ impl SourceFile {
 
 /// All the files one compilation reads. The library never touches the file
 /// system: callers add text they have read themselves.
+///
+/// The files are shared: cloning a map copies one pointer per file, not
+/// the texts, so a [`crate::Compiler`] hands its catalogue and policy files
+/// to every check without copying them.
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
-    files: Vec<SourceFile>,
+    files: Vec<Arc<SourceFile>>,
 }
 
 impl SourceMap {
@@ -326,20 +329,23 @@ impl SourceMap {
         kind: SourceKind,
     ) -> FileId {
         let id = FileId(clamp_u32(self.files.len()));
-        self.files.push(SourceFile::new(id, name, text, kind));
+        self.files
+            .push(Arc::new(SourceFile::new(id, name, text, kind)));
         id
     }
 
     pub fn get(&self, id: FileId) -> Option<&SourceFile> {
-        self.files.get(id.0 as usize)
+        self.files.get(id.0 as usize).map(|f| &**f)
     }
 
+    /// A file to change; one shared with a clone of the map is copied
+    /// first (only a freshly added file is changed in practice).
     pub fn get_mut(&mut self, id: FileId) -> Option<&mut SourceFile> {
-        self.files.get_mut(id.0 as usize)
+        self.files.get_mut(id.0 as usize).map(Arc::make_mut)
     }
 
     pub fn files(&self) -> impl Iterator<Item = &SourceFile> {
-        self.files.iter()
+        self.files.iter().map(|f| &**f)
     }
 
     pub fn name(&self, id: FileId) -> &str {

@@ -79,6 +79,17 @@ fn text(doc: Doc, text: &str) -> String {
     to_text(&parse(doc, text)).unwrap_or_else(|e| panic!("to_text: {e:?}\n{text}"))
 }
 
+/// A JSON plan in the text form, made explicit with the catalogue of
+/// `tools` (text): dates as date literals, `result_count` with its path.
+fn explicit_text(plan_json: &str, tools: &str) -> String {
+    let mut module = parse(Doc::Plan, plan_json);
+    let tools = parse(Doc::Text, tools);
+    let mut diags = Vec::new();
+    let catalog = planc::catalog::Catalog::build(tools.tools(), &mut diags);
+    planc::fmt::convert::make_explicit(&mut module, &catalog);
+    to_text(&module).unwrap_or_else(|e| panic!("to_text: {e:?}\n{plan_json}"))
+}
+
 /// What one compilation reads: the plan, the catalogue files and the policy
 /// (file names with their texts; the extension decides the front end).
 #[derive(Clone)]
@@ -315,6 +326,13 @@ proptest! {
             actor: None,
         };
         round_trips(&base, Some(&plangen::plan_json(&plan)));
+
+        // Made explicit with the catalogue, the JSON plan's text form is the
+        // same plan still, and is stable.
+        let explicit = explicit_text(&plangen::plan_json(&plan), &base.catalog[0].1);
+        let want = ir(&base);
+        assert_same_ir(&base, &want, "json → explicit text", &with_plan(&base, "p.plan", explicit.clone()));
+        assert_eq!(text(Doc::Text, &explicit), explicit, "explicit text is not stable");
 
         // The generator's own JSON catalogue and policy, through text.
         let want = ir(&base);
@@ -876,4 +894,124 @@ fn ok_fixtures_convert_or_are_refused_without_panic() {
         converted > refused,
         "{converted} converted, {refused} refused"
     );
+}
+
+// ---------------------------------------------------------------- made explicit
+
+const EXPLICIT_TOOLS: &str = "tool crm.find(email: string, as_of: date, at: datetime, note: string) -> { results: [{ id: string }], total: int } read\n\
+tool crm.list(n: int) -> [string] read\n";
+
+/// What a JSON plan leaves to the catalogue, the text form says: a date
+/// string for a `date` parameter becomes a date literal (not for a
+/// `string` one), and `result_count` without `path` counts the list the
+/// checker would: the result's one list field, or the result itself.
+#[test]
+fn json_plans_become_explicit_text_with_the_catalogue() {
+    let plan = r#"{"name": "p", "goal": "g", "steps": [
+        {"name": "a", "tool": "crm.find", "args": {"email": "x@y.z", "as_of": "2026-03-04",
+          "at": "2026-03-04T10:00:00Z", "note": "2026-03-04"},
+         "post": {"probe": "result_count", "equals": 1}},
+        {"name": "b", "tool": "crm.list", "args": {"n": 2},
+         "post": {"probe": "result_count", "op": ">=", "value": 1}}
+    ]}"#;
+    let t = explicit_text(plan, EXPLICIT_TOOLS);
+    assert!(t.contains("as_of: 2026-03-04,"), "{t}");
+    assert!(t.contains("at: 2026-03-04T10:00:00Z,"), "{t}");
+    assert!(t.contains("note: \"2026-03-04\""), "{t}");
+    assert!(t.contains("post len($.results) == 1"), "{t}");
+    assert!(t.contains("post len($) >= 1"), "{t}");
+    // Without the catalogue, the probe has no text form: refused, as before.
+    assert!(to_text(&parse(Doc::Plan, plan)).is_err());
+    // The explicit text compiles to the JSON plan's IR.
+    let base = Inputs {
+        plan: ("p.json".to_string(), plan.to_string()),
+        catalog: vec![("tools.plan".to_string(), EXPLICIT_TOOLS.to_string())],
+        policy: Some((
+            "policy.plan".to_string(),
+            "policy q {\n    actor [crm:read]\n    crm.find requires [crm:read]\n    crm.list requires [crm:read]\n}\n".to_string(),
+        )),
+        actor: None,
+    };
+    let want = ir(&base);
+    assert_same_ir(
+        &base,
+        &want,
+        "explicit text",
+        &with_plan(&base, "p.plan", t),
+    );
+}
+
+fn planc(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_planc"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `planc fmt --to json` says what it leaves out; `--to plan` finds the
+/// catalogue through `planc.toml` beside the file.
+#[test]
+fn the_command_names_what_json_leaves_out_and_reads_the_catalogue() {
+    let repo = root();
+    let o = planc(
+        &repo,
+        &["fmt", "--to", "json", "examples/northwind/downgrade.plan"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "examples/northwind/downgrade.plan:1:1: note: the JSON form holds no comments: 1 comment left out \
+         (doc comments of tools, parameters and fields are kept as descriptions)"
+    );
+    let o = planc(
+        &repo,
+        &["fmt", "--to", "json", "examples/northwind/tools.plan"],
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("tools.plan:1:1: note:"));
+    // Nothing to leave out, nothing said.
+    let o = planc(
+        &repo,
+        &["fmt", "--to", "json", "examples/pallet_credit/policy.plan"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // The Northwind plan through JSON and back: its date is a date again.
+    let dir = std::env::temp_dir().join(format!("planc-explicit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["tools.plan", "policy.plan", "planc.toml"] {
+        std::fs::copy(repo.join("examples/northwind").join(f), dir.join(f)).unwrap();
+    }
+    let json = planc(
+        &repo,
+        &["fmt", "--to", "json", "examples/northwind/downgrade.plan"],
+    )
+    .stdout;
+    std::fs::write(dir.join("p.json"), &json).unwrap();
+    let o = planc(&dir, &["fmt", "--to", "plan", "p.json"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let back = String::from_utf8(o.stdout).unwrap();
+    assert!(back.contains("as_of: 2026-03-04)"), "{back}");
+    // Without a catalogue nearby, the date stays a string (still the same
+    // plan for the checker, which reads it against the parameter's type).
+    std::fs::remove_file(dir.join("planc.toml")).unwrap();
+    let o = planc(&dir, &["fmt", "--to", "plan", "p.json"]);
+    assert!(
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .contains("as_of: \"2026-03-04\")")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

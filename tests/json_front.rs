@@ -38,6 +38,7 @@ fn name(s: &str) -> Name {
 
 fn path(segs: &[PathSeg]) -> Path {
     Path {
+        root: None,
         segments: segs.iter().cloned().map(n).collect(),
         span: Span::default(),
     }
@@ -1058,13 +1059,13 @@ fn a_schema_read_loosely_keeps_its_tool() {
         r#"{"type": "string"}"#,
     );
     w(
-        r#"{"oneOf": [{"type": "string"}, {"type": "integer"}]}"#,
-        r#"[{"type": "string"}, {"type": "integer"}]"#,
+        r#"{"enum": [{"kind": "bar"}, "line"]}"#,
+        r#"{"kind": "bar"}"#,
     );
-    w(r#"{"type": ["string", "integer"]}"#, r#""integer""#);
-    w(r#"{"type": "integer", "enum": [1, 2]}"#, "[1, 2]");
-    w(r#"{"const": 3}"#, "3");
-    w(r#"{"enum": ["a", 2]}"#, r#"["a", 2]"#);
+    w(
+        r#"{"enum": [1, 123456789012345678901234567890123]}"#,
+        "123456789012345678901234567890123",
+    );
 }
 
 #[test]
@@ -1107,6 +1108,32 @@ fn real_world_schemas_map_onto_types() {
         r#"{ kind: "x" | "y", x?: int }"#
     );
     assert_eq!(ty(r#"{"type": "object", "x-vendor": 1}"#), "any");
+    // Several kinds are a union, numbers and booleans in an enum literal
+    // types (issue 11, point 3).
+    assert_eq!(
+        ty(r#"{"oneOf": [{"type": "string"}, {"type": "integer"}]}"#),
+        "string | int"
+    );
+    assert_eq!(
+        ty(r#"{"type": ["string", "integer", "null"]}"#),
+        "(string | int)?"
+    );
+    assert_eq!(ty(r#"{"type": "integer", "enum": [1, 2, 5]}"#), "1 | 2 | 5");
+    assert_eq!(ty(r#"{"const": 3}"#), "3");
+    assert_eq!(
+        ty(r#"{"enum": ["a", 2, true, null]}"#),
+        r#"("a" | 2 | true)?"#
+    );
+    assert_eq!(ty(r#"{"enum": [1, 2.5]}"#), "1 | 2.5");
+    assert_eq!(
+        ty(r#"{"anyOf": [{"type": "integer"}, {"const": 5}, {"type": "number"}]}"#),
+        "decimal"
+    );
+    assert_eq!(
+        ty(r#"{"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]}"#),
+        "[string | int]"
+    );
+    assert_eq!(ty(r#"{"anyOf": [{"type": "string"}, {}]}"#), "any");
 }
 
 #[test]

@@ -1741,7 +1741,10 @@ fn json_completion_in_each_context() {
         &mut c,
         &GOOD_JSON.replace("\"on_unmet\": \"halt\"}", "\"on_unmet\": \"halt\", |}"),
     );
-    assert_eq!(labels(&items), ["n", "id", "binds", "retry", "after"]);
+    assert_eq!(
+        labels(&items),
+        ["n", "id", "pre", "binds", "retry", "after"]
+    );
     assert_eq!(
         edit(&items, "after", &text),
         (String::new(), "\"after\": ".into())
@@ -1827,7 +1830,8 @@ fn json_completion_in_each_context() {
             "field_in",
             "field_not_in",
             "field_exists",
-            "field_compare"
+            "field_compare",
+            "contains"
         ]
     );
     let (items, text) = complete(

@@ -269,9 +269,12 @@ fn exit_without_shutdown_fails_and_closed_input_ends_the_server() {
 /// `planc lsp --stdio --catalog F --policy F --actor S`, as
 /// `planc.server.extraArgs` passes them, with no `planc.toml` anywhere; then
 /// the editor's `planc.actor` changes and the verdict with it.
-#[test]
-fn flags_name_the_catalogue_and_a_change_of_actor_changes_the_verdict() {
-    let dir = std::env::temp_dir().join(format!("planc-lsp-flags-{}", std::process::id()));
+/// A project of one plan whose step needs `billing:write`, served by
+/// `planc lsp` with the catalogue and policy as flags and an actor that
+/// lacks the scope; the client has `capabilities` and has opened the plan.
+/// The server, the plan's URI and the project's folder.
+fn credit_project(name: &str, capabilities: Value) -> (Server, String, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("planc-lsp-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("tools.plan"),
@@ -301,24 +304,42 @@ fn flags_name_the_catalogue_and_a_change_of_actor_changes_the_verdict() {
         "--actor",
         "billing:read",
     ]);
-    s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    s.send(json!({"id": 1, "method": "initialize", "params": {"capabilities": capabilities}}));
     s.wait("the initialize response", |m| m["id"] == 1);
     s.send(json!({"method": "initialized", "params": {}}));
     s.send(
         json!({"method": "textDocument/didOpen", "params": {"textDocument": {
         "uri": uri, "languageId": "planc", "version": 1, "text": plan}}}),
     );
-    let codes = |m: &Value| -> Vec<String> {
-        m["params"]["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["code"].as_str().unwrap().to_string())
-            .collect()
-    };
-    let first = s.wait("diagnostics", |m| {
-        m["method"] == "textDocument/publishDiagnostics"
-    });
+    (s, uri, dir)
+}
+
+/// The codes of a `publishDiagnostics` notification.
+fn codes(m: &Value) -> Vec<String> {
+    m["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn next_diagnostics(s: &mut Server, what: &str) -> Value {
+    s.wait(what, |m| m["method"] == "textDocument/publishDiagnostics")
+}
+
+fn shut_down(mut s: Server, dir: &std::path::Path) {
+    s.send(json!({"id": 99, "method": "shutdown"}));
+    s.wait("the shutdown response", |m| m["id"] == 99);
+    s.send(json!({"method": "exit"}));
+    assert_success(s.exit());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn flags_name_the_catalogue_and_a_change_of_actor_changes_the_verdict() {
+    let (mut s, _, dir) = credit_project("flags", json!({}));
+    let first = next_diagnostics(&mut s, "diagnostics");
     // The catalogue and policy of the flags are read (no E0101, no E0301),
     // and the actor of the flags lacks the scope.
     assert_eq!(codes(&first), ["E0302"], "{first}");
@@ -326,16 +347,74 @@ fn flags_name_the_catalogue_and_a_change_of_actor_changes_the_verdict() {
     // The editor's settings change: the actor now holds the scope.
     s.send(json!({"method": "workspace/didChangeConfiguration",
         "params": {"settings": {"planc": {"actor": ["billing:write"]}}}}));
-    let second = s.wait("new diagnostics", |m| {
-        m["method"] == "textDocument/publishDiagnostics"
+    let second = next_diagnostics(&mut s, "new diagnostics");
+    assert_eq!(codes(&second), Vec::<String>::new(), "{second}");
+    shut_down(s, &dir);
+}
+
+/// A client that sends `didChangeConfiguration` without the settings (as
+/// VS Code does without a synchronised section) is asked for them with
+/// `workspace/configuration`, and its answer changes the verdict; a
+/// refusal is logged and changes nothing.
+#[test]
+fn an_empty_change_of_settings_pulls_them_from_the_client() {
+    let (mut s, _, dir) = credit_project(
+        "pull",
+        json!({"workspace": {"configuration": true, "didChangeConfiguration": {}}}),
+    );
+    let first = next_diagnostics(&mut s, "diagnostics");
+    assert_eq!(codes(&first), ["E0302"], "{first}");
+
+    for empty in [
+        json!({"settings": null}),
+        json!({}),
+        json!({"settings": {}}),
+    ] {
+        s.send(json!({"method": "workspace/didChangeConfiguration", "params": empty}));
+        let asked = s.wait("a workspace/configuration request", |m| {
+            m["method"] == "workspace/configuration"
+        });
+        assert_eq!(
+            asked["params"],
+            json!({"items": [{"section": "planc"}]}),
+            "{asked}"
+        );
+        // The client refuses: logged, the verdict stands (no new
+        // diagnostics are published for an unchanged verdict, so the log
+        // is the next message).
+        s.send(
+            json!({"id": asked["id"], "error": {"code": -32603, "message": "no settings here"}}),
+        );
+        let log = s.wait("the log of the refusal", |m| {
+            m["method"] == "window/logMessage"
+        });
+        assert!(
+            log["params"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("no settings here"),
+            "{log}"
+        );
+    }
+
+    // Asked again, the client answers with the `planc` section.
+    s.send(json!({"method": "workspace/didChangeConfiguration", "params": {"settings": null}}));
+    let asked = s.wait("a workspace/configuration request", |m| {
+        m["method"] == "workspace/configuration"
     });
+    s.send(json!({"id": asked["id"], "result": [{"actor": ["billing:write"]}]}));
+    let second = next_diagnostics(&mut s, "diagnostics under the pulled actor");
     assert_eq!(codes(&second), Vec::<String>::new(), "{second}");
 
-    s.send(json!({"id": 2, "method": "shutdown"}));
-    s.wait("the shutdown response", |m| m["id"] == 2);
-    s.send(json!({"method": "exit"}));
-    assert_success(s.exit());
-    let _ = std::fs::remove_dir_all(&dir);
+    // And back: the section no longer names an actor, so the flags' is used.
+    s.send(json!({"method": "workspace/didChangeConfiguration", "params": {"settings": null}}));
+    let asked = s.wait("a workspace/configuration request", |m| {
+        m["method"] == "workspace/configuration"
+    });
+    s.send(json!({"id": asked["id"], "result": [null]}));
+    let third = next_diagnostics(&mut s, "diagnostics under the flags' actor");
+    assert_eq!(codes(&third), ["E0302"], "{third}");
+    shut_down(s, &dir);
 }
 
 /// Change-to-diagnostics latency on a 1,000-step plan, through the real

@@ -630,11 +630,12 @@ fn generated_plans_never_get_the_codes_the_schema_rules_out() {
 /// The patterns the schemas use say what the readers accept.
 #[test]
 fn patterns_agree_with_the_readers() {
-    use planc::syntax::json_plan::{PATH_PATTERN, REFERENCE_PATTERN};
+    use planc::syntax::json_plan::{BINDING_PATH_PATTERN, PATH_PATTERN, REFERENCE_PATTERN};
     use planc::syntax::literal::{IDENT_PATTERN, is_ident};
     let ident = validator(&json!({"pattern": IDENT_PATTERN}));
     let reference = validator(&json!({"pattern": REFERENCE_PATTERN}));
     let path = validator(&json!({"pattern": PATH_PATTERN}));
+    let binding_path = validator(&json!({"pattern": BINDING_PATH_PATTERN}));
     let scope = validator(&json!({"pattern": planc::syntax::json_policy::SCOPE_PATTERN}));
     let mut runner = TestRunner::deterministic();
     // Dates and datetimes: every one the reader takes has the shape.
@@ -683,6 +684,17 @@ fn patterns_agree_with_the_readers() {
             !out.diagnostics.iter().any(|d| d.code.as_str() == "E0002")
         };
         assert_eq!(path.is_valid(&json!(p)), reads_as_path, "{p:?}");
+        // A `pre` path: a binding and its fields, as the reader takes it.
+        let reads_as_binding_path = {
+            let mut job = Job::default();
+            let doc =
+                json!({"steps": [{"tool": "t", "pre": {"probe": "field_exists", "path": s}}]});
+            let id = job.sources.add("p.json", doc.to_string());
+            job.plans.push(id);
+            let out = driver::run(&mut job);
+            !out.diagnostics.iter().any(|d| d.code.as_str() == "E0002")
+        };
+        assert_eq!(binding_path.is_valid(&v), reads_as_binding_path, "{s:?}");
         let reads_as_scope = {
             let mut job = Job::default();
             let doc = json!({"actor": {"scopes": [s]}});
@@ -766,11 +778,13 @@ fn a_plan_in_the_strict_shape_compiles() {
         "steps": [
             {"name": "resolve", "tool": "customer.resolve",
              "args": {"email": "a@b.c", "include_children": false},
+             "pre": [],
              "post": [{"probe": "result_count", "path": "$.results", "op": "==", "value": 1}],
              "binds": [{"name": "account_id", "path": "$.results[0].id"}],
              "on_unmet": "replan", "after": [], "retry": 1},
             {"name": "subscription", "tool": "billing.get_subscription",
              "args": {"account_id": "${account_id}", "as_of": "2026-03-04"},
+             "pre": [{"probe": "field_exists", "path": "account_id"}],
              "post": [{"probe": "field_exists", "path": "$.id"}],
              "binds": [], "on_unmet": "halt", "after": ["resolve"], "retry": 0}
         ]

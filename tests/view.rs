@@ -278,3 +278,131 @@ fn a_file_of_two_plans_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("holds 2 plans (`p`, `q`)"), "{err}");
 }
+
+/// The configuration example's record where the schema lacked a table:
+/// `fetch_schema` failed, `provision_db` reads its data.
+const FAILED_RECORD: &str = "tests/browser/progress/schema_missing_table.json";
+const CONFIG: &str = "examples/config_dag/provision.plan";
+const REPLAN: &str = "examples/config_dag/replan.plan";
+const RECORD: &str = "examples/config_dag/progress.json";
+
+#[test]
+fn graphs_with_a_progress_record_show_statuses_and_the_invalidated_subgraph() {
+    let dot = ok(&["graph", CONFIG, "--progress", FAILED_RECORD]);
+    insta::assert_snapshot!("config_dag.progress.dot", dot);
+    let mermaid = ok(&[
+        "graph",
+        "--format",
+        "mermaid",
+        CONFIG,
+        "--progress",
+        FAILED_RECORD,
+    ]);
+    insta::assert_snapshot!("config_dag.progress.mermaid", mermaid);
+    // Without a record, no status and no subgraph.
+    let plain = ok(&["graph", CONFIG]);
+    for word in ["complete", "pending", "invalidated", "#b42318"] {
+        assert!(!plain.contains(word), "{word}");
+    }
+}
+
+#[test]
+fn review_with_a_record_says_where_the_run_stands() {
+    let page = ok(&["review", CONFIG, "--progress", FAILED_RECORD]);
+    assert_self_contained(&page, "config_dag --progress");
+    assert!(page.contains(
+        "<dd id=\"fact-progress\"><a href=\"#progress\">3 complete, 1 failed, 1 pending</a>; 0 of 1 replans used</dd>"
+    ));
+    assert!(page.contains("data-step=\"fetch_schema\" data-status=\"failed\">"));
+    assert!(page.contains(
+        "<article class=\"card write approval guard status-pending invalidated\" id=\"step-3\" data-step=\"provision_db\" data-status=\"pending\">"
+    ));
+    // The subgraph: the failed step and the one reading its data, not the
+    // report beside them.
+    let subgraph = &page[page
+        .find("<ul class=\"items\" id=\"invalidated\">")
+        .unwrap()..];
+    let subgraph = &subgraph[..subgraph.find("</ul>").unwrap()];
+    assert_eq!(subgraph.matches("<li").count(), 2, "{subgraph}");
+    assert!(
+        subgraph
+            .contains("<code>provision_db</code></a>: reads data from <code>fetch_schema</code>")
+    );
+    assert!(!subgraph.contains("generate_report"));
+    // The graph draws it: a heavy data edge, outlined nodes.
+    assert_eq!(
+        page.matches("edge edge-data edge-invalidated").count(),
+        2,
+        "one per drawing"
+    );
+    assert_eq!(ok(&["review", CONFIG, "--progress", FAILED_RECORD]), page);
+}
+
+#[test]
+fn review_against_the_earlier_plan_shows_the_delta() {
+    let page = ok(&["review", REPLAN, "--against", CONFIG, "--progress", RECORD]);
+    assert_self_contained(&page, "replan --against");
+    assert!(page.contains(
+        "<dd id=\"fact-delta\"><a href=\"#delta\">1 added, 0 removed, 1 changed</a>; 4 unchanged</dd>"
+    ));
+    assert!(page.contains("<ul class=\"items\" id=\"delta-added\">\n<li class=\"item\"><p><a href=\"#step-3\"><code>migrate_schema</code></a>"));
+    assert!(page.contains(
+        "<tr><td><code>args.schema_version</code></td><td><code>schema_version</code></td><td><code>migrated_version</code></td></tr>"
+    ));
+    assert!(page.contains("reused, not run again"));
+    assert!(page.contains("<span class=\"state\">pending · added</span>"));
+    assert!(page.contains("<span class=\"state\">pending · changed</span>"));
+    // The same plan against itself: nothing changed.
+    let same = ok(&["review", CONFIG, "--against", CONFIG]);
+    assert!(same.contains("The two plans have the same steps, alike in every field."));
+    assert!(!same.contains("id=\"delta-added\""));
+    // A removed step that had completed is said to stay done.
+    let back = ok(&["review", CONFIG, "--against", REPLAN, "--progress", RECORD]);
+    assert!(back.contains("<ul class=\"items\" id=\"delta-removed\">\n<li class=\"item\"><p><code>migrate_schema</code> <code>schema.migrate</code></p></li>"));
+}
+
+#[test]
+fn a_bad_record_or_earlier_plan_leaves_no_page() {
+    let dir = scratch("view_bad_inputs");
+    let record = dir.join("progress.json");
+    std::fs::write(&record, "{\"progress_version\": \"1.0\", \"plan\": \"p\"}").unwrap();
+    let broken = dir.join("broken.plan");
+    std::fs::write(
+        &broken,
+        "plan provision_and_report \"g\" {\n    step a = fs.fetch(path: 1)\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("page.html");
+    let out = out.to_str().unwrap();
+    for args in [
+        vec!["graph", CONFIG, "--progress", record.to_str().unwrap()],
+        vec![
+            "review",
+            CONFIG,
+            "-o",
+            out,
+            "--progress",
+            record.to_str().unwrap(),
+        ],
+        vec![
+            "review",
+            CONFIG,
+            "-o",
+            out,
+            "--against",
+            broken.to_str().unwrap(),
+        ],
+    ] {
+        let o = run(&[&args[..], &["--color", "never"]].concat());
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(o.stdout.is_empty());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("Error") && err.contains("1 error"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!Path::new(out).exists());
+    let o = run(&["graph", CONFIG, "--progress", "no/such.json"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -1,8 +1,8 @@
 //! The invariant oracle: any input as a plan (text or JSON, told from its
 //! content), compiled against a fixed catalogue and policy that put
 //! ceilings over an `any`, an optional and an enum-fed parameter. When the
-//! compile is accepted, the IR must keep every invariant of the design's
-//! section 5, as the independent checker of `tests/support/invariants.rs`
+//! compile is accepted, the IR must keep every invariant of the IR's
+//! contract (docs/ir.md), as the independent checker of `tests/support/invariants.rs`
 //! reads them: accepted ⇒ invariants hold. A plan that gets a literal past
 //! a ceiling, leaves an argument under one out, or loses a guard crashes
 //! the target, and libFuzzer keeps it.

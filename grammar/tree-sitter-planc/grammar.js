@@ -58,6 +58,10 @@ module.exports = grammar({
 
   word: $ => $.identifier,
 
+  // `"a" | "b"` continues an enum or ends one union member: the parser
+  // tries both, and the dynamic precedence keeps an all-string enum whole.
+  conflicts: $ => [[$.enum_type]],
+
   // Whitespace is exactly space, tab, CR and LF (planc.ebnf, top comment).
   extras: $ => [/[ \t\r\n]/, $.comment],
 
@@ -120,17 +124,28 @@ module.exports = grammar({
 
     // ------------------------------------------------------------ types
 
-    _type: $ => choice($._type_atom, $.optional_type),
+    _type: $ => choice($._type_atom, $.union_type, $.optional_type),
 
-    // `T?`: T or null.
-    optional_type: $ => seq(field('type', $._type_atom), '?'),
+    // `T?`: T or null; after a union, the whole union.
+    optional_type: $ => seq(field('type', choice($._type_atom, $.union_type)), '?'),
+
+    // `string | int`, `1 | 2 | 5`, `true | "auto"`. Members that are all
+    // strings are one `enum_type` instead (the dynamic precedence picks it).
+    union_type: $ => prec.dynamic(-10, prec.left(seq(
+      field('member', $._type_atom),
+      repeat1(seq('|', field('member', $._type_atom))),
+    ))),
 
     _type_atom: $ => choice(
       $.primitive_type,
       $.list_type,
       $.record_type,
       $.enum_type,
+      $.literal_type,
     ),
+
+    // A number or boolean as a type: the one value it names.
+    literal_type: $ => choice($.integer, $.decimal, $.boolean),
 
     primitive_type: _ => choice(
       'string', 'int', 'decimal', 'bool', 'date', 'datetime', 'null', 'any',
@@ -154,10 +169,10 @@ module.exports = grammar({
     ),
 
     // `"a" | "b"`: no interpolation inside.
-    enum_type: $ => seq(
+    enum_type: $ => prec.dynamic(1, seq(
       field('value', alias($._plain_string, $.string)),
       repeat(seq('|', field('value', alias($._plain_string, $.string)))),
-    ),
+    )),
 
     // ------------------------------------------------------------ policies
 

@@ -9,13 +9,12 @@
 pub mod types;
 pub mod value;
 
-use std::collections::HashMap;
-
+use crate::FastMap;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Span;
 use crate::syntax::ast;
 
-pub use types::{FieldTy, Ty};
+pub use types::{Counted, FieldTy, Ty};
 pub use value::{Date, Datetime, LiteralError, Value};
 
 /// One tool of the catalogue.
@@ -115,7 +114,7 @@ impl Param {
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     tools: Vec<Tool>,
-    by_name: HashMap<String, usize>,
+    by_name: FastMap<String, usize>,
 }
 
 impl Catalog {
@@ -253,7 +252,7 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                 stack.push((inner, depth + 1));
             }
             ast::TypeKind::Record(fields) => {
-                let mut seen: HashMap<&str, Span> = HashMap::new();
+                let mut seen: FastMap<&str, Span> = FastMap::default();
                 for f in fields {
                     if let Some(first) = seen.get(f.name.node.as_str()) {
                         diags.push(
@@ -272,7 +271,7 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                 }
             }
             ast::TypeKind::Enum(values) => {
-                let mut seen: HashMap<&str, Span> = HashMap::new();
+                let mut seen: FastMap<&str, Span> = FastMap::default();
                 for v in values {
                     if let Some(first) = seen.get(v.node.as_str()) {
                         diags.push(
@@ -287,6 +286,26 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                     } else {
                         seen.insert(&v.node, v.span);
                     }
+                }
+            }
+            ast::TypeKind::Union(members) => {
+                for m in members {
+                    stack.push((m, depth + 1));
+                }
+            }
+            ast::TypeKind::Literal(lit) => {
+                if Ty::literal_value(lit).is_none() {
+                    diags.push(
+                        Diagnostic::new(
+                            Code::E0204,
+                            t.span,
+                            format!("`{}` is not a number planc can hold exactly", lit.display()),
+                        )
+                        .with_label("too many digits")
+                        .with_help(
+                            "an exact decimal holds 28 significant digits: write a shorter number",
+                        ),
+                    );
                 }
             }
             ast::TypeKind::Prim(_) | ast::TypeKind::Error => {}
@@ -432,10 +451,15 @@ pub fn literal_error(
         .with_label(format!("expected `{expected}`"))
         .with_help(format!("write a value of type `{expected}` here")),
         LiteralError::NotInEnum => {
-            let values: Vec<&str> = match expected.strip_optional() {
-                Ty::Enum(vs) => vs.iter().map(String::as_str).collect(),
-                _ => Vec::new(),
-            };
+            let values: Vec<&str> = expected
+                .strip_optional()
+                .members()
+                .iter()
+                .flat_map(|m| match m {
+                    Ty::Enum(vs) => vs.iter().map(String::as_str).collect(),
+                    _ => Vec::new(),
+                })
+                .collect();
             let near = match lit {
                 ast::Literal::String(s) => crate::suggest::nearest(s, values.iter().copied()),
                 _ => Vec::new(),
@@ -453,7 +477,14 @@ pub fn literal_error(
                     d.with_help(help)
                         .with_fix(format!("replace with `{best}`"), span, *best)
                 }
-                _ => d.with_help(format!("the values are {}", enum_values(&values))),
+                _ => {
+                    let all = expected.literal_values();
+                    if all.len() > values.len() {
+                        d.with_help(format!("the values are {}", shown_values(&all)))
+                    } else {
+                        d.with_help(format!("the values are {}", enum_values(&values)))
+                    }
+                }
             }
         }
         LiteralError::BadDate => Diagnostic::new(
@@ -483,6 +514,17 @@ pub fn literal_error(
             format!("`{shown}` is outside the range of `int`"),
         )
         .with_label("too large for a 64-bit integer"),
+    }
+}
+
+/// `1`, `2` and `"x"`: a literal union's values, already as a message
+/// shows each, for a message.
+fn shown_values(values: &[String]) -> String {
+    let ticked: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+    match ticked.split_last() {
+        None => "none".to_string(),
+        Some((last, [])) => last.clone(),
+        Some((last, init)) => format!("{} and {last}", init.join(", ")),
     }
 }
 

@@ -8,6 +8,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::value::{self, Value};
 use crate::limits;
 use crate::syntax::ast;
 
@@ -30,6 +31,14 @@ pub enum Ty {
     Record(Arc<[FieldTy]>),
     /// `"a" | "b"`: a string that is one of these, in declaration order.
     Enum(Arc<[String]>),
+    /// `1`, `2.5`, `true`: the one number or boolean a literal type names
+    /// (a string literal type is an [`Ty::Enum`] of one value).
+    Lit(Value),
+    /// `string | int`, `1 | 2 | 5`: a value of any member. Built only by
+    /// [`Ty::union`]: at least two members, none a union, `null`, `any` or
+    /// optional (those go outside, as `(…)?`), string literals merged into
+    /// one [`Ty::Enum`], no member twice.
+    Union(Arc<[Ty]>),
     /// `T?`: `T` or `null`.
     Optional(Arc<Ty>),
     /// A type that could not be determined because of an error already
@@ -46,7 +55,44 @@ pub struct FieldTy {
     pub ty: Ty,
 }
 
+/// What a `result_count` probe without a `path` counts in a result of a
+/// type ([`Ty::counted`]): the result itself when it is a list, else its
+/// one list field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Counted<'t> {
+    /// The result is a list: `$`.
+    Itself,
+    /// The record's one list field.
+    Field(&'t FieldTy),
+    /// A record with no list field, or with several (listed).
+    Ambiguous(Vec<&'t FieldTy>),
+    /// Neither a list nor a record: nothing to count.
+    Nothing,
+    /// Not known: an error type or `any`.
+    Unknown,
+}
+
 impl Ty {
+    /// What a `result_count` probe without a `path` counts in a result of
+    /// this type (optional or not).
+    pub fn counted(&self) -> Counted<'_> {
+        match self.strip_optional() {
+            Ty::Error | Ty::Any => Counted::Unknown,
+            Ty::List(_) => Counted::Itself,
+            Ty::Record(fields) => {
+                let lists: Vec<&FieldTy> = fields
+                    .iter()
+                    .filter(|f| matches!(f.ty.strip_optional(), Ty::List(_)))
+                    .collect();
+                match lists.as_slice() {
+                    [one] => Counted::Field(one),
+                    _ => Counted::Ambiguous(lists),
+                }
+            }
+            _ => Counted::Nothing,
+        }
+    }
+
     /// The semantic type of a syntax tree type. Duplicate record fields and
     /// enum values are reported by [`crate::catalog`] (which sees the spans);
     /// here the first one wins. Nesting deeper than [`limits::MAX_DEPTH`]
@@ -86,8 +132,95 @@ impl Ty {
                 Ty::Enum(out.into())
             }
             ast::TypeKind::Optional(inner) => Ty::optional(Ty::from_ast_depth(inner, depth + 1)),
+            ast::TypeKind::Literal(lit) => Ty::literal(lit),
+            ast::TypeKind::Union(members) => Ty::union(
+                members
+                    .iter()
+                    .map(|m| Ty::from_ast_depth(m, depth + 1))
+                    .collect(),
+            ),
             ast::TypeKind::Error => Ty::Error,
         }
+    }
+
+    /// The type a number or boolean literal names; an integer too large for
+    /// 64 bits names the exact decimal. What names no value (a number
+    /// beyond an exact decimal, a literal of another kind) is the error
+    /// type: the catalogue reports it ([`Ty::literal_problem`]).
+    pub fn literal(lit: &ast::Literal) -> Ty {
+        match Ty::literal_value(lit) {
+            Some(v) => Ty::Lit(v),
+            None => Ty::Error,
+        }
+    }
+
+    /// The value of a literal type, `None` when it names none.
+    pub fn literal_value(lit: &ast::Literal) -> Option<Value> {
+        match lit {
+            ast::Literal::Int(t) => value::natural_value(lit)
+                .or_else(|_| value::parse_decimal(t).map(Value::Decimal))
+                .ok(),
+            ast::Literal::Decimal(_) | ast::Literal::Bool(_) => value::natural_value(lit).ok(),
+            _ => None,
+        }
+    }
+
+    /// A union of `members`, normalised: nested unions flattened, string
+    /// literals merged into one enum, a string or enum absorbing the enum,
+    /// `int` absorbed by `decimal`, a literal by its own type, duplicates
+    /// dropped, `null` and optional members made the whole union optional,
+    /// `any` or the error type swallowing the rest. One member left is that
+    /// member.
+    pub fn union(members: Vec<Ty>) -> Ty {
+        let mut nullable = false;
+        let mut flat: Vec<Ty> = Vec::with_capacity(members.len());
+        let mut todo: Vec<Ty> = members;
+        todo.reverse();
+        while let Some(m) = todo.pop() {
+            match m {
+                Ty::Error => return Ty::Error,
+                Ty::Any => {
+                    return if nullable {
+                        Ty::optional(Ty::Any)
+                    } else {
+                        Ty::Any
+                    };
+                }
+                Ty::Null => nullable = true,
+                Ty::Optional(inner) => {
+                    nullable = true;
+                    todo.push((*inner).clone());
+                }
+                Ty::Union(ms) => todo.extend(ms.iter().rev().cloned()),
+                other => flat.push(other),
+            }
+        }
+        let mut out: Vec<Ty> = Vec::with_capacity(flat.len());
+        for m in flat {
+            if let (Ty::Enum(new), Some(at)) =
+                (&m, out.iter().position(|o| matches!(o, Ty::Enum(_))))
+            {
+                if let Some(Ty::Enum(old)) = out.get(at) {
+                    let mut merged: Vec<String> = old.to_vec();
+                    merged.extend(new.iter().filter(|v| !old.contains(v)).cloned());
+                    if let Some(slot) = out.get_mut(at) {
+                        *slot = Ty::Enum(merged.into());
+                    }
+                }
+                continue;
+            }
+            if out.iter().any(|o| m.assignable_to(o)) {
+                continue;
+            }
+            out.retain(|o| !o.assignable_to(&m));
+            out.push(m);
+        }
+        let one = match out.len() {
+            0 => return Ty::Null,
+            1 => out.pop().unwrap_or(Ty::Error),
+            _ => Ty::Union(out.into()),
+        };
+        if nullable { Ty::optional(one) } else { one }
     }
 
     pub fn prim(p: ast::Prim) -> Ty {
@@ -137,12 +270,39 @@ impl Ty {
         matches!(self, Ty::Optional(_) | Ty::Null | Ty::Error)
     }
 
-    /// Numbers, dates and datetimes: the types `<`, `<=`, `>` and `>=` order.
+    /// Numbers, dates and datetimes: the types `<`, `<=`, `>` and `>=` order;
+    /// a union when one member is (like `any`, a value of another member
+    /// does not compare: a ceiling refuses it, E0303, and a probe fails).
     pub fn is_ordered(&self) -> bool {
-        matches!(
-            self.strip_optional(),
-            Ty::Int | Ty::Decimal | Ty::Date | Ty::Datetime | Ty::Any | Ty::Error
-        )
+        match self.strip_optional() {
+            Ty::Int | Ty::Decimal | Ty::Date | Ty::Datetime | Ty::Any | Ty::Error => true,
+            Ty::Lit(v) => matches!(v, Value::Int(_) | Value::Decimal(_)),
+            Ty::Union(ms) => ms.iter().any(Ty::is_ordered),
+            _ => false,
+        }
+    }
+
+    /// The members of a union, or the type itself as the only one.
+    pub fn members(&self) -> &[Ty] {
+        match self {
+            Ty::Union(ms) => ms,
+            other => std::slice::from_ref(other),
+        }
+    }
+
+    /// The values a literal type or a union of literals allows, as a
+    /// message shows them (strings quoted); empty when some member is not
+    /// a literal set.
+    pub fn literal_values(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for m in self.strip_optional().members() {
+            match m {
+                Ty::Enum(vs) => out.extend(vs.iter().map(|v| format!("{v:?}"))),
+                Ty::Lit(v) => out.push(v.display()),
+                _ => return Vec::new(),
+            }
+        }
+        out
     }
 
     /// Scalars: the types whose values can be written into a string.
@@ -157,9 +317,10 @@ impl Ty {
                 | Ty::Datetime
                 | Ty::Null
                 | Ty::Enum(_)
+                | Ty::Lit(_)
                 | Ty::Any
                 | Ty::Error
-        )
+        ) || matches!(self.strip_optional(), Ty::Union(ms) if ms.iter().all(Ty::is_scalar))
     }
 
     /// The field `name` of a record type, if this is one and has it.
@@ -175,10 +336,16 @@ impl Ty {
     /// `string` or a larger enum is expected; `T` or `null` where `T?` is;
     /// anything where `any` is (and `any` anywhere: its value is checked at
     /// run time); lists element-wise; records when every field `to` requires
-    /// is present and assignable (extra fields are allowed).
+    /// is present and assignable (extra fields are allowed); a literal
+    /// where its own type or an equal literal is expected; a union where
+    /// every member is assignable, and anything where one member of an
+    /// expected union accepts it.
     pub fn assignable_to(&self, to: &Ty) -> bool {
         match (self, to) {
             (Ty::Error, _) | (_, Ty::Error) | (_, Ty::Any) | (Ty::Any, _) => true,
+            (Ty::Union(ms), _) => ms.iter().all(|m| m.assignable_to(to)),
+            (_, Ty::Union(ms)) => ms.iter().any(|m| self.assignable_to(m)),
+
             (Ty::Int, Ty::Decimal) => true,
             (Ty::Enum(_), Ty::String) => true,
             (Ty::Enum(a), Ty::Enum(b)) => a.iter().all(|v| b.contains(v)),
@@ -196,6 +363,10 @@ impl Ty {
                         None => want.optional,
                     })
             }
+            (Ty::Lit(a), Ty::Lit(b)) => {
+                same_kind(a, b) && a.compare(b) == Some(std::cmp::Ordering::Equal)
+            }
+            (Ty::Lit(v), _) => v.natural_type().assignable_to(to),
             (a, b) => a == b,
         }
     }
@@ -230,6 +401,11 @@ impl Ty {
                     format!("<one of {}>", quoted.join(", "))
                 }
             },
+            Ty::Lit(v) => v.display(),
+            Ty::Union(_) => match &*self.literal_values() {
+                [] => format!("<{self}>"),
+                values => format!("<one of {}>", values.join(", ")),
+            },
         }
     }
 
@@ -237,6 +413,18 @@ impl Ty {
     pub fn display(&self) -> String {
         self.to_string()
     }
+}
+
+/// Whether two literal values are of one kind: `true` never equals `1`.
+fn same_kind(a: &Value, b: &Value) -> bool {
+    matches!(
+        (a, b),
+        (Value::Bool(_), Value::Bool(_))
+            | (
+                Value::Int(_) | Value::Decimal(_),
+                Value::Int(_) | Value::Decimal(_)
+            )
+    )
 }
 
 /// How many record fields a message shows before `…`.
@@ -285,8 +473,21 @@ impl fmt::Display for Ty {
                 }
                 Ok(())
             }
+            Ty::Lit(v) => f.write_str(&v.display()),
+            Ty::Union(ms) => {
+                for (i, m) in ms.iter().take(SHOWN_VALUES).enumerate() {
+                    if i > 0 {
+                        f.write_str(" | ")?;
+                    }
+                    write!(f, "{m}")?;
+                }
+                if ms.len() > SHOWN_VALUES {
+                    f.write_str(" | …")?;
+                }
+                Ok(())
+            }
             Ty::Optional(inner) => match &**inner {
-                Ty::Enum(_) => write!(f, "({inner})?"),
+                Ty::Enum(_) | Ty::Union(_) => write!(f, "({inner})?"),
                 _ => write!(f, "{inner}?"),
             },
         }
@@ -342,6 +543,49 @@ mod tests {
         );
         assert!(!rec(&[("plan", true, Ty::String)]).assignable_to(&want));
         assert!(!rec(&[("note", false, Ty::String)]).assignable_to(&want));
+    }
+
+    fn lit(v: i64) -> Ty {
+        Ty::Lit(Value::Int(v))
+    }
+
+    #[test]
+    fn unions() {
+        let si = Ty::union(vec![Ty::String, Ty::Int]);
+        assert_eq!(si.to_string(), "string | int");
+        assert!(Ty::Int.assignable_to(&si));
+        assert!(en(&["a"]).assignable_to(&si));
+        assert!(!Ty::Bool.assignable_to(&si));
+        assert!(!si.assignable_to(&Ty::String));
+        assert!(si.assignable_to(&Ty::union(vec![Ty::Int, Ty::String, Ty::Bool])));
+        // Normalised: nested unions flattened, duplicates and absorbed
+        // members dropped, `null` outside, one member is itself.
+        let levels = Ty::union(vec![lit(1), Ty::union(vec![lit(2), lit(5)]), lit(2)]);
+        assert_eq!(levels.to_string(), "1 | 2 | 5");
+        assert_eq!(Ty::union(vec![lit(1), Ty::Int]), Ty::Int);
+        assert_eq!(Ty::union(vec![Ty::Int, Ty::Decimal]), Ty::Decimal);
+        assert_eq!(
+            Ty::union(vec![en(&["a"]), Ty::Null, en(&["b"])]),
+            Ty::optional(en(&["a", "b"]))
+        );
+        assert_eq!(Ty::union(vec![Ty::String, Ty::Any]), Ty::Any);
+        assert_eq!(
+            Ty::union(vec![Ty::String, Ty::Null, Ty::Int]).to_string(),
+            "(string | int)?"
+        );
+        // Literals: a value of their own kind, equal numbers across kinds.
+        assert!(lit(2).assignable_to(&levels));
+        assert!(!lit(3).assignable_to(&levels));
+        assert!(lit(2).assignable_to(&Ty::Decimal));
+        assert!(Ty::Lit(Value::Decimal(2.into())).assignable_to(&levels));
+        assert!(!Ty::Lit(Value::Bool(true)).assignable_to(&lit(1)));
+        assert!(!Ty::Int.assignable_to(&levels));
+        assert!(levels.assignable_to(&Ty::Int));
+        assert!(levels.is_ordered());
+        assert!(si.is_ordered());
+        assert!(!Ty::union(vec![Ty::String, Ty::Bool]).is_ordered());
+        assert_eq!(levels.json_placeholder(), "<one of 1, 2, 5>");
+        assert_eq!(levels.literal_values(), vec!["1", "2", "5"]);
     }
 
     #[test]

@@ -337,6 +337,38 @@ pub fn literal_value(lit: &Literal, expected: &Ty) -> Result<(Value, Ty), Litera
         }
         (Ty::Optional(_) | Ty::Null, Literal::Null) => Ok((Value::Null, Ty::Null)),
         (Ty::Optional(inner), _) => literal_value(lit, inner),
+        // The first member that takes the literal; else the most telling
+        // refusal: a value of the right kind that is not allowed (not in
+        // the set, not a real date) over a mismatch of kinds.
+        (Ty::Union(members), _) => {
+            let mut refusal = LiteralError::Mismatch;
+            for m in members.iter() {
+                match literal_value(lit, m) {
+                    Ok(found) => return Ok(found),
+                    Err(LiteralError::Mismatch) => {}
+                    Err(e) => {
+                        if refusal.is_mismatch() {
+                            refusal = e;
+                        }
+                    }
+                }
+            }
+            Err(refusal)
+        }
+        (Ty::Lit(want), _) => {
+            let got = match (want, lit) {
+                (Value::Bool(_), Literal::Bool(_)) => natural_value(lit)?,
+                (Value::Int(_) | Value::Decimal(_), Literal::Int(t) | Literal::Decimal(t)) => {
+                    Value::Decimal(parse_decimal(t)?)
+                }
+                _ => return Err(LiteralError::Mismatch),
+            };
+            if got.compare(want) == Some(Ordering::Equal) {
+                Ok((want.clone(), expected.clone()))
+            } else {
+                Err(LiteralError::NotInEnum)
+            }
+        }
         (Ty::String, Literal::String(s)) => Ok((Value::String(s.clone()), Ty::String)),
         (Ty::Enum(values), Literal::String(s)) => {
             if values.iter().any(|v| v == s) {
@@ -460,6 +492,30 @@ mod tests {
         assert_eq!(
             literal_value(&Literal::Int("99999999999999999999".into()), &Ty::Int),
             Err(LiteralError::IntOverflow)
+        );
+        // A union takes a literal one member takes; otherwise the refusal
+        // of a value of the right kind wins over a mismatch of kinds.
+        let levels = Ty::union(vec![Ty::Lit(Value::Int(1)), Ty::Lit(Value::Int(5)), en]);
+        assert_eq!(
+            literal_value(&Literal::Decimal("5.0".into()), &levels).map(|(v, _)| v),
+            Ok(Value::Int(5))
+        );
+        assert_eq!(
+            literal_value(&Literal::Int("3".into()), &levels),
+            Err(LiteralError::NotInEnum)
+        );
+        assert_eq!(
+            literal_value(&Literal::String("gold".into()), &levels),
+            Err(LiteralError::NotInEnum)
+        );
+        assert_eq!(
+            literal_value(&Literal::Bool(true), &levels),
+            Err(LiteralError::Mismatch)
+        );
+        let si = Ty::union(vec![Ty::String, Ty::Int]);
+        assert_eq!(
+            literal_value(&Literal::Int("7".into()), &si).map(|(v, _)| v),
+            Ok(Value::Int(7))
         );
     }
 }

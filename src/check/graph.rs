@@ -102,7 +102,7 @@ pub fn path_within(
     if from == to {
         return Some(vec![from]);
     }
-    let mut parent: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut parent: crate::FastMap<usize, usize> = crate::FastMap::default();
     let mut queue = VecDeque::from([from]);
     parent.insert(from, from);
     while let Some(v) = queue.pop_front() {

@@ -62,7 +62,7 @@ pub mod graph;
 pub mod model;
 mod plan;
 
-use std::collections::HashSet;
+use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{self, Diagnostic};
@@ -110,6 +110,66 @@ pub struct Progress<'a> {
     pub spans: &'a crate::progress::read::RecordSpans,
 }
 
+/// The catalogue, the policy in force and the actor's scopes, built once
+/// from their syntax trees ([`Models::build`]) and then shared, read-only,
+/// by every check against them ([`check_plans`]): what a long-running
+/// agent loop, the Python package and the language server keep between
+/// plans. `Send + Sync`.
+#[derive(Clone, Debug, Default)]
+pub struct Models {
+    /// The catalogue the plans are checked against (hover, completion).
+    pub catalog: Catalog,
+    /// The policy in force, if any.
+    pub policy: Option<Policy>,
+    /// The actor's scopes the plans are checked with.
+    pub actor: Vec<String>,
+}
+
+impl Models {
+    /// Builds the catalogue from the `tool` declarations of `catalog`, the
+    /// policy from the `policy` declarations of `policy`, and the actor
+    /// (`actor` when given, else the policy's `actor` line). A module given
+    /// twice is read once. Returns the diagnostics about the catalogue and
+    /// the policy themselves, sorted.
+    pub fn build(
+        catalog: &[&ast::Module],
+        policy: &[&ast::Module],
+        actor: Option<&[String]>,
+    ) -> (Models, Vec<Diagnostic>) {
+        let mut diags: Vec<Diagnostic> = Vec::new();
+        let tool_modules = distinct(catalog.iter().copied());
+        let catalog = Catalog::build(tool_modules.iter().flat_map(|m| m.tools()), &mut diags);
+        let policy_modules = distinct(policy.iter().copied());
+        let policy = Policy::build(
+            policy_modules.iter().flat_map(|m| m.policies()),
+            &catalog,
+            &mut diags,
+        );
+        let actor: Vec<String> = match (actor, &policy) {
+            (Some(a), _) => a.to_vec(),
+            (None, Some(p)) => p.actor.clone().unwrap_or_default(),
+            (None, None) => Vec::new(),
+        };
+        diagnostics::sort(&mut diags);
+        (
+            Models {
+                catalog,
+                policy,
+                actor,
+            },
+            diags,
+        )
+    }
+}
+
+/// The modules of `modules` in order, each once (by address).
+fn distinct<'a>(modules: impl Iterator<Item = &'a ast::Module>) -> Vec<&'a ast::Module> {
+    let mut seen: crate::FastSet<*const ast::Module> = crate::FastSet::default();
+    modules
+        .filter(|m| seen.insert(std::ptr::from_ref(*m)))
+        .collect()
+}
+
 /// What the checker found.
 #[derive(Clone, Debug)]
 pub struct CheckOutput {
@@ -117,12 +177,17 @@ pub struct CheckOutput {
     pub diagnostics: Vec<Diagnostic>,
     /// One model per plan declaration, in input order.
     pub plans: Vec<CheckedPlan>,
-    /// The catalogue the plans were checked against (hover, completion).
-    pub catalog: Catalog,
-    /// The policy in force, if any.
-    pub policy: Option<Policy>,
-    /// The actor's scopes the plans were checked with.
-    pub actor: Vec<String>,
+    /// The catalogue, policy and actor the plans were checked against,
+    /// shared with whoever built them. `CheckOutput` dereferences to them:
+    /// `out.catalog`, `out.policy`, `out.actor`.
+    pub models: Arc<Models>,
+}
+
+impl std::ops::Deref for CheckOutput {
+    type Target = Models;
+    fn deref(&self) -> &Models {
+        &self.models
+    }
 }
 
 impl CheckOutput {
@@ -131,69 +196,56 @@ impl CheckOutput {
     }
 }
 
-/// Checks the plans of `input` against its catalogue and policy.
+/// Checks the plans of `input` against its catalogue and policy: builds
+/// the [`Models`] from the trees, then [`check_plans`].
 pub fn check(input: &CheckInput<'_>) -> CheckOutput {
-    let mut diags: Vec<Diagnostic> = Vec::new();
-
-    let mut seen: HashSet<*const ast::Module> = HashSet::new();
-    let mut tool_modules: Vec<&ast::Module> = Vec::new();
     let own: &[&ast::Module] = if input.roles_fixed { &[] } else { input.plans };
-    for m in input.catalog.iter().chain(own.iter()) {
-        if seen.insert(std::ptr::from_ref(*m)) {
-            tool_modules.push(m);
-        }
-    }
-    let catalog = Catalog::build(tool_modules.iter().flat_map(|m| m.tools()), &mut diags);
-
-    seen.clear();
-    let mut policy_modules: Vec<&ast::Module> = Vec::new();
-    for m in input.policy.iter().chain(own.iter()) {
-        if seen.insert(std::ptr::from_ref(*m)) {
-            policy_modules.push(m);
-        }
-    }
-    let policy = Policy::build(
-        policy_modules.iter().flat_map(|m| m.policies()),
-        &catalog,
-        &mut diags,
-    );
-
-    let actor: Vec<String> = match (input.actor, &policy) {
-        (Some(a), _) => a.to_vec(),
-        (None, Some(p)) => p.actor.clone().unwrap_or_default(),
-        (None, None) => Vec::new(),
-    };
-
-    let mut damage: Vec<Span> = input.syntax_errors.to_vec();
-    damage.sort();
-    let mut env = plan::Env {
-        damage: &damage,
-        catalog: &catalog,
-        policy: policy.as_ref(),
-        actor: &actor,
-        suggest_budget: plan::SUGGEST_BUDGET,
-        progress: input.progress,
-    };
-    let mut plans = Vec::new();
-    seen.clear();
-    for m in input.plans {
-        if !seen.insert(std::ptr::from_ref(*m)) {
-            continue;
-        }
-        for p in m.plans() {
-            let (model, mut d) = plan::check_plan(p, &mut env);
-            diags.append(&mut d);
-            plans.push(model);
-        }
-    }
+    let catalog: Vec<&ast::Module> = input.catalog.iter().chain(own).copied().collect();
+    let policy: Vec<&ast::Module> = input.policy.iter().chain(own).copied().collect();
+    let (models, mut diags) = Models::build(&catalog, &policy, input.actor);
+    let models = Arc::new(models);
+    let (mut plan_diags, plans) =
+        check_plans(&models, input.plans, input.syntax_errors, input.progress);
+    diags.append(&mut plan_diags);
     diagnostics::sort(&mut diags);
     CheckOutput {
         diagnostics: diags,
         plans,
-        catalog,
-        policy,
-        actor,
+        models,
     }
+}
+
+/// Checks the `plan` declarations of `plans` against built models; the
+/// models are not rebuilt nor copied. `syntax_errors` as in
+/// [`CheckInput::syntax_errors`]. Returns the plans' diagnostics, sorted,
+/// and one model per plan declaration, in input order.
+pub fn check_plans(
+    models: &Models,
+    plans: &[&ast::Module],
+    syntax_errors: &[Span],
+    progress: Option<Progress<'_>>,
+) -> (Vec<Diagnostic>, Vec<CheckedPlan>) {
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut damage: Vec<Span> = syntax_errors.to_vec();
+    damage.sort();
+    let mut env = plan::Env {
+        damage: &damage,
+        catalog: &models.catalog,
+        policy: models.policy.as_ref(),
+        actor: &models.actor,
+        suggest_budget: plan::SUGGEST_BUDGET,
+        progress,
+    };
+    let mut checked = Vec::new();
+    for m in distinct(plans.iter().copied()) {
+        for p in m.plans() {
+            let (model, mut d) = plan::check_plan(p, &mut env);
+            diags.append(&mut d);
+            checked.push(model);
+        }
+    }
+    diagnostics::sort(&mut diags);
+    (diags, checked)
 }
 
 #[cfg(test)]

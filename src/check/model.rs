@@ -83,6 +83,8 @@ pub struct CheckedStep {
     pub args: Vec<CheckedArg>,
     /// Indices into [`CheckedPlan::bindings`] of this step's binds.
     pub binds: Vec<usize>,
+    /// The preconditions, normalised (ill-typed ones are left out).
+    pub pres: Vec<CheckedPre>,
     /// The postconditions, normalised (ill-typed ones are left out).
     pub posts: Vec<CheckedProbe>,
     /// `replan` unless the step says otherwise.
@@ -252,6 +254,15 @@ pub struct CheckedProbe {
     pub span: Span,
 }
 
+/// A precondition, normalised: a probe of an artifact. Its paths are
+/// empty: the probe tests the value `subject` refers to.
+#[derive(Clone, Debug)]
+pub struct CheckedPre {
+    pub subject: RefValue,
+    pub kind: ProbeKind,
+    pub span: Span,
+}
+
 /// The closed set of probes, with paths resolved (a JSON `result_count`
 /// without a path counts the list the checker chose) and values typed.
 #[derive(Clone, Debug, PartialEq)]
@@ -274,6 +285,8 @@ pub enum ProbeKind {
         negated: bool,
         values: Vec<Value>,
     },
+    /// `PATH contains VALUE`: the list holds the value.
+    Contains { path: Vec<PathSeg>, value: Value },
     /// `exists(PATH)`
     Exists { path: Vec<PathSeg> },
 }

@@ -2,10 +2,10 @@
 //! tools, binds, each step). The other passes live in the submodules:
 //! arguments, probes, authorization, ordering, lints.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
 
+use crate::FastMap;
 use crate::catalog::{self, Catalog, Tool, Ty, Value};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::policy::{self, Policy, Rule};
@@ -95,11 +95,11 @@ struct Checker<'a, 'e> {
     env: &'e mut Env<'a>,
     plan: &'a ast::PlanDecl,
     diags: Vec<Diagnostic>,
-    step_index: HashMap<&'a str, usize>,
+    step_index: FastMap<&'a str, usize>,
     tools: Vec<Option<&'a Tool>>,
     rules: Vec<Option<&'a Rule>>,
     bindings: Vec<Binding>,
-    binding_index: HashMap<&'a str, usize>,
+    binding_index: FastMap<&'a str, usize>,
     binding_names: Vec<&'a str>,
     /// A syntax error lies inside the plan.
     plan_damaged: bool,
@@ -121,11 +121,11 @@ pub(crate) fn check_plan<'a>(
         env,
         plan,
         diags: Vec::new(),
-        step_index: HashMap::with_capacity(n),
+        step_index: FastMap::with_capacity_and_hasher(n, Default::default()),
         tools: Vec::with_capacity(n),
         rules: Vec::with_capacity(n),
         bindings: Vec::with_capacity(n),
-        binding_index: HashMap::with_capacity(n),
+        binding_index: FastMap::with_capacity_and_hasher(n, Default::default()),
         binding_names: Vec::with_capacity(n),
         step_binds: Vec::new(),
         plan_damaged: false,
@@ -492,11 +492,17 @@ impl<'a> Checker<'a, '_> {
         // A degraded tool's parameters are not known: its one E0111 is
         // all a call gets, never knock-on argument errors.
         let args = self.check_args(i, step, tool.filter(|t| t.degraded.is_none()));
+        let mut pres = Vec::new();
         let mut posts = Vec::new();
         let mut on_unmet: Option<&Spanned<ast::OnUnmet>> = None;
         let mut retry: Option<&Spanned<u64>> = None;
         for clause in &step.clauses {
             match clause {
+                ast::Clause::Pre(p) => {
+                    if let Some(pre) = self.check_pre(i, p) {
+                        pres.push(pre);
+                    }
+                }
                 ast::Clause::Post(p) => {
                     if let Some(probe) = self.check_probe(i, p, tool) {
                         posts.push(probe);
@@ -563,6 +569,7 @@ impl<'a> Checker<'a, '_> {
             }),
             args,
             binds,
+            pres,
             posts,
             on_unmet: on_unmet.map_or(ast::OnUnmet::Replan, |o| o.node),
             retry: retry.map(|r| r.node),

@@ -135,6 +135,7 @@ fn path(text: &str) -> Path {
         }
     }
     Path {
+        root: None,
         segments,
         span: sp(),
     }

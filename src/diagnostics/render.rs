@@ -460,14 +460,17 @@ pub struct SarifOptions {
 pub const SARIF_SRCROOT: &str = "%SRCROOT%";
 
 /// SARIF 2.1.0, fit for code scanning: one run of the `planc` tool, a rule
-/// per code (its title, the explain page as help and as `helpUri`), a
+/// per code (its title, the explain page as help, and as `helpUri` when
+/// the crate names its repository, which is also the `informationUri`), a
 /// result per diagnostic with its place relative to `%SRCROOT%`, its fixes,
 /// and a `partialFingerprints` entry that survives edits elsewhere in the
 /// file.
 pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic], options: &SarifOptions) -> String {
     use crate::project::ArtifactUri;
     use serde_json::{Value, json};
-    let repository = env!("CARGO_PKG_REPOSITORY");
+    // Both addresses are optional in SARIF: without a repository address
+    // in Cargo.toml there is none to give, rather than one leading nowhere.
+    let repository = Some(env!("CARGO_PKG_REPOSITORY")).filter(|r| !r.is_empty());
     let diagnostics: Vec<&Diagnostic> = diagnostics
         .iter()
         .filter(|d| options.include_notes || d.severity != Severity::Note)
@@ -479,14 +482,23 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic], options: &SarifOpt
         .iter()
         .map(|c| {
             let page = super::explain::page(*c);
-            json!({
+            let mut rule = json!({
                 "id": c.as_str(),
                 "name": c.as_str(),
                 "shortDescription": {"text": c.title()},
-                "helpUri": format!("{repository}/blob/main/docs/explain/{}.md", c.as_str()),
                 "help": {"text": page, "markdown": page},
                 "defaultConfiguration": {"level": c.severity().as_str()},
-            })
+            });
+            if let (Some(repository), Some(rule)) = (repository, rule.as_object_mut()) {
+                rule.insert(
+                    "helpUri".into(),
+                    json!(format!(
+                        "{repository}/blob/main/docs/explain/{}.md",
+                        c.as_str()
+                    )),
+                );
+            }
+            rule
         })
         .collect();
     let artifact = |file: FileId| -> Value {
@@ -588,15 +600,15 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic], options: &SarifOpt
         })
         .collect();
     let mut run = serde_json::Map::new();
-    run.insert(
-        "tool".into(),
-        json!({"driver": {
-            "name": "planc",
-            "version": env!("CARGO_PKG_VERSION"),
-            "informationUri": repository,
-            "rules": rules,
-        }}),
-    );
+    let mut driver = json!({
+        "name": "planc",
+        "version": env!("CARGO_PKG_VERSION"),
+        "rules": rules,
+    });
+    if let (Some(repository), Some(d)) = (repository, driver.as_object_mut()) {
+        d.insert("informationUri".into(), json!(repository));
+    }
+    run.insert("tool".into(), json!({ "driver": driver }));
     if let Some(root) = &options.root_uri {
         run.insert(
             "originalUriBaseIds".into(),

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use super::data::Data;
 use crate::catalog::value::{Date, Datetime, Value, parse_decimal};
-use crate::ir::{self, CmpOp, Guard, Literal, Probe, StepIr};
+use crate::ir::{self, CmpOp, Guard, Literal, PreProbe, Probe, StepIr, Subject};
 use crate::syntax::ast::PathSeg;
 
 /// The artifacts bound so far, by binding name.
@@ -177,6 +177,7 @@ pub fn check_probe(probe: &Probe, root: &Data) -> Result<(), Unmet> {
         | Probe::Compare { path, .. }
         | Probe::In { path, .. }
         | Probe::NotIn { path, .. }
+        | Probe::Contains { path, .. }
         | Probe::Exists { path } => path,
     };
     let found = at_path(root, path);
@@ -211,7 +212,34 @@ pub fn probe_holds(probe: &Probe, found: Option<&Data>) -> bool {
         Probe::NotIn { values, .. } => {
             found.is_some_and(|v| values.iter().all(|l| compares(v, CmpOp::Ne, l)))
         }
+        Probe::Contains { value, .. } => match found {
+            Some(Data::Array(items)) => items.iter().any(|v| compares(v, CmpOp::Eq, value)),
+            _ => false,
+        },
     }
+}
+
+/// Evaluates one precondition against the artifacts: its subject is looked
+/// up among them (when it is absent every probe fails: fail closed), then
+/// tested exactly as a `post` probe tests the value at its path.
+pub fn check_pre_probe(pre: &PreProbe, artifacts: &Artifacts) -> Result<(), Unmet> {
+    let Subject::Ref { binding, path, .. } = pre.subject();
+    let found = lookup_ref(binding, path, artifacts).ok();
+    if probe_holds(&pre.test(), found) {
+        Ok(())
+    } else {
+        Err(Unmet {
+            expected: Data::of(&pre.as_probe()),
+            observed: found.cloned().unwrap_or(Data::Null),
+        })
+    }
+}
+
+/// Every `pre` of `step` against the artifacts; the first unmet is returned.
+pub fn check_pre(step: &StepIr, artifacts: &Artifacts) -> Result<(), Unmet> {
+    step.pre
+        .iter()
+        .try_for_each(|p| check_pre_probe(p, artifacts))
 }
 
 /// Every `post` of `step` against the result; the first unmet is returned.
@@ -344,6 +372,62 @@ mod tests {
         assert!(holds(r#"{"probe":"exists","path":"$.a.l[1]"}"#));
         assert!(!holds(r#"{"probe":"exists","path":"$.a.l[2]"}"#));
         assert!(!holds(r#"{"probe":"exists","path":"$.z"}"#));
+    }
+
+    #[test]
+    fn contains_and_preconditions() {
+        let r = Data::parse_text(r#"{"t": ["events", "users"], "n": [1, 2.50], "s": "users"}"#)
+            .unwrap();
+        let holds = |p: &str| {
+            let probe: Probe = serde_json::from_str(p).unwrap();
+            check_probe(&probe, &r).is_ok()
+        };
+        let users = r#"{"type":"string","value":"users"}"#;
+        assert!(holds(&format!(
+            r#"{{"probe":"contains","path":"$.t","value":{users}}}"#
+        )));
+        assert!(holds(
+            r#"{"probe":"contains","path":"$.n","value":{"type":"decimal","value":"2.5"}}"#
+        ));
+        // Not a list, or absent: fails (a string does not "contain" itself).
+        assert!(!holds(&format!(
+            r#"{{"probe":"contains","path":"$.s","value":{users}}}"#
+        )));
+        assert!(!holds(&format!(
+            r#"{{"probe":"contains","path":"$.x","value":{users}}}"#
+        )));
+
+        let arts = args(r#"{"schema_tables": ["events"], "settings": {"db_size_gb": 120}}"#);
+        let pre = |p: &str| -> PreProbe { serde_json::from_str(p).unwrap() };
+        let contains = pre(&format!(
+            r#"{{"probe":"contains","subject":{{"kind":"ref","binding":"schema_tables","step":"s","path":[]}},"value":{users}}}"#
+        ));
+        let unmet = check_pre_probe(&contains, &arts).unwrap_err();
+        assert_eq!(unmet.observed, Data::parse_text(r#"["events"]"#).unwrap());
+        // `expected` is the probe with the subject as its path, as a
+        // `post_unmet`'s is with its result path.
+        assert_eq!(
+            unmet.expected,
+            Data::parse_text(&format!(
+                r#"{{"probe":"contains","path":"schema_tables","value":{users}}}"#
+            ))
+            .unwrap()
+        );
+        let size = pre(
+            r#"{"probe":"compare","subject":{"kind":"ref","binding":"settings","step":"p","path":["db_size_gb"]},"op":"<=","value":{"type":"int","value":500}}"#,
+        );
+        assert!(check_pre_probe(&size, &arts).is_ok());
+        // An artifact that is not there fails the probe: fail closed.
+        let absent = pre(
+            r#"{"probe":"exists","subject":{"kind":"ref","binding":"nothing","step":"p","path":[]}}"#,
+        );
+        let unmet = check_pre_probe(&absent, &arts).unwrap_err();
+        assert_eq!(unmet.observed, Data::Null);
+        let mut step = step_with(Vec::new());
+        step.pre = vec![size, contains];
+        assert!(check_pre(&step, &arts).is_err());
+        step.pre.pop();
+        assert!(check_pre(&step, &arts).is_ok());
     }
 
     #[test]

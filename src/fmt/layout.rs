@@ -52,6 +52,16 @@ pub fn layout(text: &str) -> Result<String, LayoutError> {
     Ok(out)
 }
 
+/// Where each plain `//` comment of `text` starts (byte offsets, in
+/// order); `text` need not parse.
+pub fn comment_offsets(text: &str) -> Vec<usize> {
+    pieces(text)
+        .iter()
+        .filter(|p| matches!(p.kind, Kind::Comment(_)))
+        .map(|p| p.start)
+        .collect()
+}
+
 /// A token or a comment, with the number of line breaks before it.
 #[derive(Clone, Copy, Debug)]
 struct Piece<'t> {
@@ -150,7 +160,7 @@ fn pieces<'t>(text: &'t str) -> Vec<Piece<'t>> {
 /// has a line of its own.
 fn anchors(module: &ast::Module, pieces: &[Piece<'_>]) -> HashSet<usize> {
     // Offsets of first tokens, and offsets of tokens whose preceding token
-    // starts the construct (the tree's span of `post PROBE` is the probe's,
+    // starts the construct (the tree's span of `pre PROBE` or `post PROBE` is the probe's,
     // of `replans N` the count's).
     let mut at: Vec<usize> = Vec::new();
     let mut after: Vec<usize> = Vec::new();
@@ -176,7 +186,9 @@ fn anchors(module: &ast::Module, pieces: &[Piece<'_>]) -> HashSet<usize> {
                     at.push(step.span.start as usize);
                     for clause in &step.clauses {
                         match clause {
-                            ast::Clause::Post(probe) => after.push(probe.span.start as usize),
+                            ast::Clause::Pre(probe) | ast::Clause::Post(probe) => {
+                                after.push(probe.span.start as usize)
+                            }
                             other => at.push(other.span().start as usize),
                         }
                     }

@@ -76,6 +76,7 @@ fn lower_step(
             binds.insert(binding.name.clone(), binding.path_text.clone());
         }
     }
+    let pre = step.pres.iter().map(pre).collect();
     let post = step.posts.iter().map(|p| probe(&p.kind)).collect();
     let guards = step
         .authz
@@ -92,6 +93,7 @@ fn lower_step(
         index: step.index,
         tool: tool.name.clone(),
         args,
+        pre,
         post,
         binds,
         on_unmet: match step.on_unmet {
@@ -231,9 +233,30 @@ fn probe(p: &ProbeKind) -> ir::Probe {
                 }
             }
         }
+        ProbeKind::Contains { path: p, value } => ir::Probe::Contains {
+            path: super::path::write(p),
+            value: literal(value),
+        },
         ProbeKind::Exists { path: p } => ir::Probe::Exists {
             path: super::path::write(p),
         },
+    }
+}
+
+/// A precondition: the probe's test, of the artifact its subject names.
+fn pre(p: &check::CheckedPre) -> ir::PreProbe {
+    let subject = ir::Subject::Ref {
+        binding: p.subject.binding.clone(),
+        step: p.subject.step_name.clone(),
+        path: p.subject.members.clone(),
+    };
+    match probe(&p.kind) {
+        ir::Probe::Len { op, value, .. } => ir::PreProbe::Len { subject, op, value },
+        ir::Probe::Compare { op, value, .. } => ir::PreProbe::Compare { subject, op, value },
+        ir::Probe::In { values, .. } => ir::PreProbe::In { subject, values },
+        ir::Probe::NotIn { values, .. } => ir::PreProbe::NotIn { subject, values },
+        ir::Probe::Contains { value, .. } => ir::PreProbe::Contains { subject, value },
+        ir::Probe::Exists { .. } => ir::PreProbe::Exists { subject },
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::fmt::{self, Display, Formatter};
 
-use super::types::{CmpOp, Guard, Literal, Probe, Value};
+use super::types::{CmpOp, Guard, Literal, PreProbe, Probe, Subject, Value};
 use crate::fmt::convert::{escape_text, string_text};
 use crate::syntax::ast;
 
@@ -117,19 +117,48 @@ impl Display for Value {
 
 impl Display for Probe {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Probe::Len { path, op, value } => write!(f, "len({path}) {op} {value}"),
-            Probe::Compare { path, op, value } => write!(f, "{path} {op} {value}"),
-            Probe::In { path, values } => {
-                write!(f, "{path} in ")?;
-                list(f, values)
-            }
-            Probe::NotIn { path, values } => {
-                write!(f, "{path} not in ")?;
-                list(f, values)
-            }
-            Probe::Exists { path } => write!(f, "exists({path})"),
+        let path = match self {
+            Probe::Len { path, .. }
+            | Probe::Compare { path, .. }
+            | Probe::In { path, .. }
+            | Probe::NotIn { path, .. }
+            | Probe::Contains { path, .. }
+            | Probe::Exists { path } => path,
+        };
+        probe(f, path, self)
+    }
+}
+
+/// A precondition as the text form writes it: `schema_tables contains "users"`.
+impl Display for PreProbe {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        probe(f, self.subject(), &self.test())
+    }
+}
+
+/// The artifact a precondition tests, as a reference: `settings.region`.
+impl Display for Subject {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let Subject::Ref { binding, path, .. } = self;
+        reference(f, binding, path)
+    }
+}
+
+/// `probe`'s test, of the value at `path` (its own path is not used).
+fn probe(f: &mut Formatter<'_>, path: &dyn Display, probe: &Probe) -> fmt::Result {
+    match probe {
+        Probe::Len { op, value, .. } => write!(f, "len({path}) {op} {value}"),
+        Probe::Compare { op, value, .. } => write!(f, "{path} {op} {value}"),
+        Probe::In { values, .. } => {
+            write!(f, "{path} in ")?;
+            list(f, values)
         }
+        Probe::NotIn { values, .. } => {
+            write!(f, "{path} not in ")?;
+            list(f, values)
+        }
+        Probe::Contains { value, .. } => write!(f, "{path} contains {value}"),
+        Probe::Exists { .. } => write!(f, "exists({path})"),
     }
 }
 

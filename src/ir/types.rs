@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the IR's shape, independent of planc's own version. It
 /// changes when a field is added, removed or changes meaning.
-pub const IR_VERSION: &str = "1.0";
+pub const IR_VERSION: &str = "1.1";
 
 /// One compiled plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -75,6 +75,11 @@ pub struct StepIr {
     pub tool: String,
     /// Every argument the call passes, defaults filled in.
     pub args: BTreeMap<String, Value>,
+    /// Preconditions, all of which must hold of the artifacts before the
+    /// step is dispatched (before its guards). Left out when there are none
+    /// (added in IR 1.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pre: Vec<PreProbe>,
     /// Postconditions, all of which must hold of the tool's result.
     pub post: Vec<Probe>,
     /// Names this step binds, each to a path into its result.
@@ -244,8 +249,113 @@ pub enum Probe {
     In { path: String, values: Vec<Literal> },
     /// The value at `path` is none of `values`.
     NotIn { path: String, values: Vec<Literal> },
+    /// The list at `path` holds `value` (added in IR 1.1).
+    Contains { path: String, value: Literal },
     /// `path` is present in the result and not null.
     Exists { path: String },
+}
+
+/// A normalised precondition: the same probes as [`Probe`], testing the
+/// artifact `subject` refers to instead of a path into the result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "probe", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PreProbe {
+    /// The length of the list `subject` compared with `value`.
+    Len {
+        subject: Subject,
+        op: CmpOp,
+        value: u64,
+    },
+    /// `subject` compared with `value`.
+    Compare {
+        subject: Subject,
+        op: CmpOp,
+        value: Literal,
+    },
+    /// `subject` is one of `values`.
+    In {
+        subject: Subject,
+        values: Vec<Literal>,
+    },
+    /// `subject` is none of `values`.
+    NotIn {
+        subject: Subject,
+        values: Vec<Literal>,
+    },
+    /// The list `subject` holds `value`.
+    Contains { subject: Subject, value: Literal },
+    /// `subject` is present and not null.
+    Exists { subject: Subject },
+}
+
+/// What a precondition tests: an artifact, in the form of an argument's
+/// reference (`{"kind": "ref", "binding", "step", "path"}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Subject {
+    Ref {
+        /// The binding's name.
+        binding: String,
+        /// The step that binds it.
+        step: String,
+        /// Member names to follow into the bound value, outermost first.
+        path: Vec<String>,
+    },
+}
+
+impl PreProbe {
+    /// The artifact the precondition tests.
+    pub fn subject(&self) -> &Subject {
+        match self {
+            PreProbe::Len { subject, .. }
+            | PreProbe::Compare { subject, .. }
+            | PreProbe::In { subject, .. }
+            | PreProbe::NotIn { subject, .. }
+            | PreProbe::Contains { subject, .. }
+            | PreProbe::Exists { subject } => subject,
+        }
+    }
+
+    /// The test as a [`Probe`] of the subject itself (path `$`): a `pre`
+    /// is evaluated exactly as a `post` is.
+    pub fn test(&self) -> Probe {
+        self.test_at("$".to_string())
+    }
+
+    /// The test as a [`Probe`] whose path is the subject written as a
+    /// reference (`schema_tables`, `settings.region`): how a failure's
+    /// `expected` names the precondition.
+    pub fn as_probe(&self) -> Probe {
+        self.test_at(self.subject().to_string())
+    }
+
+    fn test_at(&self, path: String) -> Probe {
+        match self {
+            PreProbe::Len { op, value, .. } => Probe::Len {
+                path,
+                op: *op,
+                value: *value,
+            },
+            PreProbe::Compare { op, value, .. } => Probe::Compare {
+                path,
+                op: *op,
+                value: value.clone(),
+            },
+            PreProbe::In { values, .. } => Probe::In {
+                path,
+                values: values.clone(),
+            },
+            PreProbe::NotIn { values, .. } => Probe::NotIn {
+                path,
+                values: values.clone(),
+            },
+            PreProbe::Contains { value, .. } => Probe::Contains {
+                path,
+                value: value.clone(),
+            },
+            PreProbe::Exists { .. } => Probe::Exists { path },
+        }
+    }
 }
 
 /// Where a step is written, for reporting runtime failures against the source.

@@ -10,7 +10,7 @@ use lsp_types::Uri;
 
 use crate::check::CheckedPlan;
 use crate::diagnostics::Diagnostic;
-use crate::driver::{self, Job, Outcome};
+use crate::driver::{Job, Outcome};
 use crate::source::{FileId, SourceFile, Span};
 use crate::syntax::ast;
 
@@ -63,15 +63,15 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// Runs the driver over `job` and indexes the result.
+    /// Indexes the outcome of checking `job`.
     pub fn new(
-        mut job: Job,
+        job: Job,
+        outcome: Outcome,
         doc: FileId,
         uris: Vec<Option<Uri>>,
         deps: Vec<PathBuf>,
         project_errors: Vec<String>,
     ) -> Analysis {
-        let outcome = driver::run(&mut job);
         let diagnostics = if project_errors.is_empty() {
             outcome.diagnostics.clone()
         } else {
@@ -114,7 +114,7 @@ impl Analysis {
             .parsed
             .iter()
             .find(|p| p.file == self.doc)
-            .map(|p| &p.module)
+            .map(|p| &*p.module)
     }
 
     pub fn plan(&self, index: usize) -> Option<&CheckedPlan> {

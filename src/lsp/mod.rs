@@ -174,6 +174,8 @@ pub(crate) struct ClientCaps {
     pub snippets: bool,
     pub markdown: bool,
     pub watch: bool,
+    /// The client answers `workspace/configuration`.
+    pub configuration: bool,
 }
 
 impl ClientCaps {
@@ -195,10 +197,17 @@ impl ClientCaps {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false);
+        let configuration = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.configuration)
+            .unwrap_or(false);
         ClientCaps {
             snippets,
             markdown,
             watch,
+            configuration,
         }
     }
 }
@@ -222,6 +231,9 @@ pub(crate) struct Server<'c> {
     /// The text of catalogue and policy files read from disk, or why they
     /// could not be read; dropped when the client reports a change.
     disk: HashMap<PathBuf, Result<String, String>>,
+    /// The compilers built from each project's catalogue and policy, with
+    /// what they were built from ([`workspace::CompilerKey`]).
+    compilers: Vec<(workspace::CompilerKey, std::sync::Arc<crate::Compiler>)>,
     /// `planc.toml` found from each folder.
     configs: HashMap<PathBuf, Result<Option<Config>, String>>,
     /// What was last published for each URI.
@@ -229,12 +241,16 @@ pub(crate) struct Server<'c> {
     pub(crate) caps: ClientCaps,
     /// The actor's scopes from the editor's settings (`initializationOptions`
     /// or `workspace/didChangeConfiguration`: `{"actor": [...]}`, possibly
-    /// under a `planc` key); they replace those of `planc.toml`.
+    /// under a `planc` key, or, when that carries no settings, the client's
+    /// answer to `workspace/configuration`); they replace those of
+    /// `planc.toml`.
     actor: Option<Vec<String>>,
     /// `planc lsp`'s flags.
     overrides: Overrides,
     shutdown: bool,
     next_id: i32,
+    /// The server's pending `workspace/configuration` request, if any.
+    configuration_request: Option<RequestId>,
     /// Each code's explain page, as a file the editor can open.
     pub(crate) pages: HashMap<crate::Code, lsp::Uri>,
 }
@@ -247,6 +263,7 @@ impl<'c> Server<'c> {
             dirty: HashSet::new(),
             disk: HashMap::new(),
             configs: HashMap::new(),
+            compilers: Vec::new(),
             published: HashMap::new(),
             caps: ClientCaps::from(params),
             actor: params
@@ -256,6 +273,7 @@ impl<'c> Server<'c> {
             overrides: Overrides::default(),
             shutdown: false,
             next_id: 0,
+            configuration_request: None,
             pages: pages::write(),
         }
     }
@@ -289,13 +307,70 @@ impl<'c> Server<'c> {
                 register_options: serde_json::to_value(options).ok(),
             }],
         };
+        self.send_request::<lsp::request::RegisterCapability>(params);
+    }
+
+    /// Sends a request of the server's own; its id.
+    fn send_request<R: lsp::request::Request>(&mut self, params: R::Params) -> RequestId {
         self.next_id += 1;
         let id = RequestId::from(format!("planc-{}", self.next_id));
-        self.send(Request::new(
-            id,
-            lsp::request::RegisterCapability::METHOD.to_string(),
-            params,
-        ));
+        self.send(Request::new(id.clone(), R::METHOD.to_string(), params));
+        id
+    }
+
+    /// The editor's settings changed. A client that sends them along is
+    /// taken at its word; one that sends none (`null`, `{}`: VS Code
+    /// without a synchronised section, and many other clients) is asked
+    /// for the `planc` section when it can answer `workspace/configuration`.
+    fn configuration_changed(&mut self, settings: &serde_json::Value) {
+        let given = settings.get("planc").is_some() || settings.get("actor").is_some();
+        if !given && self.caps.configuration {
+            let params = lsp::ConfigurationParams {
+                items: vec![lsp::ConfigurationItem {
+                    scope_uri: None,
+                    section: Some("planc".to_string()),
+                }],
+            };
+            let id = self.send_request::<lsp::request::WorkspaceConfiguration>(params);
+            self.configuration_request = Some(id);
+            return;
+        }
+        self.set_actor(settings_actor(settings));
+    }
+
+    /// The client's answer to a request of the server's: the settings it
+    /// was asked for are applied; an error is logged.
+    fn response(&mut self, response: Response) {
+        if self.configuration_request.as_ref() != Some(&response.id) {
+            // The watcher registration's answer: nothing to do.
+            return;
+        }
+        self.configuration_request = None;
+        let result = match response.response_result {
+            Ok(result) => result,
+            Err(e) => {
+                self.log_error(&format!(
+                    "planc: the editor did not give its settings: {}",
+                    e.message
+                ));
+                return;
+            }
+        };
+        // One item was asked for: the `planc` section, `{"actor": [...]}`
+        // (`null` when the editor has none).
+        let section = result
+            .as_array()
+            .and_then(|items| items.first())
+            .cloned()
+            .unwrap_or(serde_json::Value::Null);
+        self.set_actor(settings_actor(&section));
+    }
+
+    /// The actor from the editor's settings; every document is checked
+    /// again.
+    fn set_actor(&mut self, actor: Option<Vec<String>>) {
+        self.actor = actor;
+        self.dirty.extend(self.docs.keys().cloned());
     }
 
     fn main_loop(&mut self) -> Result<(), String> {
@@ -336,9 +411,13 @@ impl<'c> Server<'c> {
                         self.flush();
                     }
                 }
-                // Answers to the server's own requests (the watcher
-                // registration): nothing to do.
-                Message::Response(_) => {}
+                // Answers to the server's own requests.
+                Message::Response(r) => {
+                    self.response(r);
+                    if connection.receiver.is_empty() {
+                        self.flush();
+                    }
+                }
             }
         }
         if self.shutdown {
@@ -466,11 +545,14 @@ impl<'c> Server<'c> {
                 }
             }
             DidChangeConfiguration::METHOD => {
-                if let Ok(p) = serde_json::from_value::<lsp::DidChangeConfigurationParams>(n.params)
-                {
-                    self.actor = settings_actor(&p.settings);
-                    self.dirty.extend(self.docs.keys().cloned());
-                }
+                // `settings` may be `null` or missing: the client then
+                // expects to be asked.
+                let settings = n
+                    .params
+                    .get("settings")
+                    .cloned()
+                    .unwrap_or(serde_json::Value::Null);
+                self.configuration_changed(&settings);
             }
             MALFORMED => {
                 let why = n

@@ -5,14 +5,17 @@
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::Arc;
 
 use lsp_types as lsp;
 
 use super::analysis::Analysis;
 use super::{Document, Server, convert, uri};
-use crate::driver::{Job, Role};
+use crate::Compiler;
+use crate::driver::{self, Job, Role};
 use crate::project::{self, Config};
 use crate::source::SourceKind;
+use crate::source::SourceMap;
 
 impl Server<'_> {
     pub(super) fn open(&mut self, item: lsp::TextDocumentItem) {
@@ -187,18 +190,20 @@ impl Server<'_> {
             },
             None => None,
         };
-        let mut job = Job::default();
-        let mut uris: Vec<Option<lsp::Uri>> = Vec::new();
         let name = path
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| uri.as_str().to_string());
-        let doc_id = job.sources.add_with_kind(name, text, kind);
-        uris.push(Some(uri.clone()));
         // The document in every role the configuration names it in (a
         // file that is both the catalogue and the policy is read as both),
         // else as a plan.
         let mut roles: Vec<Role> = Vec::new();
+        // The catalogue and policy files other than the document: name,
+        // text, URI, role.
+        let mut files: Vec<(String, String, Option<lsp::Uri>, Role)> = Vec::new();
+        let mut actor = None;
+        // The progress record a replan is checked against: name, text, URI.
+        let mut progress: Option<(String, String, Option<lsp::Uri>)> = None;
         if let Some(config) = &config {
             deps.push(config.path.clone());
             if let Some(p) = &path {
@@ -209,29 +214,24 @@ impl Server<'_> {
                     roles.push(Role::Policy);
                 }
             }
-            let files = config
+            let named = config
                 .catalog
                 .iter()
                 .map(|p| (p, Role::Catalog))
                 .chain(config.policy.iter().map(|p| (p, Role::Policy)));
-            for (dep, dep_role) in files {
+            for (dep, dep_role) in named {
                 deps.push(dep.clone());
                 if Some(dep) == path.as_ref() {
                     continue;
                 }
                 match self.read(dep) {
                     Ok((text, dep_uri)) => {
-                        let id = job.sources.add(dep.display().to_string(), text);
-                        uris.push(dep_uri);
-                        match dep_role {
-                            Role::Catalog => job.catalog.push(id),
-                            _ => job.policy.push(id),
-                        }
+                        files.push((dep.display().to_string(), text, dep_uri, dep_role));
                     }
                     Err(e) => project_errors.push(e),
                 }
             }
-            job.actor = config.actor.clone();
+            actor = config.actor.clone();
             // `progress`: the document is a replan, checked against the
             // record as `planc check --progress` checks it.
             if let Some(dep) = config
@@ -242,33 +242,76 @@ impl Server<'_> {
                 deps.push(dep.clone());
                 match self.read(dep) {
                     Ok((text, dep_uri)) => {
-                        let id = job.sources.add_with_kind(
-                            dep.display().to_string(),
-                            text,
-                            crate::source::SourceKind::Json,
-                        );
-                        uris.push(dep_uri);
-                        job.progress = Some(id);
+                        progress = Some((dep.display().to_string(), text, dep_uri))
                     }
                     Err(e) => project_errors.push(e),
                 }
             }
         }
-        if roles.is_empty() {
-            roles.push(Role::Plan);
+        if let Some(a) = &self.actor {
+            actor = Some(a.clone());
         }
-        for role in roles {
-            match role {
-                Role::Plan => job.plans.push(doc_id),
-                Role::Catalog => job.catalog.push(doc_id),
-                Role::Policy => job.policy.push(doc_id),
+        let config_name = config.as_ref().map(|c| c.path.display().to_string());
+        let mut uris: Vec<Option<lsp::Uri>> = files.iter().map(|f| f.2.clone()).collect();
+        let mut a = if roles.is_empty()
+            && !files.is_empty()
+            && project_errors.is_empty()
+            && progress.is_none()
+        {
+            // A plan against a configured catalogue and policy: their
+            // models are built once and kept until a file, the actor or
+            // the configuration changes.
+            let key = CompilerKey {
+                files: files
+                    .into_iter()
+                    .map(|(name, text, _, role)| (name, text, role))
+                    .collect(),
+                actor,
+                config: config_name,
+            };
+            let compiler = self.compiler(key);
+            let mut job = Job {
+                sources: compiler.sources().clone(),
+                ..Job::default()
+            };
+            let doc_id = job.sources.add_with_kind(name, text, kind);
+            uris.push(Some(uri.clone()));
+            job.plans.push(doc_id);
+            let outcome = compiler.run(&mut job);
+            Analysis::new(job, outcome, doc_id, uris, deps, project_errors)
+        } else {
+            let mut job = Job::default();
+            for (name, text, _, role) in files {
+                let id = job.sources.add(name, text);
+                match role {
+                    Role::Catalog => job.catalog.push(id),
+                    _ => job.policy.push(id),
+                }
             }
-        }
-        job.config = config.as_ref().map(|c| c.path.display().to_string());
-        if let Some(actor) = &self.actor {
-            job.actor = Some(actor.clone());
-        }
-        let mut a = Analysis::new(job, doc_id, uris, deps, project_errors);
+            let doc_id = job.sources.add_with_kind(name, text, kind);
+            uris.push(Some(uri.clone()));
+            if roles.is_empty() {
+                roles.push(Role::Plan);
+            }
+            for role in roles {
+                match role {
+                    Role::Plan => job.plans.push(doc_id),
+                    Role::Catalog => job.catalog.push(doc_id),
+                    Role::Policy => job.policy.push(doc_id),
+                }
+            }
+            if let Some((name, text, dep_uri)) = progress {
+                let id = job
+                    .sources
+                    .add_with_kind(name, text, crate::source::SourceKind::Json);
+                uris.push(dep_uri);
+                job.progress = Some(id);
+            }
+            job.config = config_name;
+            job.actor = actor;
+            let outcome = driver::run(&mut job);
+            Analysis::new(job, outcome, doc_id, uris, deps, project_errors)
+        };
         let mut shown = Vec::with_capacity(a.diagnostics.len() + a.project_errors.len());
         if let Some(file) = a.doc_file() {
             for e in &a.project_errors {
@@ -282,6 +325,35 @@ impl Server<'_> {
         );
         a.shown = shown;
         Some(a)
+    }
+
+    /// The compiler built from these catalogue and policy texts, from the
+    /// cache when they have not changed since the last check.
+    fn compiler(&mut self, key: CompilerKey) -> Arc<Compiler> {
+        if let Some((_, c)) = self.compilers.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(c);
+        }
+        let mut sources = SourceMap::new();
+        let (mut catalog, mut policy) = (Vec::new(), Vec::new());
+        for (name, text, role) in &key.files {
+            let id = sources.add(name.clone(), text.clone());
+            match role {
+                Role::Catalog => catalog.push(id),
+                _ => policy.push(id),
+            }
+        }
+        let compiler = Arc::new(Compiler::build(
+            sources,
+            catalog,
+            policy,
+            key.actor.clone(),
+            key.config.clone(),
+        ));
+        // One entry per project is enough; a handful of projects at most
+        // are open at once.
+        self.compilers.retain(|(k, _)| k.config != key.config);
+        self.compilers.push((key, Arc::clone(&compiler)));
+        compiler
     }
 
     pub(super) fn config(&mut self, dir: &Path) -> Result<Option<Config>, String> {
@@ -398,4 +470,13 @@ impl Server<'_> {
 fn is_config(path: &Path) -> bool {
     path.file_name()
         .is_some_and(|n| n == std::ffi::OsStr::new(project::CONFIG_FILE))
+}
+
+/// What a cached [`Compiler`] was built from: the catalogue and policy
+/// files (name, text, role), the actor and the configuration's name.
+#[derive(PartialEq)]
+pub(crate) struct CompilerKey {
+    files: Vec<(String, String, Role)>,
+    actor: Option<Vec<String>>,
+    config: Option<String>,
 }

@@ -57,6 +57,7 @@ pub fn plan() -> Value {
         string_pattern(IDENT_PATTERN),
     ]});
     let probe = json!({"$ref": "#/$defs/probe"});
+    let pre_probe = json!({"$ref": "#/$defs/pre_probe"});
     let step = closed(plan::STEP_KEYS, &["tool"], |k| match k {
         "n" => {
             json!({"type": "integer", "minimum": 0, "description": "the step's number; its name is `step_N` unless `name` is given"})
@@ -67,6 +68,10 @@ pub fn plan() -> Value {
         "tool" => json!({"type": "string", "description": "a tool of the catalogue"}),
         "args" => {
             json!({"type": "object", "description": "the arguments by name; a whole string `${name}` or `${name.member}` is a reference to a binding, `${…}` inside other text an interpolation, `$${` a literal `${`"})
+        }
+        "pre" => {
+            json!({"anyOf": [pre_probe.clone(), {"type": "array", "items": pre_probe.clone()}],
+                        "description": "the precondition: one probe or a list, all of which must hold of earlier steps' artifacts before the step is dispatched; each `path` starts with a binding name, never `$`"})
         }
         "post" => json!({"anyOf": [probe.clone(), {"type": "array", "items": probe.clone()}],
                          "description": "the postcondition: one probe or a list, all of which must hold"}),
@@ -106,9 +111,11 @@ pub fn plan() -> Value {
     let defs = json!({
         "identifier": string_pattern(IDENT_PATTERN),
         "path": string_pattern(plan::PATH_PATTERN),
+        "binding_path": string_pattern(plan::BINDING_PATH_PATTERN),
         "literal": literal(),
         "step": step,
         "probe": probe_any(),
+        "pre_probe": pre_probe_any(),
     });
     if let Some(o) = root.as_object_mut() {
         o.insert("$schema".into(), json!(DRAFT));
@@ -123,6 +130,26 @@ fn probe_any() -> Value {
     let path = json!({"$ref": "#/$defs/path"});
     let lit = json!({"$ref": "#/$defs/literal"});
     json!({"anyOf": probe_variants(&path, &lit, true)})
+}
+
+/// The probe forms of a `pre` clause: paths rooted at a binding.
+fn pre_probe_any() -> Value {
+    let path = json!({"$ref": "#/$defs/binding_path"});
+    let lit = json!({"$ref": "#/$defs/literal"});
+    json!({"anyOf": pre_variants(probe_variants(&path, &lit, true))})
+}
+
+/// Probe forms made `pre` forms: a `pre` probe always names its path (a
+/// `result_count` has no result to default to).
+pub(crate) fn pre_variants(mut variants: Vec<Value>) -> Vec<Value> {
+    for v in &mut variants {
+        if let Some(req) = v.get_mut("required").and_then(Value::as_array_mut)
+            && !req.iter().any(|k| k == "path")
+        {
+            req.push(json!("path"));
+        }
+    }
+    variants
 }
 
 /// One closed object per probe form, with `path` and `literal` as given.
@@ -166,8 +193,9 @@ pub(crate) fn probe_variants(path: &Value, lit: &Value, generic: bool) -> Vec<Va
     } else {
         out.push(closed(&op_keys, &op_keys, count_of));
     }
-    let forms: [(&[&str], Value); 4] = [
+    let forms: [(&[&str], Value); 5] = [
         (plan::FIELD_EQUALS_KEYS, kind("field_equals")),
+        (plan::CONTAINS_KEYS, kind("contains")),
         (
             plan::FIELD_IN_KEYS,
             json!({"enum": ["field_in", "field_not_in"]}),

@@ -214,6 +214,10 @@ impl Spec {
         let lit = forms::literal();
         let probes = forms::probe_variants(&path, &lit, !strict);
         let probe = json!({"anyOf": probes});
+        // A `pre` path names a binding of an earlier step: which ones
+        // exist depends on the plan, so the schema says only its shape.
+        let binding_path = forms::string_pattern(plan::BINDING_PATH_PATTERN);
+        let pre_probe = json!({"anyOf": forms::pre_variants(forms::probe_variants(&binding_path, &lit, !strict))});
         let keys: Vec<&str> = plan::STEP_KEYS
             .iter()
             .copied()
@@ -244,6 +248,12 @@ impl Spec {
             "name" => with_description(ident.clone(), "the step's name, stable across replans"),
             "tool" => json!({"const": tool.name, "description": tool_description(tool, rule)}),
             "args" => args.clone(),
+            "pre" if strict => json!({"type": "array", "items": pre_probe.clone(),
+                                      "description": PRE_DESCRIPTION}),
+            "pre" => {
+                json!({"anyOf": [pre_probe.clone(), {"type": "array", "items": pre_probe.clone()}],
+                            "description": PRE_DESCRIPTION})
+            }
             "post" if strict => json!({"type": "array", "items": probe.clone(),
                                        "description": "postconditions over the result `$`, all of which must hold"}),
             "post" => json!({"anyOf": [probe.clone(), {"type": "array", "items": probe.clone()}],
@@ -349,6 +359,9 @@ impl Spec {
                 l
             });
         }
+        if let Ty::Lit(_) | Ty::Union(_) = ty {
+            return self.union_literal(ty, ceilings);
+        }
         let mut s = match ty {
             Ty::String => json!({"type": "string"}),
             Ty::Int => json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
@@ -399,7 +412,7 @@ impl Spec {
                     v
                 })
             }
-            Ty::Optional(_) => return None,
+            Ty::Optional(_) | Ty::Lit(_) | Ty::Union(_) => return None,
         };
         let o = s.as_object_mut()?;
         for c in ceilings {
@@ -409,6 +422,47 @@ impl Spec {
             }
         }
         Some(s)
+    }
+
+    /// The literals of a literal type or a union within `ceilings`: the
+    /// literal members' values that satisfy every ceiling (as one `enum`
+    /// per kind), and each other member's literals within them; a member
+    /// none of whose literals can be stated is left out (a reference still
+    /// reaches it). `None` when nothing is left.
+    fn union_literal(&self, ty: &Ty, ceilings: &[&CeilingRule]) -> Option<Value> {
+        use catalog::Value as V;
+        let within = |v: &V| {
+            ceilings.iter().all(|c| {
+                c.limit
+                    .as_ref()
+                    .is_some_and(|l| v.satisfies(c.op, l) == Some(true))
+            })
+        };
+        let mut numbers: Vec<Value> = Vec::new();
+        let mut bools: Vec<Value> = Vec::new();
+        let mut alts: Vec<Value> = Vec::new();
+        for m in ty.members() {
+            match m {
+                Ty::Lit(v) if within(v) => match v {
+                    V::Bool(b) => bools.push(json!(b)),
+                    V::Int(i) => numbers.push(json!(i)),
+                    other => numbers.extend(exact_number(other).map(Value::Number)),
+                },
+                Ty::Lit(_) => {}
+                other => alts.extend(self.literal(other, ceilings)),
+            }
+        }
+        if !numbers.is_empty() {
+            alts.push(json!({"type": "number", "enum": numbers}));
+        }
+        if !bools.is_empty() {
+            alts.push(json!({"type": "boolean", "enum": bools}));
+        }
+        match alts.len() {
+            0 => None,
+            1 => alts.pop(),
+            _ => Some(json!({ "anyOf": alts })),
+        }
     }
 
     /// Narrows the literal schema `o` of type `ty` to the values that
@@ -474,6 +528,8 @@ impl Spec {
         }
     }
 }
+
+const PRE_DESCRIPTION: &str = "preconditions over earlier steps' artifacts, all of which must hold before the call: each `path` is a binding name with its fields (`settings.region`), never `$`";
 
 /// A reference string: `"${name}"` or `"${name.member}"`.
 fn reference() -> Value {

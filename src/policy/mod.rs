@@ -5,8 +5,7 @@
 //! text or the JSON policy form alike. Deny by default: a tool the policy
 //! does not name may not be called ([`Policy::rule`] returns `None`).
 
-use std::collections::HashMap;
-
+use crate::FastMap;
 use crate::catalog::{self, Catalog, Value};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Span, Spanned};
@@ -24,7 +23,7 @@ pub struct Policy {
     /// `max_steps N`: no plan checked under this policy may be longer.
     pub max_steps: Option<Spanned<u64>>,
     rules: Vec<Rule>,
-    by_tool: HashMap<String, usize>,
+    by_tool: FastMap<String, usize>,
 }
 
 /// What the policy says about one tool.
@@ -135,7 +134,7 @@ pub fn holds(held: &[String], required: &str) -> bool {
 
 fn build_policy(decl: &ast::PolicyDecl, catalog: &Catalog, diags: &mut Vec<Diagnostic>) -> Policy {
     let mut rules: Vec<Rule> = Vec::with_capacity(decl.rules.len());
-    let mut by_tool: HashMap<String, usize> = HashMap::new();
+    let mut by_tool: FastMap<String, usize> = FastMap::default();
     for r in &decl.rules {
         if let Some(first) = by_tool.get(&r.tool.node).and_then(|&i| rules.get(i)) {
             diags.push(

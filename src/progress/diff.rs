@@ -94,6 +94,7 @@ fn fields(old: &StepIr, new: &StepIr) -> Vec<FieldChange> {
             new.args.get(n).map_or(serde_json::Value::Null, json),
         );
     }
+    field("pre".into(), json(&old.pre), json(&new.pre));
     field("post".into(), json(&old.post), json(&new.post));
     field("binds".into(), json(&old.binds), json(&new.binds));
     field("on_unmet".into(), json(&old.on_unmet), json(&new.on_unmet));
@@ -192,7 +193,7 @@ pub fn render_human(d: &PlanDiff) -> String {
 /// An IR value (as JSON) the way the plan writes it: a reference as its
 /// name and members, a literal as its value; other fields as JSON.
 /// Recursion is bounded by the input's nesting limit.
-fn as_text(v: &serde_json::Value) -> String {
+pub fn as_text(v: &serde_json::Value) -> String {
     use serde_json::Value as J;
     let list = |items: Option<&Vec<J>>| -> Vec<String> {
         items.into_iter().flatten().map(as_text).collect()

@@ -126,6 +126,13 @@ pub enum TypeKind {
     Record(Vec<Field>),
     /// `"a" | "b"`: a string restricted to these values.
     Enum(Vec<Spanned<String>>),
+    /// `1`, `2.5`, `true`: a number or boolean literal as a type, the one
+    /// value it names (only `Int`, `Decimal` and `Bool` literals).
+    Literal(Literal),
+    /// `string | int`, `1 | 2 | 5`: a value of any of the members, at
+    /// least two, in the order written. A member written as a string is an
+    /// `Enum` of that one value.
+    Union(Vec<Type>),
     /// `T?`: `T` or `null`.
     Optional(Box<Type>),
     Error,
@@ -297,6 +304,13 @@ impl Step {
         })
     }
 
+    pub fn pres(&self) -> impl Iterator<Item = &Probe> {
+        self.clauses.iter().filter_map(|c| match c {
+            Clause::Pre(p) => Some(p),
+            _ => None,
+        })
+    }
+
     pub fn posts(&self) -> impl Iterator<Item = &Probe> {
         self.clauses.iter().filter_map(|c| match c {
             Clause::Post(p) => Some(p),
@@ -321,6 +335,8 @@ pub struct Arg {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Clause {
+    /// `pre PROBE`: its paths are rooted at a binding, never `$`.
+    Pre(Probe),
     /// `post PROBE`
     Post(Probe),
     /// `bind NAME = PATH`
@@ -338,7 +354,7 @@ pub enum Clause {
 impl Clause {
     pub fn span(&self) -> Span {
         match self {
-            Clause::Post(p) => p.span,
+            Clause::Pre(p) | Clause::Post(p) => p.span,
             Clause::Bind { span, .. } | Clause::After { span, .. } | Clause::Error(span) => *span,
             Clause::OnUnmet(s) => s.span,
             Clause::Retry(s) => s.span,
@@ -374,9 +390,12 @@ impl OnUnmet {
 
 // ---------------------------------------------------------------- paths and probes
 
-/// `$.results[0].id`: a path into a tool's result.
+/// `$.results[0].id`: a path into a tool's result; or, in a `pre` probe,
+/// `settings.region`: a path into a binding, `root` naming it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Path {
+    /// The binding a `pre` path starts at; `None` for `$`.
+    pub root: Option<Name>,
     pub segments: Vec<Spanned<PathSeg>>,
     pub span: Span,
 }
@@ -387,9 +406,29 @@ pub enum PathSeg {
     Index(u64),
 }
 
+impl Path {
+    /// A `pre` path as the reference it is: its root binding and its field
+    /// segments as members. `None` for a `$` path or one with an index.
+    pub fn as_reference(&self) -> Option<Reference> {
+        let name = self.root.clone()?;
+        let members = self
+            .segments
+            .iter()
+            .map(|s| match &s.node {
+                PathSeg::Field(f) => Some(Spanned::new(f.clone(), s.span)),
+                PathSeg::Index(_) => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Reference { name, members })
+    }
+}
+
 impl std::fmt::Display for Path {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("$")?;
+        match &self.root {
+            Some(name) => f.write_str(&name.node)?,
+            None => f.write_str("$")?,
+        }
         for s in &self.segments {
             match &s.node {
                 PathSeg::Field(name) => write!(f, ".{name}")?,
@@ -425,6 +464,11 @@ pub enum ProbeKind {
         path: Path,
         negated: bool,
         values: Vec<Spanned<Literal>>,
+    },
+    /// `PATH contains LITERAL`: the list at the path holds the value.
+    Contains {
+        path: Path,
+        value: Spanned<Literal>,
     },
     /// `exists(PATH)`
     Exists {

@@ -18,8 +18,9 @@
 //! `datetime`), `integer` is `int`, `number` is `decimal`, `boolean` is
 //! `bool`, `null`, `array` with `items` is a list, `object` with
 //! `properties` is a record (a property not in `required` is optional),
-//! `enum` or `const` of strings is an enum, `type: [T, "null"]` and
-//! `anyOf`/`oneOf` of one type and `null` are optional, and a schema with no
+//! `enum` or `const` of strings is an enum, of numbers or booleans a
+//! literal union (`1 | 2 | 5`), `type: [..]` and `anyOf`/`oneOf` of several
+//! types a union (`string | int`; with `null`, an optional one), and a schema with no
 //! type constraint (`{}`) is `any`, as is an `object` that declares no
 //! properties (the language has no map type).
 //!
@@ -32,8 +33,8 @@
 //! - keys of a tool entry, its `annotations`, the list or the JSON-RPC
 //!   response that planc does not use (`execution`, `icons`, …) are ignored;
 //! - an unknown JSON Schema keyword is W0502 and ignored, and so is a
-//!   constraint planc reads more loosely than written (an enum of numbers
-//!   is its number type, a union of several types is `any`);
+//!   constraint planc reads more loosely than written (an array or object
+//!   among an enum's values makes it `any`);
 //! - a schema planc cannot map (`$ref`, `allOf`, `not`, an ill-typed
 //!   keyword, …) is W0501 on the keyword: the tool is imported with `any`
 //!   there, and a step that calls it is E0111 (the checker's).
@@ -53,7 +54,7 @@
 //! whose default is `null` is optional.
 
 use super::ast::{
-    Doc, Effect, Expr, Field, Item, Module, Name, Param, Prim, ToolDecl, Type, TypeKind,
+    Doc, Effect, Expr, Field, Item, Literal, Module, Name, Param, Prim, ToolDecl, Type, TypeKind,
 };
 use super::json::{Json, Member, Value};
 use super::json_plan::plain_expr;
@@ -738,66 +739,104 @@ fn schema_type_as(r: &mut Reader<'_>, s: &Json<'_>, outer: Option<&str>) -> Type
     if nullable { optional(base) } else { base }
 }
 
-/// One type for several: the type itself when they all agree (with enums
-/// merged), else `any` with a W0502 at `at`.
+/// One type for several: their union, with alternatives that agree joined
+/// (enums merged, a string or `decimal` absorbing an enum or an `int`, a
+/// literal absorbed by its own type, records merged field by field, lists
+/// element by element), `null` making it optional and `any` swallowing
+/// the rest.
 fn join(r: &mut Reader<'_>, tys: Vec<Type>, at: Span, span: Span) -> Type {
     let mut nullable = false;
-    let mut out: Option<Type> = None;
-    for ty in tys {
-        let ty = match ty.node {
+    let mut out: Vec<Type> = Vec::new();
+    let mut todo = tys;
+    todo.reverse();
+    while let Some(ty) = todo.pop() {
+        match ty.node {
             TypeKind::Optional(inner) => {
                 nullable = true;
-                *inner
+                todo.push(*inner);
             }
-            TypeKind::Prim(Prim::Null) => {
-                nullable = true;
-                continue;
+            TypeKind::Prim(Prim::Null) => nullable = true,
+            TypeKind::Prim(Prim::Any) => return any(span),
+            TypeKind::Union(members) => todo.extend(members.into_iter().rev()),
+            node => merge_into(r, &mut out, Spanned::new(node, ty.span), at, span),
+        }
+    }
+    let one = match out.len() {
+        0 if nullable => return Spanned::new(TypeKind::Prim(Prim::Null), span),
+        0 => return any(span),
+        1 => out
+            .pop()
+            .map(|t| Spanned::new(t.node, span))
+            .unwrap_or_else(|| any(span)),
+        _ => Spanned::new(TypeKind::Union(out), span),
+    };
+    if nullable { optional(one) } else { one }
+}
+
+/// Adds the alternative `b` to the members `out`: joined with the first
+/// member it agrees with, else a member of its own.
+fn merge_into(r: &mut Reader<'_>, out: &mut Vec<Type>, b: Type, at: Span, span: Span) {
+    for slot in out.iter_mut() {
+        let a = std::mem::replace(slot, any(span));
+        let joined = match (a.node, b.node.clone()) {
+            (x, y)
+                if same_type(
+                    &Spanned::new(x.clone(), span),
+                    &Spanned::new(y.clone(), span),
+                ) =>
+            {
+                Some(x)
             }
-            _ => ty,
+            (TypeKind::Enum(mut x), TypeKind::Enum(y)) => {
+                x.extend(
+                    y.into_iter()
+                        .filter(|v| !x.iter().any(|w| w.node == v.node))
+                        .collect::<Vec<_>>(),
+                );
+                Some(TypeKind::Enum(x))
+            }
+            (TypeKind::Enum(_), TypeKind::Prim(Prim::String))
+            | (TypeKind::Prim(Prim::String), TypeKind::Enum(_)) => {
+                Some(TypeKind::Prim(Prim::String))
+            }
+            (TypeKind::Record(x), TypeKind::Record(y)) => {
+                Some(join_records(r, x, y, at, span).node)
+            }
+            (TypeKind::List(x), TypeKind::List(y)) => {
+                let elem = join(r, vec![*x, *y], at, span);
+                Some(TypeKind::List(Box::new(elem)))
+            }
+            (TypeKind::Prim(Prim::Int), TypeKind::Prim(Prim::Decimal))
+            | (TypeKind::Prim(Prim::Decimal), TypeKind::Prim(Prim::Int)) => {
+                Some(TypeKind::Prim(Prim::Decimal))
+            }
+            (TypeKind::Literal(l), TypeKind::Prim(p))
+            | (TypeKind::Prim(p), TypeKind::Literal(l))
+                if literal_of(&l, p) =>
+            {
+                Some(TypeKind::Prim(p))
+            }
+            (x, _) => {
+                *slot = Spanned::new(x, a.span);
+                None
+            }
         };
-        out = match (out, ty) {
-            (None, t) => Some(t),
-            (Some(a), b) if same_type(&a, &b) => Some(a),
-            (Some(a), b) => match (a.node, b.node) {
-                (TypeKind::Enum(mut x), TypeKind::Enum(y)) => {
-                    x.extend(y);
-                    Some(Spanned::new(TypeKind::Enum(x), span))
-                }
-                (TypeKind::Prim(Prim::Any), _) | (_, TypeKind::Prim(Prim::Any)) => {
-                    return any(span);
-                }
-                (TypeKind::Enum(_), TypeKind::Prim(Prim::String))
-                | (TypeKind::Prim(Prim::String), TypeKind::Enum(_)) => {
-                    Some(Spanned::new(TypeKind::Prim(Prim::String), span))
-                }
-                (TypeKind::Record(x), TypeKind::Record(y)) => Some(join_records(r, x, y, at, span)),
-                (TypeKind::List(x), TypeKind::List(y)) => {
-                    let elem = join(r, vec![*x, *y], at, span);
-                    Some(Spanned::new(TypeKind::List(Box::new(elem)), span))
-                }
-                (TypeKind::Prim(Prim::Int), TypeKind::Prim(Prim::Decimal))
-                | (TypeKind::Prim(Prim::Decimal), TypeKind::Prim(Prim::Int)) => {
-                    Some(Spanned::new(TypeKind::Prim(Prim::Decimal), span))
-                }
-                _ => {
-                    loosely(
-                        r,
-                        at,
-                        "a union of several types is read as `any`".into(),
-                        "another type",
-                        "planc checks one type, optionally with `null`: a value of any type is accepted here",
-                    );
-                    return any(span);
-                }
-            },
-        };
+        if let Some(node) = joined {
+            *slot = Spanned::new(node, span);
+            return;
+        }
     }
-    match out {
-        Some(t) if nullable => optional(Spanned::new(t.node, span)),
-        Some(t) => Spanned::new(t.node, span),
-        None if nullable => Spanned::new(TypeKind::Prim(Prim::Null), span),
-        None => any(span),
-    }
+    out.push(b);
+}
+
+/// Whether the literal `l` is a value of the primitive type `p`.
+fn literal_of(l: &Literal, p: Prim) -> bool {
+    matches!(
+        (l, p),
+        (Literal::Bool(_), Prim::Bool)
+            | (Literal::Int(_), Prim::Int | Prim::Decimal)
+            | (Literal::Decimal(_), Prim::Decimal)
+    )
 }
 
 /// Two alternative records as one: a field of both has both types joined,
@@ -922,8 +961,10 @@ fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
     }
 }
 
-/// `enum` or `const`: a string enum, or, for other values, the type they
-/// share with a W0502 that the set itself is not enforced.
+/// `enum` or `const`: a string enum, a literal type for a number or a
+/// boolean, their union for several (`1 | 2 | 5`, `"auto" | 0`). Arrays and
+/// objects among the values are read as `any` with a W0502, and so is a
+/// number no exact decimal holds (read as its number type).
 fn literal_set(
     r: &mut Reader<'_>,
     s: &Json<'_>,
@@ -932,6 +973,7 @@ fn literal_set(
     name: Option<&str>,
 ) -> Type {
     let span = s.span;
+    let what = if items.len() == 1 { "const" } else { "enum" };
     let mut strings = Vec::with_capacity(items.len());
     let mut others: Vec<Type> = Vec::new();
     let mut nullable = false;
@@ -939,16 +981,42 @@ fn literal_set(
         match &item.value {
             Value::String(v) => strings.push(Spanned::new(v.to_string(), item.span)),
             Value::Null => nullable = true,
-            Value::Bool(_) => others.push(Spanned::new(TypeKind::Prim(Prim::Bool), item.span)),
+            Value::Bool(b) => others.push(Spanned::new(
+                TypeKind::Literal(Literal::Bool(*b)),
+                item.span,
+            )),
             Value::Number(n) => {
-                let p = if n.bytes().all(|c| c.is_ascii_digit() || c == b'-') {
-                    Prim::Int
+                let int = n.bytes().all(|c| c.is_ascii_digit() || c == b'-');
+                let lit = if int {
+                    Literal::Int(n.to_string())
                 } else {
-                    Prim::Decimal
+                    Literal::Decimal(n.to_string())
                 };
-                others.push(Spanned::new(TypeKind::Prim(p), item.span));
+                if crate::catalog::Ty::literal_value(&lit).is_some() {
+                    others.push(Spanned::new(TypeKind::Literal(lit), item.span));
+                } else {
+                    loosely(
+                        r,
+                        item.span,
+                        format!(
+                            "the {what} value `{n}` has more digits than an exact decimal holds: read as `decimal`"
+                        ),
+                        "not enforced",
+                        "planc compares numbers exactly and never rounds: any number is accepted here",
+                    );
+                    others.push(Spanned::new(TypeKind::Prim(Prim::Decimal), item.span));
+                }
             }
-            Value::Array(_) | Value::Object(_) => others.push(any(item.span)),
+            Value::Array(_) | Value::Object(_) => {
+                loosely(
+                    r,
+                    item.span,
+                    format!("an array or object in an {what} is read as `any`"),
+                    "not enforced",
+                    "planc's literal types are strings, numbers and booleans: a value of any type is accepted here",
+                );
+                return any(span);
+            }
         }
     }
     if strings.is_empty() && others.is_empty() && !nullable {
@@ -958,46 +1026,29 @@ fn literal_set(
         );
         return unmapped(span);
     }
-    let ty = if others.is_empty() {
-        if strings.is_empty() {
-            Spanned::new(TypeKind::Prim(Prim::Null), span)
-        } else {
-            if let Some(n) = name.filter(|n| *n != "string") {
-                let at = s.get("type").map(|t| t.span).unwrap_or(e.span);
-                r.report(
-                    Diagnostic::new(
-                        Code::E0004,
-                        at,
-                        format!("an enum of strings cannot have type `{n}`"),
-                    )
-                    .with_label("not `string`"),
-                );
-                return unmapped(span);
-            }
-            Spanned::new(TypeKind::Enum(strings), span)
-        }
-    } else {
-        let mut tys = others;
-        if !strings.is_empty() {
-            tys.push(Spanned::new(TypeKind::Prim(Prim::String), span));
-        }
-        let joined = join(r, tys, e.span, span);
-        let what = if items.len() == 1 { "const" } else { "enum" };
-        if !matches!(joined.node, TypeKind::Prim(Prim::Any)) {
-            loosely(
-                r,
-                e.span,
-                format!(
-                    "the values of this {what} are not enforced: read as `{}`",
-                    crate::catalog::Ty::from_ast(&joined)
-                ),
-                "values planc does not check",
-                "planc's enums are sets of strings: any value of the type is accepted here",
-            );
-        }
-        joined
-    };
-    if nullable { optional(ty) } else { ty }
+    if !strings.is_empty()
+        && let Some(n) = name.filter(|n| *n != "string")
+    {
+        let at = s.get("type").map(|t| t.span).unwrap_or(e.span);
+        r.report(
+            Diagnostic::new(
+                Code::E0004,
+                at,
+                format!("an enum of strings cannot have type `{n}`"),
+            )
+            .with_label("not `string`"),
+        );
+        return unmapped(span);
+    }
+    let mut tys = Vec::with_capacity(others.len() + 2);
+    if !strings.is_empty() {
+        tys.push(Spanned::new(TypeKind::Enum(strings), span));
+    }
+    tys.extend(others);
+    if nullable {
+        tys.push(Spanned::new(TypeKind::Prim(Prim::Null), span));
+    }
+    join(r, tys, e.span, span)
 }
 
 /// `anyOf`/`oneOf`: the alternatives joined into one type (`null` making it

@@ -29,7 +29,7 @@
 //!   read as far as it goes; its other clauses and the other steps are kept.
 //!   A step without a readable `tool` keeps an empty tool name.
 
-use std::collections::HashMap;
+use crate::FastMap;
 
 use super::ast::{
     Arg, Clause, CmpOp, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, OnUnmet,
@@ -45,7 +45,7 @@ use crate::suggest;
 pub(crate) const PLAN_KEYS: &[&str] = &["name", "goal", "steps", "budget"];
 pub(crate) const BUDGET_KEYS: &[&str] = &["replans", "max_steps"];
 pub(crate) const STEP_KEYS: &[&str] = &[
-    "n", "id", "name", "tool", "args", "post", "binds", "on_unmet", "retry", "after",
+    "n", "id", "name", "tool", "args", "pre", "post", "binds", "on_unmet", "retry", "after",
 ];
 pub(crate) const PROBE_KINDS: &[&str] = &[
     "result_count",
@@ -54,6 +54,7 @@ pub(crate) const PROBE_KINDS: &[&str] = &[
     "field_not_in",
     "field_exists",
     "field_compare",
+    "contains",
 ];
 pub(crate) const ON_UNMET: &[&str] = &["replan", "halt", "escalate"];
 /// The keys of one element of `binds` written as an array (the form a
@@ -156,12 +157,12 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
 /// the steps so that `after` can name a later step by number.
 struct StepNames {
     names: Vec<String>,
-    by_number: HashMap<u64, usize>,
+    by_number: FastMap<u64, usize>,
 }
 
 fn step_names(items: &[Json<'_>]) -> StepNames {
     let mut names = Vec::with_capacity(items.len());
-    let mut by_number = HashMap::new();
+    let mut by_number = FastMap::default();
     for (i, item) in items.iter().enumerate() {
         let number = ["n", "id"]
             .iter()
@@ -206,7 +207,7 @@ fn ident(r: &mut Reader<'_>, key: &str, v: &Json<'_>, what: &str) -> Option<Name
     Some(Spanned::new(s.to_string(), v.text_span()))
 }
 
-fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &HashMap<u64, usize>) -> Option<Step> {
+fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) -> Option<Step> {
     let f = r.fields(item, "a step", STEP_KEYS)?;
     let name = step_name(r, item, &f);
     let tool = match f.get("tool") {
@@ -238,14 +239,14 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &HashMap<u64, usize>) ->
     for m in f.in_order() {
         let v = &m.value;
         match &*m.key {
-            "post" => match &v.value {
-                Value::Array(items) => {
-                    for p in items {
-                        clauses.push(Clause::Post(probe(r, p)));
-                    }
+            "pre" | "post" => {
+                let pre = &*m.key == "pre";
+                let one = std::slice::from_ref(v);
+                for p in v.as_array().unwrap_or(one) {
+                    let p = probe(r, p, pre);
+                    clauses.push(if pre { Clause::Pre(p) } else { Clause::Post(p) });
                 }
-                _ => clauses.push(Clause::Post(probe(r, v))),
-            },
+            }
             "binds" => binds(r, v, &mut clauses),
             "on_unmet" => {
                 if let Some(s) = r.string("on_unmet", v) {
@@ -430,6 +431,9 @@ fn bad_word(v: &Json<'_>, s: &str, what: &str, words: &[&str]) -> Diagnostic {
 /// What [`path`] reads, as a JSON Schema `pattern`: `$`, then `.field` and
 /// `[N]` segments.
 pub const PATH_PATTERN: &str = r"^\$(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*$";
+/// A `pre` probe's path: a binding name and its fields (what
+/// `binding_path` reads).
+pub const BINDING_PATH_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$";
 
 /// A whole-string reference (`"${name}"`, `"${name.member}"`) as a JSON
 /// Schema `pattern`: what [`string_expr`] reads as one reference.
@@ -525,15 +529,54 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
         }
     }
     Some(Path {
+        root: None,
         segments,
         span: v.text_span(),
     })
+}
+
+/// A `pre` probe's path: a binding name and its fields, `settings.region`,
+/// never `$`.
+fn binding_path(r: &mut Reader<'_>, v: &Json<'_>) -> Option<Path> {
+    let Value::String(s) = &v.value else {
+        r.ill_typed(
+            "`path`",
+            v,
+            "a binding name with its fields, such as `settings.region`",
+        );
+        return None;
+    };
+    match reference(r, v, s, 0) {
+        Some(reference) => Some(Path {
+            root: Some(reference.name),
+            segments: reference
+                .members
+                .into_iter()
+                .map(|m| Spanned::new(PathSeg::Field(m.node), m.span))
+                .collect(),
+            span: v.text_span(),
+        }),
+        None => {
+            let label = if s.starts_with('$') {
+                "a `pre` path starts with a binding name, not `$`"
+            } else {
+                "not a binding name with its fields"
+            };
+            r.report(
+                Diagnostic::new(Code::E0002, v.text_span(), format!("invalid path `{s}`"))
+                    .with_label(label)
+                    .with_help("a `pre` probe tests an artifact: its path is a binding name followed by `.field` segments, such as `settings.region`"),
+            );
+            None
+        }
+    }
 }
 
 // ------------------------------------------------------------------ probes
 
 pub(crate) const RESULT_COUNT_KEYS: &[&str] = &["probe", "path", "equals", "op", "value"];
 pub(crate) const FIELD_EQUALS_KEYS: &[&str] = &["probe", "path", "value"];
+pub(crate) const CONTAINS_KEYS: &[&str] = &["probe", "path", "value"];
 pub(crate) const FIELD_IN_KEYS: &[&str] = &["probe", "path", "values"];
 pub(crate) const FIELD_EXISTS_KEYS: &[&str] = &["probe", "path"];
 pub(crate) const FIELD_COMPARE_KEYS: &[&str] = &["probe", "path", "op", "value"];
@@ -549,6 +592,7 @@ pub(crate) fn probe_keys(kind: Option<&str>) -> &'static [&'static str] {
         Some("field_in" | "field_not_in") => FIELD_IN_KEYS,
         Some("field_exists") => FIELD_EXISTS_KEYS,
         Some("field_compare") => FIELD_COMPARE_KEYS,
+        Some("contains") => CONTAINS_KEYS,
         _ => PROBE_ANY_KEYS,
     }
 }
@@ -565,15 +609,17 @@ pub(crate) const SHAPES: &[&[&str]] = &[
     FIELD_IN_KEYS,
     FIELD_EXISTS_KEYS,
     FIELD_COMPARE_KEYS,
+    CONTAINS_KEYS,
     PROBE_ANY_KEYS,
 ];
 
-fn probe(r: &mut Reader<'_>, v: &Json<'_>) -> Probe {
-    let kind = probe_kind(r, v).unwrap_or(ProbeKind::Error);
+/// A probe of `post` (`$` paths), or of `pre` (paths rooted at a binding).
+fn probe(r: &mut Reader<'_>, v: &Json<'_>, pre: bool) -> Probe {
+    let kind = probe_kind(r, v, pre).unwrap_or(ProbeKind::Error);
     Probe { kind, span: v.span }
 }
 
-fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
+fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>, pre: bool) -> Option<ProbeKind> {
     if v.as_object().is_none() {
         r.ill_typed("a probe", v, "an object with a `probe` key");
         return None;
@@ -592,6 +638,7 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
         "field_not_in" => (FIELD_IN_KEYS, "a `field_not_in` probe"),
         "field_exists" => (FIELD_EXISTS_KEYS, "a `field_exists` probe"),
         "field_compare" => (FIELD_COMPARE_KEYS, "a `field_compare` probe"),
+        "contains" => (CONTAINS_KEYS, "a `contains` probe"),
         other => {
             r.report(bad_word(kv, other, "`probe`", PROBE_KINDS));
             return None;
@@ -599,8 +646,9 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
     };
     let f = r.fields(v, what, keys)?;
     let path = match f.get("path") {
+        Some(p) if pre => Some(binding_path(r, p)?),
         Some(p) => Some(path(r, "`path`", p)?),
-        None if kind == "result_count" => None,
+        None if kind == "result_count" && !pre => None,
         None => {
             r.missing_key(v.span, "path", what);
             return None;
@@ -659,6 +707,19 @@ fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>) -> Option<ProbeKind> {
             Some(ProbeKind::Compare {
                 path: path?,
                 op: op?,
+                value: value?,
+            })
+        }
+        "contains" => {
+            let value = match f.get("value") {
+                Some(val) => literal(r, "`value`", val),
+                None => {
+                    r.missing_key(v.span, "value", what);
+                    None
+                }
+            };
+            Some(ProbeKind::Contains {
+                path: path?,
                 value: value?,
             })
         }

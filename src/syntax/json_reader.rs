@@ -131,11 +131,12 @@ impl<'t> Reader<'t> {
                     .is_some_and(|before| before.iter().any(|o| o.key == m.key))
             })
         } else {
-            let mut seen = std::collections::HashSet::with_capacity(members.len());
+            let mut seen =
+                crate::FastSet::with_capacity_and_hasher(members.len(), Default::default());
             !members.iter().all(|m| seen.insert(&*m.key))
         };
         let keep = has_duplicates.then(|| {
-            let mut first: std::collections::HashMap<&str, Span> = std::collections::HashMap::new();
+            let mut first: crate::FastMap<&str, Span> = crate::FastMap::default();
             members
                 .iter()
                 .map(|m| match first.get(&*m.key) {

@@ -217,6 +217,13 @@ fn describe(file: FileId, e: &Rich<'_, Token<'_>>) -> Diagnostic {
                     let words: Vec<&str> = expected.iter().flat_map(keywords_of).collect();
                     crate::suggest::did_you_mean(&crate::suggest::nearest(w, words))
                 }
+                Some(Token::Path(_))
+                    if expected
+                        .iter()
+                        .any(|p| matches!(p, RichPattern::Label(l) if l.as_ref() == LABEL_PRE_PROBE)) =>
+                {
+                    Some("a `pre` probe tests an artifact of an earlier step: its path starts with a binding name, not `$`, such as `settings.region`".to_string())
+                }
                 _ => None,
             };
             // Without a near keyword to suggest, say what may stand here:
@@ -270,27 +277,27 @@ fn keywords_of(p: &RichPattern<'_, Token<'_>>) -> Vec<&'static str> {
             LABEL_ATTR => vec!["read", "write", "idempotent", "untrusted"],
             LABEL_ON_UNMET => vec!["replan", "halt", "escalate"],
             LABEL_TYPE => ast::Prim::ALL.iter().map(|p| p.as_str()).collect(),
-            LABEL_PROBE => vec!["len", "exists"],
+            LABEL_PROBE | LABEL_PRE_PROBE => vec!["len", "exists"],
             _ => Vec::new(),
         },
         _ => Vec::new(),
     }
 }
 
-const KEYWORDS: [&str; 14] = [
-    "tool", "policy", "plan", "step", "post", "bind", "on_unmet", "retry", "after", "requires",
-    "approval", "where", "human", "in",
+const KEYWORDS: [&str; 16] = [
+    "tool", "policy", "plan", "step", "pre", "post", "bind", "on_unmet", "retry", "after",
+    "requires", "approval", "where", "human", "in", "contains",
 ];
 const LABEL_DECL: &str = "a declaration (`tool`, `policy` or `plan`)";
 const LABEL_PLAN_ITEM: &str = "a step";
 const LABEL_POLICY_ITEM: &str = "a policy rule";
-const LABEL_CLAUSE: &str = "a clause (`post`, `bind`, `on_unmet`, `retry`, `after`)";
+const LABEL_CLAUSE: &str = "a clause (`pre`, `post`, `bind`, `on_unmet`, `retry`, `after`)";
 const LABEL_RULE_CLAUSE: &str = "a rule clause (`requires`, `approval`, `where`, `untrusted`)";
 const LABEL_ATTR: &str = "a tool attribute (`read`, `write`, `idempotent`, `untrusted`)";
 const LABEL_ON_UNMET: &str = "`replan`, `halt` or `escalate`";
 const LABEL_TYPE: &str = "a type";
-const LABEL_PROBE: &str =
-    "a probe (`len($.x) == 1`, `$.x == value`, `$.x in [...]`, `exists($.x)`)";
+const LABEL_PROBE: &str = "a probe (`len($.x) == 1`, `$.x == value`, `$.x in [...]`, `$.x contains value`, `exists($.x)`)";
+const LABEL_PRE_PROBE: &str = "a probe (`len(name) == 1`, `name.x == value`, `name in [...]`, `name contains value`, `exists(name.x)`)";
 
 /// `a`, `a or b`, `a, b or c`
 fn join_or(items: &[String]) -> String {
@@ -353,7 +360,7 @@ enum Sync {
     Close(Delim),
 }
 
-const CLAUSE_WORDS: [&str; 5] = ["post", "bind", "on_unmet", "retry", "after"];
+const CLAUSE_WORDS: [&str; 6] = ["pre", "post", "bind", "on_unmet", "retry", "after"];
 const RULE_WORDS: [&str; 4] = ["requires", "approval", "where", "untrusted"];
 
 fn is_ident(t: Option<Token<'_>>, words: &[&str]) -> bool {
@@ -392,7 +399,7 @@ fn stops(sync: Sync, t: Token<'_>, next: Option<Token<'_>>, third: Option<Token<
             starts_decl
                 || starts_step
                 || matches!(t, Token::Doc(_))
-                || t == Token::Ident("post")
+                || matches!(t, Token::Ident("pre" | "post"))
                 || (matches!(t, Token::Ident("bind" | "on_unmet" | "after"))
                     && matches!(next, Some(Token::Ident(_))))
                 || (t == Token::Ident("retry") && matches!(next, Some(Token::Int(_))))
@@ -692,9 +699,34 @@ fn read_path(state: &mut State, s: &str, span: SimpleSpan) -> ast::Path {
         i = end.max(i + 1);
     }
     ast::Path {
+        root: None,
         segments,
         span: state.span(span),
     }
+}
+
+/// A `pre` probe's path: a binding name with its fields,
+/// `settings.db_size_gb`.
+fn binding_path<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    file: FileId,
+) -> impl Parser<'t, I, ast::Path, Ex<E>> + Clone {
+    select! {
+        Token::Ident(s) = e => (s, raw_span(e)),
+        Token::DottedName(s) = e => (s, raw_span(e)),
+    }
+    .labelled("a binding name, with its fields (`name`, `name.field`)")
+    .map(move |(s, span): (&str, SimpleSpan)| {
+        let r = reference(file, s, span.start);
+        ast::Path {
+            root: Some(r.name),
+            segments: r
+                .members
+                .into_iter()
+                .map(|m| Spanned::new(ast::PathSeg::Field(m.node), m.span))
+                .collect(),
+            span: Span::new(file, span.start, span.end),
+        }
+    })
 }
 
 /// A `name:value` written without a space, split at its first `:`. The
@@ -917,17 +949,17 @@ fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             },
             Token::TooDeep => ast::TypeKind::Error,
         };
-        let enum_ty = select! {
-            Token::Str(s) = e => Some(Spanned::new(literal::decode(s), { let r = raw_span(e); Span::new(file, r.start, r.end) })),
-            Token::BadLit(_) => None,
-        }
-        .separated_by(just(Token::Pipe))
-        .at_least(1)
-        .collect::<Vec<_>>()
-        .map(|v: Vec<Option<Spanned<String>>>| {
-            let all: Option<Vec<_>> = v.into_iter().collect();
-            all.map(ast::TypeKind::Enum).unwrap_or(ast::TypeKind::Error)
-        });
+        // A literal as a type: a string is an enum of that one value (a
+        // union of strings merges into one enum below), a number or a
+        // boolean names that value.
+        let lit_ty = select! {
+            Token::Str(s) = e => ast::TypeKind::Enum(vec![Spanned::new(literal::decode(s), { let r = raw_span(e); Span::new(file, r.start, r.end) })]),
+            Token::BadLit(_) => ast::TypeKind::Error,
+            Token::Int(s) => ast::TypeKind::Literal(ast::Literal::Int(s.to_string())),
+            Token::Decimal(s) => ast::TypeKind::Literal(ast::Literal::Decimal(s.to_string())),
+            Token::Ident("true") => ast::TypeKind::Literal(ast::Literal::Bool(true)),
+            Token::Ident("false") => ast::TypeKind::Literal(ast::Literal::Bool(false)),
+        };
         let list = ty
             .clone()
             .delimited_by(just(Token::LBracket), close(Delim::Bracket))
@@ -959,8 +991,14 @@ fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         let record =
             list_of(field, field_recovery, Token::LBrace, Delim::Brace).map(ast::TypeKind::Record);
 
-        let atom = choice((prim, list, record, enum_ty)).map_with(|k, e| Spanned::new(k, sp(e)));
-        atom.then(just(Token::Question).map_with(|_, e| sp(e)).or_not())
+        let atom = choice((prim, list, record, lit_ty)).map_with(|k, e| Spanned::new(k, sp(e)));
+        let union = atom
+            .separated_by(just(Token::Pipe))
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .map_with(|members: Vec<ast::Type>, e| union_type(members, sp(e)));
+        union
+            .then(just(Token::Question).map_with(|_, e| sp(e)).or_not())
             .map(|(t, q)| match q {
                 Some(q) => {
                     let span = t.span.to(q);
@@ -971,6 +1009,36 @@ fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             .labelled(LABEL_TYPE)
             .boxed()
     })
+}
+
+/// The members of `A | B | …` as one type: a single member is itself,
+/// members that are all strings are one enum, anything else a union.
+fn union_type(mut members: Vec<ast::Type>, span: Span) -> ast::Type {
+    if members.len() == 1
+        && let Some(one) = members.pop()
+    {
+        return one;
+    }
+    if members
+        .iter()
+        .any(|m| matches!(m.node, ast::TypeKind::Error))
+    {
+        return Spanned::new(ast::TypeKind::Error, span);
+    }
+    if members
+        .iter()
+        .all(|m| matches!(m.node, ast::TypeKind::Enum(_)))
+    {
+        let values = members
+            .into_iter()
+            .flat_map(|m| match m.node {
+                ast::TypeKind::Enum(vs) => vs,
+                _ => Vec::new(),
+            })
+            .collect();
+        return Spanned::new(ast::TypeKind::Enum(values), span);
+    }
+    Spanned::new(ast::TypeKind::Union(members), span)
 }
 
 /// `name: T`, `name?: T`, or `name:T` written without a space.
@@ -1509,10 +1577,14 @@ enum PlanItem {
     Step(ast::Step),
 }
 
-fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
--> impl Parser<'t, I, ast::Probe, Ex<E>> + Clone {
+/// A probe whose paths `path` reads: `$` paths for `post`, binding paths
+/// for `pre`.
+fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    path: impl Parser<'t, I, ast::Path, Ex<E>> + Clone + 't,
+    label: &'static str,
+) -> impl Parser<'t, I, ast::Probe, Ex<E>> + Clone {
     let len = word("len")
-        .ignore_then(path().delimited_by(just(Token::LParen), just(Token::RParen)))
+        .ignore_then(path.clone().delimited_by(just(Token::LParen), just(Token::RParen)))
         .then(cmp_op())
         .then(
             select! { Token::Int(s) => Some(Literal::Int(s.to_string())), Token::BadLit(_) => None }
@@ -1527,21 +1599,33 @@ fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
             None => ast::ProbeKind::Error,
         });
     let exists = word("exists")
-        .ignore_then(path().delimited_by(just(Token::LParen), just(Token::RParen)))
+        .ignore_then(
+            path.clone()
+                .delimited_by(just(Token::LParen), just(Token::RParen)),
+        )
         .map(|path| ast::ProbeKind::Exists { path });
-    let compare = path()
-        .then(cmp_op())
-        .then(literal())
-        .map(|((path, op), value)| match value {
-            Some(value) => ast::ProbeKind::Compare { path, op, value },
-            None => ast::ProbeKind::Error,
-        });
+    let compare =
+        path.clone()
+            .then(cmp_op())
+            .then(literal())
+            .map(|((path, op), value)| match value {
+                Some(value) => ast::ProbeKind::Compare { path, op, value },
+                None => ast::ProbeKind::Error,
+            });
     let values = literal()
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LBracket), just(Token::RBracket));
-    let within = path()
+    let contains = path
+        .clone()
+        .then_ignore(word("contains"))
+        .then(literal())
+        .map(|(path, value)| match value {
+            Some(value) => ast::ProbeKind::Contains { path, value },
+            None => ast::ProbeKind::Error,
+        });
+    let within = path
         .then(word("not").or_not())
         .then_ignore(word("in"))
         .then(values)
@@ -1556,8 +1640,8 @@ fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
                 None => ast::ProbeKind::Error,
             }
         });
-    choice((len, exists, within, compare))
-        .labelled(LABEL_PROBE)
+    choice((len, exists, within, contains, compare))
+        .labelled(label)
         .map_with(|kind, e| ast::Probe { kind, span: sp(e) })
 }
 
@@ -1572,7 +1656,12 @@ fn clause<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 Spanned::new(v, sp(e))
             });
     choice((
-        word("post").ignore_then(probe()).map(ast::Clause::Post),
+        word("pre")
+            .ignore_then(probe(binding_path(file), LABEL_PRE_PROBE))
+            .map(ast::Clause::Pre),
+        word("post")
+            .ignore_then(probe(path(), LABEL_PROBE))
+            .map(ast::Clause::Post),
         word("bind")
             .ignore_then(ident(file, "a binding name"))
             .then_ignore(just(Token::Assign))

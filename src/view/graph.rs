@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use crate::ir::{DependencyReason, Effect, PlanIr, StepIr};
+use crate::progress::{Event, FailureKind, PlanDiff, ProgressRecord, Status};
 
 /// What kind of node a step is. A step is exactly one of read or write,
 /// and any of the rest.
@@ -73,6 +74,67 @@ pub struct Node {
     /// Its wave in the schedule, from 0.
     pub wave: usize,
     pub classes: Classes,
+    /// Where it stands, from a progress record: the record's status, or
+    /// `pending` for a step the record does not know. `None` without a
+    /// record.
+    pub status: Option<Status>,
+    /// In the invalidated subgraph: the step it came through (the invalid
+    /// step whose data it reads, or itself for a step the record marks
+    /// invalid or failed).
+    pub invalidated: Option<String>,
+    /// Against an earlier plan: whether it is new or changed.
+    pub change: Option<Change>,
+}
+
+/// How a step differs from the earlier plan's step of the same name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Changed,
+}
+
+impl Change {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Changed => "changed",
+        }
+    }
+}
+
+impl Node {
+    /// What the record and the delta say of the step, in words, for a
+    /// label: `complete`, `pending · invalidated`, `invalid · changed`;
+    /// `None` when there is neither.
+    pub fn state(&self) -> Option<String> {
+        let mut words: Vec<&str> = Vec::new();
+        if let Some(s) = self.status {
+            words.push(s.as_str());
+            if self.invalidated.is_some() && !matches!(s, Status::Invalid | Status::Failed) {
+                words.push("invalidated");
+            }
+        }
+        if let Some(c) = self.change {
+            words.push(c.as_str());
+        }
+        (!words.is_empty()).then(|| words.join(" · "))
+    }
+
+    /// The CSS classes of the state: `status-complete`, `invalidated`,
+    /// `added`, `changed`.
+    pub fn state_classes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(s) = self.status {
+            out.push(format!("status-{}", s.as_str()));
+        }
+        if self.invalidated.is_some() {
+            out.push("invalidated".to_string());
+        }
+        if let Some(c) = self.change {
+            out.push(c.as_str().to_string());
+        }
+        out
+    }
 }
 
 /// `from` must finish before `to` starts, for these reasons (sorted, at
@@ -145,6 +207,9 @@ impl Graph {
                 tool: s.tool.clone(),
                 wave: wave_of(i),
                 classes: Classes::of(s),
+                status: None,
+                invalidated: None,
+                change: None,
             })
             .collect();
         let mut edges: Vec<Edge> = Vec::new();
@@ -181,9 +246,67 @@ impl Graph {
     fn node(&self, i: usize) -> Option<&Node> {
         self.nodes.get(i)
     }
+
+    /// Marks each node with its status in `record` and the invalidated
+    /// subgraph: every step the record marks `invalid` or `failed`, and
+    /// every step that reads their data, transitively, as
+    /// [`crate::progress::invalidate`] decides it for that event (a failed
+    /// precondition's cause is the producer of what it read).
+    pub fn mark_progress(&mut self, ir: &PlanIr, record: &ProgressRecord) {
+        for n in &mut self.nodes {
+            n.status = Some(record.step(&n.name).map_or(Status::Pending, |s| s.status));
+        }
+        for root in record
+            .steps
+            .iter()
+            .filter(|s| matches!(s.status, Status::Invalid | Status::Failed))
+        {
+            let event = match root.failure.as_ref().map(|f| f.kind) {
+                Some(FailureKind::PreconditionUnmet) => Event::Precondition(root.name.clone()),
+                _ => Event::Failed(root.name.clone()),
+            };
+            let Ok(inv) = crate::progress::invalidate(ir, record, &event) else {
+                continue;
+            };
+            for change in inv.steps.iter().filter(|c| c.after == Status::Invalid) {
+                let Some(cause) = &change.cause else { continue };
+                // A step the record marks invalid is its own cause only
+                // until another root's invalidation reaches it.
+                if let Some(n) = self.nodes.iter_mut().find(|n| n.name == change.name)
+                    && (n.invalidated.is_none() || n.invalidated.as_ref() == Some(&n.name))
+                {
+                    n.invalidated = Some(cause.clone());
+                }
+            }
+        }
+    }
+
+    /// Marks the nodes the delta from an earlier plan adds or changes.
+    pub fn mark_delta(&mut self, delta: &PlanDiff) {
+        for n in &mut self.nodes {
+            if delta.added.contains(&n.name) {
+                n.change = Some(Change::Added);
+            } else if delta.changed.iter().any(|c| c.step == n.name) {
+                n.change = Some(Change::Changed);
+            }
+        }
+    }
+
+    /// Whether an edge joins two steps of the invalidated subgraph along
+    /// data: the way the invalidation travelled.
+    pub fn invalidated_edge(&self, e: &Edge) -> bool {
+        let inside = |i: usize| self.node(i).is_some_and(|n| n.invalidated.is_some());
+        inside(e.from) && inside(e.to) && e.reasons.contains(&DependencyReason::Data)
+    }
 }
 
 // ---------------------------------------------------------------- DOT
+
+/// The fill of a complete step and the line colour of the invalidated
+/// subgraph, in both graph languages. Each only repeats what the node's
+/// label says in words.
+const COMPLETE_FILL: &str = "#eef2f5";
+const INVALIDATED: &str = "#b42318";
 
 /// A DOT string: quotes and backslashes escaped, line breaks as `\n`, so
 /// that no name or goal can end it.
@@ -223,7 +346,9 @@ fn dot_lines(lines: &[&str]) -> String {
 /// double border, an untrusted input a dashed one; a data edge is solid,
 /// `after` dashed, `effect` dotted, each labelled with its reasons. Every
 /// node says its classes in its label, and carries them in `class` for SVG
-/// output.
+/// output. With a record, a label's last line is the step's status (a
+/// complete step is filled, the invalidated subgraph drawn heavy); against
+/// an earlier plan, `added` or `changed` (an added step has diagonals).
 pub fn dot(g: &Graph) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quoted(&g.name));
@@ -253,13 +378,32 @@ pub fn dot(g: &Graph) -> String {
             style.push("dashed");
         }
         let classes = c.label();
+        let state = n.state();
+        let mut lines = vec![n.name.as_str(), n.tool.as_str(), classes.as_str()];
+        if let Some(state) = &state {
+            lines.push(state);
+        }
+        if n.status == Some(Status::Complete) {
+            style.push("filled");
+        }
+        if n.change == Some(Change::Added) {
+            style.push("diagonals");
+        }
+        let mut class_names: Vec<String> = c.names().iter().map(|s| s.to_string()).collect();
+        class_names.extend(n.state_classes());
         let mut attrs = vec![
-            format!("label={}", dot_lines(&[&n.name, &n.tool, &classes])),
+            format!("label={}", dot_lines(&lines)),
             format!("style={}", quoted(&style.join(","))),
-            format!("class={}", quoted(&c.names().join(" "))),
+            format!("class={}", quoted(&class_names.join(" "))),
         ];
         if c.approval {
             attrs.push("peripheries=2".to_string());
+        }
+        if n.status == Some(Status::Complete) {
+            attrs.push(format!("fillcolor={}", quoted(COMPLETE_FILL)));
+        }
+        if n.invalidated.is_some() {
+            attrs.push(format!("color={}, penwidth=2.5", quoted(INVALIDATED)));
         }
         let _ = writeln!(out, "  {} [{}];", quoted(&n.name), attrs.join(", "));
     }
@@ -272,9 +416,14 @@ pub fn dot(g: &Graph) -> String {
             crate::ir::DependencyReason::After => "dashed",
             crate::ir::DependencyReason::Effect => "dotted",
         };
+        let invalidated = if g.invalidated_edge(e) {
+            format!(", color={}, penwidth=2", quoted(INVALIDATED))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {} -> {} [label={}, style={style}];",
+            "  {} -> {} [label={}, style={style}{invalidated}];",
             quoted(&from.name),
             quoted(&to.name),
             quoted(&e.label())
@@ -309,9 +458,11 @@ fn mermaid_text(s: &str) -> String {
 /// The graph as a Mermaid flowchart: waves as subgraphs left to right; a
 /// read is a rounded node, a write a square one, a step needing approval
 /// has double side bars, an untrusted input a dashed border, a write a
-/// heavy one; every node's label
-/// says its classes (`write · approval`); edges are solid for data, dotted
-/// for `after` and `effect`, labelled with their reasons. Node ids are
+/// heavy one; every node's label says its classes (`write · approval`)
+/// and, with a record or an earlier plan, its state (`complete`,
+/// `invalid · changed`); edges are solid for data (heavy inside the
+/// invalidated subgraph), dotted for `after` and `effect`, labelled with
+/// their reasons. Node ids are
 /// `s0`, `s1`, ... so that no step name needs escaping outside a label.
 pub fn mermaid(g: &Graph) -> String {
     let mut out = String::new();
@@ -326,12 +477,15 @@ pub fn mermaid(g: &Graph) -> String {
         out.push_str("    direction TB\n");
         for &i in wave {
             let Some(n) = g.node(i) else { continue };
-            let label = format!(
+            let mut label = format!(
                 "<b>{}</b><br/>{}<br/><i>{}</i>",
                 mermaid_text(&n.name),
                 mermaid_text(&n.tool),
                 mermaid_text(&n.classes.label())
             );
+            if let Some(state) = n.state() {
+                let _ = write!(label, "<br/><b>{}</b>", mermaid_text(&state));
+            }
             let (open, close) = match (n.classes.write, n.classes.approval) {
                 (_, true) => ("[[", "]]"),
                 (true, false) => ("[", "]"),
@@ -343,6 +497,7 @@ pub fn mermaid(g: &Graph) -> String {
     }
     for e in &g.edges {
         let arrow = match e.main_reason() {
+            crate::ir::DependencyReason::Data if g.invalidated_edge(e) => "==>",
             crate::ir::DependencyReason::Data => "-->",
             _ => "-.->",
         };
@@ -356,11 +511,34 @@ pub fn mermaid(g: &Graph) -> String {
     }
     out.push_str("  classDef write stroke-width:3px\n");
     out.push_str("  classDef untrusted stroke-dasharray:2 2\n");
-    for class in ["write", "untrusted"] {
+    // The states' classes are defined only when some node has them, so a
+    // graph without a record is as before.
+    let is_complete: fn(&Node) -> bool = |n| n.status == Some(Status::Complete);
+    let is_invalidated: fn(&Node) -> bool = |n| n.invalidated.is_some();
+    for (class, style, has) in [
+        ("complete", format!("fill:{COMPLETE_FILL}"), is_complete),
+        (
+            "invalidated",
+            format!("stroke:{INVALIDATED},stroke-width:4px"),
+            is_invalidated,
+        ),
+    ] {
+        if g.nodes.iter().any(has) {
+            let _ = writeln!(out, "  classDef {class} {style}");
+        }
+    }
+    let is_write: fn(&Node) -> bool = |n| n.classes.write;
+    let is_untrusted: fn(&Node) -> bool = |n| n.classes.untrusted;
+    for (class, has) in [
+        ("write", is_write),
+        ("untrusted", is_untrusted),
+        ("complete", is_complete),
+        ("invalidated", is_invalidated),
+    ] {
         let members: Vec<String> = g
             .nodes
             .iter()
-            .filter(|n| n.classes.names().contains(&class))
+            .filter(|n| has(n))
             .map(|n| format!("s{}", n.index))
             .collect();
         if !members.is_empty() {

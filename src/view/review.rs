@@ -3,7 +3,10 @@
 //! and scopes; what approving it means (the approvals and what each covers,
 //! the guards the executor enforces, the writes in their order); the
 //! dependency graph as inline SVG; and a card per step with its call,
-//! postconditions, binds and the compile's findings.
+//! postconditions, binds and the compile's findings. With a progress
+//! record, each step's status and the invalidated subgraph; against an
+//! earlier plan, the delta (added, removed and changed steps, field by
+//! field).
 //!
 //! The plan is written by a planner that may be hostile: every piece of it
 //! reaches the page through [`esc`], the page loads nothing (a content
@@ -14,10 +17,12 @@
 use std::fmt::Write;
 
 use super::Finding;
-use super::graph::{Classes, Graph, Node, reason_name};
+use super::graph::{Change, Classes, Graph, Node, reason_name};
 use super::svg::{self, Direction};
 use crate::diagnostics::Severity;
 use crate::ir::{DependencyReason, Effect, OnUnmet, PlanIr, StepIr, Value};
+use crate::progress::diff::as_text;
+use crate::progress::{PlanDiff, ProgressRecord, Status, StepRecord};
 
 /// Text made safe for HTML, in element content and in quoted attribute
 /// values alike.
@@ -68,6 +73,24 @@ pub struct Review<'a> {
     pub findings: &'a [Finding],
     /// What made the page, for its footer: `planc 0.1.0`.
     pub generator: &'a str,
+    /// The run's progress record (`--progress`).
+    pub progress: Option<Recorded<'a>>,
+    /// The earlier plan and the delta from it (`--against`).
+    pub against: Option<Against<'a>>,
+}
+
+/// A progress record and the file it was read from.
+#[derive(Clone, Copy)]
+pub struct Recorded<'a> {
+    pub record: &'a ProgressRecord,
+    pub source: &'a str,
+}
+
+/// The plan this one replaces, and what changed.
+#[derive(Clone, Copy)]
+pub struct Against<'a> {
+    pub old: &'a PlanIr,
+    pub diff: &'a PlanDiff,
 }
 
 const STYLE: &str = include_str!("review.css");
@@ -202,7 +225,13 @@ fn finding_item(f: &Finding) -> String {
 
 pub fn page(r: &Review<'_>) -> String {
     let ir = r.ir;
-    let graph = Graph::of(ir);
+    let mut graph = Graph::of(ir);
+    if let Some(p) = r.progress {
+        graph.mark_progress(ir, p.record);
+    }
+    if let Some(a) = r.against {
+        graph.mark_delta(a.diff);
+    }
     let mut h = String::with_capacity(32 * 1024);
     let title = ir.goal.as_deref().unwrap_or(&ir.name);
     let _ = write!(
@@ -218,6 +247,12 @@ pub fn page(r: &Review<'_>) -> String {
     header(&mut h, r, &graph);
     h.push_str("<main>\n");
     approve(&mut h, r);
+    if let Some(a) = r.against {
+        delta(&mut h, r, a);
+    }
+    if let Some(p) = r.progress {
+        progress(&mut h, r, p, &graph);
+    }
     order(&mut h, &graph);
     steps(&mut h, r, &graph);
     plan_findings(&mut h, r);
@@ -304,6 +339,32 @@ fn header(h: &mut String, r: &Review<'_>, graph: &Graph) {
         h,
         "<div><dt>Scopes the run uses</dt><dd id=\"fact-scopes\">{needs}</dd></div>"
     );
+    if let Some(a) = r.against {
+        let d = a.diff;
+        let _ = writeln!(
+            h,
+            "<div><dt>Changes</dt><dd id=\"fact-delta\"><a href=\"#delta\">{} added, {} removed, {} changed</a>; {} unchanged</dd></div>",
+            d.added.len(),
+            d.removed.len(),
+            d.changed.len(),
+            d.unchanged.len()
+        );
+    }
+    if let Some(p) = r.progress {
+        let _ = writeln!(
+            h,
+            "<div><dt>Progress</dt><dd id=\"fact-progress\"><a href=\"#progress\">{}</a>; {}</dd></div>",
+            status_counts(graph),
+            match ir.budget.replans {
+                Some(n) => format!("{} of {n} replans used", p.record.replans_used),
+                None => count(
+                    p.record.replans_used as usize,
+                    "replan used",
+                    "replans used"
+                ),
+            }
+        );
+    }
     h.push_str("</dl>\n</header>\n");
 }
 
@@ -517,13 +578,19 @@ fn order(h: &mut String, graph: &Graph) {
             reason_name(reason)
         );
     }
-    h.push_str("<li><span class=\"key key-read\"></span> read</li><li><span class=\"key key-write\"></span> write (heavy border)</li><li><span class=\"key key-approval\"></span> needs approval (double border)</li><li><span class=\"key key-untrusted\"></span> untrusted input (dashed)</li></ul>\n");
-    let none = |_: &Node| None;
+    h.push_str("<li><span class=\"key key-read\"></span> read</li><li><span class=\"key key-write\"></span> write (heavy border)</li><li><span class=\"key key-approval\"></span> needs approval (double border)</li><li><span class=\"key key-untrusted\"></span> untrusted input (dashed)</li>");
+    if graph.nodes.iter().any(|n| n.status.is_some()) {
+        h.push_str("<li><span class=\"key key-complete\"></span> complete (shaded)</li><li><span class=\"key key-invalidated\"></span> invalidated subgraph (heavy outline; its data edges heavy)</li>");
+    }
+    h.push_str("</ul>\n");
+    if graph.nodes.iter().any(|n| n.state().is_some()) {
+        h.push_str("<p class=\"small\">Each step's last line says its status and whether it is added or changed.</p>\n");
+    }
     let _ = writeln!(
         h,
         "<div class=\"dag-frame dag-frame-across\">{}</div>\n<div class=\"dag-frame dag-frame-down\">{}</div>",
-        svg::draw(graph, Direction::Across, "dag-across", &none),
-        svg::draw(graph, Direction::Down, "dag-down", &none)
+        svg::draw(graph, Direction::Across, "dag-across"),
+        svg::draw(graph, Direction::Down, "dag-down")
     );
     h.push_str("</section>\n");
 }
@@ -533,17 +600,28 @@ fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
     h.push_str("<section id=\"steps\" aria-labelledby=\"steps-h\">\n<h2 id=\"steps-h\">Steps</h2>\n<div class=\"cards\">\n");
     for step in &ir.steps {
         let classes = Classes::of(step);
-        let wave = graph.nodes.get(step.index).map(|n| n.wave + 1).unwrap_or(0);
+        let node = graph.nodes.get(step.index);
+        let wave = node.map(|n| n.wave + 1).unwrap_or(0);
+        let mut class_names: Vec<String> = classes.names().iter().map(|c| c.to_string()).collect();
+        class_names.extend(node.map(Node::state_classes).unwrap_or_default());
+        let status_attr = node
+            .and_then(|n| n.status)
+            .map(|s| format!(" data-status=\"{s}\""))
+            .unwrap_or_default();
         let _ = writeln!(
             h,
-            "<article class=\"card {}\" id=\"{}\" data-step=\"{}\">",
-            classes.names().join(" "),
+            "<article class=\"card {}\" id=\"{}\" data-step=\"{}\"{status_attr}>",
+            class_names.join(" "),
             card_id(step),
             esc(&step.name)
         );
+        let state = node
+            .and_then(Node::state)
+            .map(|s| format!(" <span class=\"state\">{}</span>", esc(&s)))
+            .unwrap_or_default();
         let _ = writeln!(
             h,
-            "<header><h3><span class=\"num\">{}.</span> <code>{}</code></h3>{}</header>",
+            "<header><h3><span class=\"num\">{}.</span> <code>{}</code></h3>{}{state}</header>",
             step.index + 1,
             esc(&step.name),
             tags(classes)
@@ -568,6 +646,41 @@ fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
             h,
             "<div><dt>Runs</dt><dd>in wave {wave}; waits for {waits}</dd></div>"
         );
+        if let (Some(p), Some(n)) = (r.progress, node) {
+            let _ = writeln!(
+                h,
+                "<div class=\"status-row\"><dt>Status</dt><dd>{}</dd></div>",
+                status_text(n, p.record.step(&step.name))
+            );
+        }
+        if let Some(a) = r.against {
+            let change = match node.and_then(|n| n.change) {
+                Some(Change::Added) => {
+                    "added: the earlier plan has no step of this name".to_string()
+                }
+                Some(Change::Changed) => a
+                    .diff
+                    .changed
+                    .iter()
+                    .find(|c| c.step == step.name)
+                    .map(|c| {
+                        format!(
+                            "changed: {}",
+                            c.fields
+                                .iter()
+                                .map(|f| code(&f.field))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    })
+                    .unwrap_or_default(),
+                None => "unchanged".to_string(),
+            };
+            let _ = writeln!(
+                h,
+                "<div class=\"change-row\"><dt>Since the earlier plan</dt><dd>{change}</dd></div>"
+            );
+        }
         if !step.post.is_empty() {
             let _ = writeln!(
                 h,
@@ -671,6 +784,303 @@ fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
         );
     }
     h.push_str("</div>\n</section>\n");
+}
+
+/// `3 complete, 2 pending`: how many of the plan's steps have each
+/// status, what has run first.
+fn status_counts(graph: &Graph) -> String {
+    let order = [
+        Status::Complete,
+        Status::Failed,
+        Status::Invalid,
+        Status::Pending,
+    ];
+    let counts: Vec<String> = order
+        .iter()
+        .filter_map(|s| {
+            let n = graph.nodes.iter().filter(|n| n.status == Some(*s)).count();
+            (n > 0).then(|| format!("{n} {s}"))
+        })
+        .collect();
+    if counts.is_empty() {
+        "no steps".to_string()
+    } else {
+        counts.join(", ")
+    }
+}
+
+/// Why a recorded step did not complete, in words: `precondition_unmet:
+/// expected `...`, observed `...``.
+fn failure_text(step: &StepRecord) -> Option<String> {
+    let f = step.failure.as_ref()?;
+    let mut s = esc(f.kind.as_str());
+    if let Some(c) = &f.code {
+        let _ = write!(s, " {}", code(c));
+    }
+    if let Some(e) = &f.expected {
+        let _ = write!(s, "; expected {}", code(&e.to_string()));
+    }
+    if let Some(o) = &f.observed {
+        let _ = write!(s, "; observed {}", code(&o.to_string()));
+    }
+    Some(s)
+}
+
+/// A step's status as its card says it: the word, the attempts, why it
+/// did not complete, and how it came into the invalidated subgraph.
+fn status_text(n: &Node, recorded: Option<&StepRecord>) -> String {
+    let status = n.status.unwrap_or(Status::Pending);
+    let mut s = format!("<span class=\"status\">{status}</span>");
+    match recorded {
+        None => s.push_str(" (the record does not have it: it has not run)"),
+        Some(rec) => {
+            if rec.attempts > 0 {
+                let _ = write!(
+                    s,
+                    " after {}",
+                    count(rec.attempts as usize, "attempt", "attempts")
+                );
+            }
+            if let Some(f) = failure_text(rec) {
+                let _ = write!(s, ": {f}");
+            }
+        }
+    }
+    if let Some(cause) = &n.invalidated {
+        if *cause == n.name {
+            s.push_str("; the invalidated subgraph starts here");
+        } else {
+            let _ = write!(
+                s,
+                "; in the invalidated subgraph: it reads data from {}",
+                code(cause)
+            );
+        }
+    }
+    s
+}
+
+/// The delta from the earlier plan: what was added, removed and changed
+/// (field by field), and what stays.
+fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
+    let d = a.diff;
+    h.push_str("<section id=\"delta\" aria-labelledby=\"delta-h\">\n<h2 id=\"delta-h\">What changed since the earlier plan</h2>\n");
+    let _ = writeln!(
+        h,
+        "<p>Compared with {} (plan {}), step by step by name: {} added, {} removed, {} changed, {} unchanged.</p>",
+        code(&a.old.source),
+        code(&a.old.name),
+        d.added.len(),
+        d.removed.len(),
+        d.changed.len(),
+        d.unchanged.len()
+    );
+    if d.is_empty() {
+        h.push_str("<p>The two plans have the same steps, alike in every field.</p>\n");
+    }
+    let had_completed = |name: &str| d.completed.iter().any(|c| c == name);
+    if !d.added.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>{} added</h3>\n<ul class=\"items\" id=\"delta-added\">",
+            count(d.added.len(), "step", "steps")
+        );
+        for name in &d.added {
+            let Some(step) = step_named(r.ir, name) else {
+                continue;
+            };
+            let _ = writeln!(
+                h,
+                "<li class=\"item\"><p>{} {}</p><pre class=\"call\">{}</pre></li>",
+                step_link(step),
+                tags(Classes::of(step)),
+                esc(&call(step))
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    if !d.removed.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>{} removed</h3>\n<ul class=\"items\" id=\"delta-removed\">",
+            count(d.removed.len(), "step", "steps")
+        );
+        for name in &d.removed {
+            let was = step_named(a.old, name)
+                .map(|s| format!(" {}", code(&s.tool)))
+                .unwrap_or_default();
+            let done = if had_completed(name) {
+                ": it had completed, and what it did is not undone"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                h,
+                "<li class=\"item\"><p>{}{was}{done}</p></li>",
+                code(name)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    if !d.changed.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>{} changed</h3>\n<ul class=\"items\" id=\"delta-changed\">",
+            count(d.changed.len(), "step", "steps")
+        );
+        for c in &d.changed {
+            let link = step_named(r.ir, &c.step)
+                .map(step_link)
+                .unwrap_or_else(|| code(&c.step));
+            let done = if had_completed(&c.step) {
+                ": it had completed; as changed, it runs again"
+            } else {
+                ""
+            };
+            let _ = write!(
+                h,
+                "<li class=\"item\" data-step=\"{}\"><p>{link}{done}</p>\
+                 <table class=\"fields\"><thead><tr><th scope=\"col\">Field</th><th scope=\"col\">Before</th><th scope=\"col\">Now</th></tr></thead><tbody>",
+                esc(&c.step)
+            );
+            for f in &c.fields {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    code(&f.field),
+                    code(&as_text(&f.old)),
+                    code(&as_text(&f.new))
+                );
+            }
+            h.push_str("</tbody></table></li>\n");
+        }
+        h.push_str("</ul>\n");
+    }
+    if !d.unchanged.is_empty() {
+        let names = |list: &[String]| {
+            list.iter()
+                .map(|n| {
+                    step_named(r.ir, n)
+                        .map(step_link)
+                        .unwrap_or_else(|| code(n))
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = write!(
+            h,
+            "<p id=\"delta-unchanged\">Unchanged: {}.",
+            names(&d.unchanged)
+        );
+        if !d.reused.is_empty() {
+            let _ = write!(
+                h,
+                " Of these, the record says {} complete: reused, not run again ({}).",
+                if d.reused.len() == 1 {
+                    "one is"
+                } else {
+                    "these are"
+                },
+                names(&d.reused)
+            );
+        }
+        h.push_str("</p>\n");
+    }
+    h.push_str("</section>\n");
+}
+
+/// Where the run stands: each step's status in the record, the
+/// invalidated subgraph, and what the record has that the plan does not.
+fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &Graph) {
+    let record = p.record;
+    h.push_str("<section id=\"progress\" aria-labelledby=\"progress-h\">\n<h2 id=\"progress-h\">Where the run stands</h2>\n");
+    let of_plan = if record.plan == r.ir.name {
+        String::new()
+    } else {
+        format!(
+            ", a record of plan {}: this plan is its replan",
+            code(&record.plan)
+        )
+    };
+    let _ = writeln!(
+        h,
+        "<p>From the progress record {}{of_plan}: {}.</p>",
+        code(p.source),
+        status_counts(graph)
+    );
+    h.push_str("<table class=\"statuses\" id=\"statuses\"><thead><tr><th scope=\"col\">Step</th><th scope=\"col\">Status</th></tr></thead><tbody>\n");
+    for (n, step) in graph.nodes.iter().zip(&r.ir.steps) {
+        let _ = writeln!(
+            h,
+            "<tr class=\"{}\" data-step=\"{}\"><td>{}</td><td>{}</td></tr>",
+            n.state_classes().join(" "),
+            esc(&n.name),
+            step_link(step),
+            status_text(n, record.step(&n.name))
+        );
+    }
+    h.push_str("</tbody></table>\n");
+
+    let invalid: Vec<&Node> = graph
+        .nodes
+        .iter()
+        .filter(|n| n.invalidated.is_some())
+        .collect();
+    h.push_str("<h3>The invalidated subgraph</h3>\n");
+    if invalid.is_empty() {
+        h.push_str("<p id=\"invalidated-none\">No step of the plan is invalid or failed, nor reads data from one: nothing needs repair.</p>\n");
+    } else {
+        let _ = writeln!(
+            h,
+            "<p>{} cannot run as recorded: a repair rewrites {}. Every other step stands; complete ones are reused.</p>\n<ul class=\"items\" id=\"invalidated\">",
+            count(invalid.len(), "step", "steps"),
+            if invalid.len() == 1 { "it" } else { "them" }
+        );
+        for n in invalid {
+            let Some(step) = r.ir.steps.get(n.index) else {
+                continue;
+            };
+            let why = match &n.invalidated {
+                Some(c) if *c != n.name => format!("reads data from {}", code(c)),
+                _ => {
+                    let status = n.status.unwrap_or(Status::Pending);
+                    match record.step(&n.name).and_then(failure_text) {
+                        Some(f) => format!("{status}: {f}"),
+                        None => status.to_string(),
+                    }
+                }
+            };
+            let _ = writeln!(
+                h,
+                "<li class=\"item\"><p>{}: {why}</p></li>",
+                step_link(step)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+
+    let only: Vec<&StepRecord> = record
+        .steps
+        .iter()
+        .filter(|s| step_named(r.ir, &s.name).is_none())
+        .collect();
+    if !only.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>In the record, not in this plan</h3>\n<p>What a complete step did has happened: it is not undone.</p>\n<ul class=\"items\" id=\"record-only\">"
+        );
+        for s in only {
+            let _ = writeln!(
+                h,
+                "<li class=\"item\"><p>{} {}: <span class=\"status\">{}</span></p></li>",
+                code(&s.name),
+                code(&s.tool),
+                s.status
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("</section>\n");
 }
 
 fn plan_findings(h: &mut String, r: &Review<'_>) {

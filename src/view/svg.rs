@@ -115,20 +115,17 @@ fn fit(text: &str, max: usize) -> String {
 const LANE: f64 = NODE_GAP;
 
 /// The SVG of the graph. `id` prefixes the ids inside it (markers), so two
-/// drawings can share a page. `status` gives a node's status line, if any.
-pub fn draw(
-    g: &Graph,
-    direction: Direction,
-    id: &str,
-    status: &dyn Fn(&Node) -> Option<String>,
-) -> String {
+/// drawings can share a page. A node's state (its status in a record, the
+/// invalidated subgraph, added or changed) is a word on its last line and
+/// a class for the style.
+pub fn draw(g: &Graph, direction: Direction, id: &str) -> String {
     let waves = order(g);
     // The tags line is set smaller: its characters count for less.
     let longest = g
         .nodes
         .iter()
         .flat_map(|n| {
-            let tags = tags_line(n, status(n).as_deref());
+            let tags = tags_line(n);
             [
                 n.name.chars().count(),
                 n.tool.chars().count() + 1,
@@ -221,9 +218,14 @@ pub fn draw(
         let name = |i: usize| g.nodes.get(i).map(|n| n.name.as_str()).unwrap_or_default();
         let _ = write!(
             out,
-            "<path class=\"edge edge-{}\" d=\"{path}\" marker-end=\"url(#{id}-arrow)\">\
+            "<path class=\"edge edge-{}{}\" d=\"{path}\" marker-end=\"url(#{id}-arrow)\">\
              <title>{}</title></path>",
             reason_name(e.main_reason()),
+            if g.invalidated_edge(e) {
+                " edge-invalidated"
+            } else {
+                ""
+            },
             esc(&format!(
                 "{} waits for {} ({})",
                 name(e.to),
@@ -238,7 +240,7 @@ pub fn draw(
             continue;
         };
         let (x, y) = frame.point(p.x, p.y);
-        node(&mut out, n, x, y, node_w, chars, status(n));
+        node(&mut out, n, x, y, node_w, chars);
     }
     out.push_str("</svg>");
     out
@@ -340,24 +342,21 @@ fn lane(wave: &[usize], placed: &[Option<Placed>], f: &Frame, wanted: f64) -> f6
         .unwrap_or(wanted)
 }
 
-fn node(
-    out: &mut String,
-    n: &Node,
-    x: f64,
-    y: f64,
-    node_w: f64,
-    chars: usize,
-    status: Option<String>,
-) {
-    let classes = n.classes.names().join(" ");
+fn node(out: &mut String, n: &Node, x: f64, y: f64, node_w: f64, chars: usize) {
+    let mut classes = n.classes.names().join(" ");
+    for c in n.state_classes() {
+        classes.push(' ');
+        classes.push_str(&c);
+    }
     let _ = write!(
         out,
         "<g class=\"node {classes}\" transform=\"translate({x:.1},{y:.1})\"><title>{}</title>",
         esc(&format!(
-            "step {}: {} ({})",
+            "step {}: {} ({}){}",
             n.name,
             n.tool,
-            n.classes.label()
+            n.classes.label(),
+            n.state().map(|s| format!("; {s}")).unwrap_or_default()
         ))
     );
     let _ = write!(
@@ -372,7 +371,7 @@ fn node(
             NODE_H - 8.0
         );
     }
-    let tags = tags_line(n, status.as_deref());
+    let tags = tags_line(n);
     let _ = write!(
         out,
         "<text class=\"name\" x=\"{PAD}\" y=\"21\">{}</text>\
@@ -384,10 +383,10 @@ fn node(
     );
 }
 
-/// The node's last line: its status, if any, and its classes, short.
-fn tags_line(n: &Node, status: Option<&str>) -> String {
+/// The node's last line: its state, if any, and its classes, short.
+fn tags_line(n: &Node) -> String {
     let classes = n.classes.names().join(" · ");
-    match status {
+    match n.state() {
         Some(s) => format!("{s} · {classes}"),
         None => classes,
     }

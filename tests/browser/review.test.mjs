@@ -4,8 +4,9 @@
 // message and no request beyond the file itself; at a phone's and a
 // desktop's width nothing overflows the viewport and every step card is
 // visible (screenshots kept in $PAGES/screenshots); it prints on A4; and
-// the DOM says what the plan says (Northwind, the configuration example,
-// a hostile plan whose markup must stay text).
+// the DOM says what the plan says (Northwind, the configuration example
+// alone, with a progress record and as a replan against the plan it
+// replaces, a hostile plan whose markup must stay text).
 //
 // Run:  PAGES=out CHROMIUM=/usr/bin/chromium node --test review.test.mjs
 
@@ -153,6 +154,20 @@ const PLANS = {
     edges: null,
   },
   hostile: { goal: null, steps: ['fetch', 'post'], waves: 2, edges: 1 },
+  // `--progress`: a record where the schema lacked a table.
+  config_dag_progress: {
+    goal: 'provision the analytics database and generate its report',
+    steps: ['fetch_config', 'parse_config', 'fetch_schema', 'provision_db', 'generate_report'],
+    waves: 3,
+    edges: 4,
+  },
+  // `--against provision.plan --progress progress.json`: the replan.
+  config_dag_replan: {
+    goal: 'provision the analytics database and generate its report',
+    steps: ['fetch_config', 'parse_config', 'fetch_schema', 'migrate_schema', 'provision_db', 'generate_report'],
+    waves: 3,
+    edges: 5,
+  },
 };
 
 for (const [name, plan] of Object.entries(PLANS)) {
@@ -279,6 +294,87 @@ test('config_dag: the report runs beside the database, approval and guard on the
     assert.match(await wave('fetch_schema'), /^in wave 1; waits for nothing$/);
     assert.match(await text(page, 'article.card[data-step="provision_db"] .props'), /retried up to 2 times/);
     assert.match(await text(page, 'article.card[data-step="fetch_schema"] .props'), /If a post fails ask for a new plan/);
+  } finally {
+    await context.close();
+  }
+});
+
+test('config_dag with --progress: statuses on the cards and in the graph, the invalidated subgraph', async () => {
+  const { page, context } = await open('config_dag_progress', VIEWPORTS.desktop);
+  try {
+    assert.match(await text(page, '#fact-progress'), /^3 complete, 1 failed, 1 pending; 0 of 1 replans used$/);
+    // Each card says its status, in words and as a data attribute.
+    const statuses = await page.$$eval('article.card', (els) => els.map((el) => [el.dataset.step, el.dataset.status]));
+    assert.deepEqual(statuses, [
+      ['fetch_config', 'complete'],
+      ['parse_config', 'complete'],
+      ['fetch_schema', 'failed'],
+      ['provision_db', 'pending'],
+      ['generate_report', 'complete'],
+    ]);
+    const card = (step) => `article.card[data-step="${step}"]`;
+    assert.equal(await text(page, `${card('fetch_schema')} .state`), 'FAILED');
+    assert.equal(await text(page, `${card('provision_db')} .state`), 'PENDING · INVALIDATED');
+    assert.match(await text(page, `${card('fetch_schema')} .status-row dd`), /^FAILED after 1 attempt: post_unmet; expected .*"\$\.missing_tables".*; observed \["users"\]/);
+    assert.match(await text(page, `${card('provision_db')} .status-row dd`), /in the invalidated subgraph: it reads data from fetch_schema$/);
+    // The invalidated subgraph: the failed step and what reads its data; the
+    // report, which runs beside the database, is not in it.
+    const invalidated = await texts(page, '#invalidated > li');
+    assert.equal(invalidated.length, 2);
+    assert.match(invalidated[0], /^fetch_schema: failed: post_unmet/);
+    assert.equal(invalidated[1], 'provision_db: reads data from fetch_schema');
+    const outlined = await page.$$eval('article.card.invalidated', (els) => els.map((el) => el.dataset.step));
+    assert.deepEqual(outlined, ['fetch_schema', 'provision_db']);
+    // The graph: a status on every node, the subgraph's nodes and its data edge marked.
+    const nodes = await page.$$eval('svg.dag-across g.node', (gs) =>
+      gs.map((g) => [g.querySelector('.name').textContent, g.querySelector('.tags').textContent, g.classList.contains('invalidated')]),
+    );
+    assert.deepEqual(nodes.map(([n, , i]) => [n, i]), [
+      ['fetch_config', false],
+      ['parse_config', false],
+      ['fetch_schema', true],
+      ['provision_db', true],
+      ['generate_report', false],
+    ]);
+    assert.ok(nodes.every(([, tags]) => /^(complete|failed|pending)/.test(tags)), JSON.stringify(nodes));
+    assert.equal(await page.$$eval('svg.dag-across path.edge-invalidated', (p) => p.length), 1);
+    assert.equal(
+      await page.$eval('svg.dag-across path.edge-invalidated title', (t) => t.textContent),
+      'provision_db waits for fetch_schema (data)',
+    );
+  } finally {
+    await context.close();
+  }
+});
+
+test('config_dag replan with --against and --progress: the delta on the page', async () => {
+  const { page, context } = await open('config_dag_replan', VIEWPORTS.desktop);
+  try {
+    assert.equal(await text(page, '#fact-delta'), '1 added, 0 removed, 1 changed; 4 unchanged');
+    assert.match(await text(page, '#delta > p:first-of-type'), /^Compared with examples\/config_dag\/provision\.plan \(plan provision_and_report\)/);
+    assert.deepEqual(await page.$$eval('#delta-added > li > p:first-child a', (as) => as.map((a) => a.textContent)), ['migrate_schema']);
+    assert.match(await text(page, '#delta-added pre.call'), /^schema\.migrate\(/);
+    assert.equal(await page.$('#delta-removed'), null, 'nothing removed');
+    const changed = await page.$$eval('#delta-changed > li', (lis) =>
+      lis.map((li) => [li.dataset.step, [...li.querySelectorAll('tbody tr')].map((r) => [...r.cells].map((c) => c.textContent.trim()))]),
+    );
+    assert.deepEqual(changed, [['provision_db', [['args.schema_version', 'schema_version', 'migrated_version']]]]);
+    assert.match(await text(page, '#delta-unchanged'), /^Unchanged: fetch_config, parse_config, fetch_schema, generate_report\. .*reused, not run again \(fetch_config, parse_config, fetch_schema\)\.$/);
+    // Cards and nodes say added or changed, with the statuses of the record.
+    const card = (step) => `article.card[data-step="${step}"]`;
+    assert.equal(await text(page, `${card('migrate_schema')} .state`), 'PENDING · ADDED');
+    assert.equal(await text(page, `${card('provision_db')} .state`), 'PENDING · CHANGED');
+    assert.equal(await text(page, `${card('fetch_config')} .state`), 'COMPLETE');
+    assert.equal(await text(page, `${card('provision_db')} .change-row dd`), 'changed: args.schema_version');
+    assert.equal(await text(page, `${card('generate_report')} .change-row dd`), 'unchanged');
+    const tags = await page.$$eval('svg.dag-across g.node', (gs) =>
+      Object.fromEntries(gs.map((g) => [g.querySelector('.name').textContent, g.querySelector('.tags').textContent])),
+    );
+    assert.match(tags.migrate_schema, /^pending · added · write/);
+    assert.match(tags.provision_db, /^pending · changed · write/);
+    assert.match(tags.fetch_schema, /^complete · read/);
+    assert.equal(await page.$('#invalidated'), null);
+    assert.match(await text(page, '#invalidated-none'), /nothing needs repair/);
   } finally {
     await context.close();
   }

@@ -10,7 +10,9 @@ against the Northwind catalogue and policy, loaded once:
 - ``json.loads`` of the same text.
 
 Run: ``python bench/check_speed.py`` (after ``pip install ./bindings/python
-pydantic``). Prints the median time per call of each, in microseconds.
+pydantic``). Prints the time per call of each, in microseconds, and its ratio to
+``json.loads``. ``python bench/check_speed.py --count OP CALLS`` (OP: loads,
+pydantic, check, check_ir) makes the calls untimed, for instruction counts.
 """
 
 from __future__ import annotations
@@ -87,9 +89,29 @@ def pydantic_model() -> Any:
     return Plan
 
 
-def median_us(fn: Any, number: int) -> float:
-    runs = timeit.repeat(fn, number=number, repeat=7)
-    return statistics.median(runs) / number * 1e6
+def timed_us(fn: Any, number: int) -> "tuple[float, float]":
+    """(best, median) time per call over 9 runs of ``number`` calls: on a
+    busy machine the best run is the better estimate of the cost."""
+    runs = [r / number * 1e6 for r in timeit.repeat(fn, number=number, repeat=9)]
+    return (min(runs), statistics.median(runs))
+
+
+def count_mode(text: str, compiler: planc.Compiler, op: str, calls: int) -> None:
+    """One operation ``calls`` times, untimed: run under
+    ``valgrind --tool=callgrind`` with 200 calls and with 0, the difference
+    over 200 is the instructions of one call, whatever the machine's load."""
+    ops = {
+        "loads": lambda: json.loads(text),
+        "check": lambda: compiler.check(text).errors,
+        "check_ir": lambda: compiler.check(text).ir,
+    }
+    if BaseModel is not None:
+        Plan = pydantic_model()
+        ops["pydantic"] = lambda: Plan.model_validate_json(text)
+    fn = ops[op]
+    fn()
+    for _ in range(calls):
+        fn()
 
 
 def main() -> None:
@@ -99,20 +121,24 @@ def main() -> None:
     )
     checked = compiler.check(text)
     assert checked.ok, checked.render("short")
+    if len(sys.argv) == 4 and sys.argv[1] == "--count":
+        count_mode(text, compiler, sys.argv[2], int(sys.argv[3]))
+        return
     rows = [
-        ("planc Compiler.check (diagnostics + IR dict)", median_us(lambda: compiler.check(text).ir, 200)),
-        ("planc Compiler.check (diagnostics only)", median_us(lambda: compiler.check(text).errors, 200)),
+        ("planc Compiler.check, diagnostics", timed_us(lambda: compiler.check(text).errors, 300)),
+        ("planc Compiler.check, diagnostics + IR dict", timed_us(lambda: compiler.check(text).ir, 300)),
     ]
     if BaseModel is not None:
         Plan = pydantic_model()
         Plan.model_validate_json(text)
-        rows.append(("pydantic model_validate_json (shape only)", median_us(lambda: Plan.model_validate_json(text), 2000)))
+        rows.append(("pydantic model_validate_json (shape only)", timed_us(lambda: Plan.model_validate_json(text), 2000)))
     else:
         print("pydantic is not installed: its row is left out", file=sys.stderr)
-    rows.append(("json.loads", median_us(lambda: json.loads(text), 2000)))
-    print(f"10-step JSON plan, {len(text)} bytes; median per call")
-    for name, us in rows:
-        print(f"  {name:<48} {us:10.1f} us")
+    rows.append(("json.loads", timed_us(lambda: json.loads(text), 2000)))
+    print(f"10-step JSON plan, {len(text)} bytes; time per call (best of 9 runs, median)")
+    base = rows[-1][1][0]
+    for name, (best, median) in rows:
+        print(f"  {name:<48} {best:8.1f} us {median:8.1f} us {best / base:6.1f}x json.loads")
 
 
 if __name__ == "__main__":

@@ -12,13 +12,25 @@ trace, the same exit status.
 from __future__ import annotations
 
 import asyncio
+import decimal
 import inspect
 import json
 import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import (
+    Any,
+    Awaitable,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Union,
+    cast,
+)
 
 from . import _planc
 
@@ -56,8 +68,9 @@ def _source(item: Union[PathLike, str], role: str, n: int) -> "tuple[str, str]":
     """A ``(name, text)`` pair from a path or a text.
 
     A path-like object is a file. A string is a text when it looks like one
-    (JSON starting with ``{`` or ``[``, or several lines of plan language),
-    else the path of a file. A name ending in ``.json`` is read as JSON.
+    (JSON starting with ``{`` or ``[``, or plan language: several lines, or
+    a ``tool``/``policy`` declaration), else the path of a file. A name
+    ending in ``.json`` is read as JSON.
     """
     if isinstance(item, os.PathLike):
         path = Path(item)
@@ -67,10 +80,9 @@ def _source(item: Union[PathLike, str], role: str, n: int) -> "tuple[str, str]":
     stripped = item.lstrip()
     if stripped.startswith(("{", "[")):
         return (f"<{role}{n}>.json", item)
-    if "\n" in item:
+    if "\n" in item or stripped.startswith(("tool ", "policy ", "///", "//")):
         return (f"<{role}{n}>.plan", item)
-    path = Path(item)
-    return (item, path.read_text(encoding="utf-8"))
+    return (item, Path(item).read_text(encoding="utf-8"))
 
 
 def _json_text(value: Union[Mapping[str, Any], str, "os.PathLike[str]"], what: str) -> str:
@@ -98,7 +110,7 @@ class CheckResult:
 
     __slots__ = ("_native", "_doc", "_ir", "_ir_read")
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: _planc.Checked) -> None:
         self._native = native
         self._doc: Dict[str, Any] = json.loads(native.diagnostics_json())
         self._ir: Optional[Dict[str, Any]] = None
@@ -106,7 +118,7 @@ class CheckResult:
 
     @property
     def diagnostics(self) -> List[Dict[str, Any]]:
-        return self._doc["diagnostics"]
+        return cast(List[Dict[str, Any]], self._doc["diagnostics"])
 
     @property
     def errors(self) -> int:
@@ -121,7 +133,7 @@ class CheckResult:
     @property
     def ok(self) -> bool:
         """No errors (in the plan, the catalogue or the policy): the IR exists."""
-        return self.ir is not None
+        return self._native.ok()
 
     @property
     def ir(self) -> Optional[Dict[str, Any]]:
@@ -162,9 +174,8 @@ class Compiler:
         sources = [_source(c, "catalog", i) for i, c in enumerate(catalog)]
         pol = None if policy is None else _source(policy, "policy", 0)
         self._native = _planc.Compiler(sources, pol, None if actor is None else list(actor))
-        self._diagnostics: List[Dict[str, Any]] = json.loads(self._native.diagnostics_json())[
-            "diagnostics"
-        ]
+        doc = json.loads(self._native.diagnostics_json())
+        self._diagnostics: List[Dict[str, Any]] = doc["diagnostics"]
 
     @property
     def diagnostics(self) -> List[Dict[str, Any]]:
@@ -187,7 +198,7 @@ class Compiler:
         """The planner's schema (``planc schema``): ``json-schema``,
         ``openai`` or ``anthropic``; ``tool=True`` wraps it as the
         ``submit_plan`` tool definition."""
-        return json.loads(self._native.schema(dialect, tool))
+        return cast(Dict[str, Any], json.loads(self._native.schema(dialect, tool)))
 
 
 def diff(
@@ -198,7 +209,8 @@ def diff(
     """``planc diff``: two IRs matched by step name; with the progress
     record, which complete steps the new plan keeps."""
     rec = None if progress is None else _json_text(progress, "progress")
-    return json.loads(_planc.diff(_json_text(old, "old"), _json_text(new, "new"), rec))
+    text = _planc.diff(_json_text(old, "old"), _json_text(new, "new"), rec)
+    return cast(Dict[str, Any], json.loads(text))
 
 
 def invalidate(
@@ -208,12 +220,14 @@ def invalidate(
 ) -> Dict[str, Any]:
     """``planc invalidate``: what ``event`` (``precondition:STEP``,
     ``failed:STEP``, ``changed:ARTIFACT`` or ``goal``) invalidates."""
-    return json.loads(
-        _planc.invalidate(_json_text(ir, "ir"), _json_text(progress, "progress"), event)
-    )
+    text = _planc.invalidate(_json_text(ir, "ir"), _json_text(progress, "progress"), event)
+    return cast(Dict[str, Any], json.loads(text))
 
 
 # ------------------------------------------------------------------ running
+
+#: What :func:`run` takes as the plan.
+IrLike = Union[Mapping[str, Any], str, "os.PathLike[str]", CheckResult]
 
 
 class ToolError(Exception):
@@ -246,32 +260,47 @@ class RunResult:
         return self.exit_code == 0
 
 
+def _ir_text(ir: Any) -> str:
+    """The IR's JSON text from a :class:`CheckResult`, a dict, a JSON text
+    or a path."""
+    if isinstance(ir, CheckResult):
+        native_ir = ir._native.ir_json()
+        if native_ir is None:
+            raise ValueError("the plan has errors, so no IR to run:\n" + ir.render("short"))
+        return str(native_ir)
+    return _json_text(ir, "ir")
+
+
+def _approved(ir: Dict[str, Any], approve: Union[str, Sequence[str], None]) -> List[str]:
+    """The approved steps: ``"all"`` (the IR's approvals), names, or ``None``."""
+    if approve == "all":
+        return list(ir.get("approvals", []))
+    if approve is None:
+        return []
+    if isinstance(approve, str):
+        raise ValueError('approve: use "all", a list of step names, or None')
+    return list(approve)
+
+
 class _Driver:
     """The IO around the machine: the record written after every change,
     the trace appended, the events kept."""
 
     def __init__(
         self,
-        ir: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+        ir: IrLike,
         tools: Mapping[str, Tool],
         approve: Union[str, Sequence[str], None],
         progress: Union[None, PathLike, Mapping[str, Any]],
         trace: Optional[PathLike],
     ) -> None:
-        ir_text = _json_text(ir, "ir")
+        ir_text = _ir_text(ir)
         ir_dict = json.loads(ir_text)
         needed = sorted({s["tool"] for s in ir_dict.get("steps", [])})
         missing = [t for t in needed if t not in tools]
         if missing:
             raise ValueError(f"no callable for the tools {missing} (pass them in tools={{...}})")
-        if approve == "all":
-            approved = list(ir_dict.get("approvals", []))
-        elif approve is None:
-            approved = []
-        elif isinstance(approve, str):
-            raise ValueError('approve: use "all", a list of step names, or None')
-        else:
-            approved = list(approve)
+        approved = _approved(ir_dict, approve)
         self.path: Optional[Path] = None
         prior: Optional[str] = None
         if isinstance(progress, Mapping):
@@ -310,9 +339,11 @@ class _Driver:
         self.flush()
         return None if retry is None else json.loads(retry)
 
-    def result(self) -> RunResult:
-        if self.trace is not None:
+    def close(self) -> None:
+        if self.trace is not None and not self.trace.closed:
             self.trace.close()
+
+    def result(self) -> RunResult:
         done = self.machine.finished()
         if done is None:
             raise RuntimeError("the run ended with calls in flight")
@@ -345,9 +376,46 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def _dumps(value: Any) -> str:
+    """JSON text of a tool's result. A ``decimal.Decimal`` is written as
+    the number it is, digit for digit (``Decimal("4180.00")`` is
+    ``4180.00``), so guards and the record see the exact amount."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except TypeError:
+        pass
+    parts: List[str] = []
+
+    def put(v: Any) -> None:
+        if isinstance(v, decimal.Decimal):
+            if not v.is_finite():
+                raise ValueError(f"{v} is not a JSON number")
+            parts.append(str(v) if "E" not in str(v) else format(v, "f"))
+        elif isinstance(v, Mapping):
+            parts.append("{")
+            for i, (k, item) in enumerate(v.items()):
+                if not isinstance(k, str):
+                    raise TypeError(f"a key of type {type(k).__name__}: keys are strings")
+                parts.append(("," if i else "") + json.dumps(k) + ":")
+                put(item)
+            parts.append("}")
+        elif isinstance(v, (list, tuple)):
+            parts.append("[")
+            for i, item in enumerate(v):
+                if i:
+                    parts.append(",")
+                put(item)
+            parts.append("]")
+        else:
+            parts.append(json.dumps(v, allow_nan=False))
+
+    put(value)
+    return "".join(parts)
+
+
 def _encode(call: Dict[str, Any], value: Any) -> "tuple[bool, Any]":
     try:
-        return (True, json.dumps(value, allow_nan=False))
+        return (True, _dumps(value))
     except (TypeError, ValueError) as e:
         return (
             False,
@@ -382,14 +450,15 @@ async def _call_async(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple
 
 
 def run(
-    ir: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+    ir: IrLike,
     tools: Mapping[str, Tool],
     *,
     approve: Union[str, Sequence[str], None] = None,
     progress: Union[None, PathLike, Mapping[str, Any]] = None,
     trace: Optional[PathLike] = None,
 ) -> RunResult:
-    """Runs the IR (a dict, a JSON text or a path) with ``tools`` (a callable
+    """Runs the IR (a dict, a JSON text, a path, or the :class:`CheckResult`
+    that compiled it) with ``tools`` (a callable
     per tool name, called with the step's arguments as keyword arguments,
     returning JSON-able data; raising :class:`ToolError` is a tool error,
     any other exception one with code ``exception``).
@@ -424,13 +493,12 @@ def run(
                 while call is not None:
                     call = d.give(call, _call_sync(tools, call))
     finally:
-        if d.trace is not None and not d.trace.closed:
-            d.trace.flush()
+        d.close()
     return d.result()
 
 
 async def run_async(
-    ir: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+    ir: IrLike,
     tools: Mapping[str, Tool],
     *,
     approve: Union[str, Sequence[str], None] = None,
@@ -468,6 +536,5 @@ async def run_async(
     finally:
         for t in pending:
             t.cancel()
-        if d.trace is not None and not d.trace.closed:
-            d.trace.flush()
+        d.close()
     return d.result()

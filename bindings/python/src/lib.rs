@@ -17,12 +17,19 @@ use planc::{Checked as CoreChecked, Compiler as CoreCompiler, SourceKind};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+mod temporal_support;
+
 fn value_error(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }
 
 fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
     serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// As `planc run` writes the record: pretty, for people who open the file.
+fn to_json_pretty(value: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string_pretty(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 fn read_ir(text: &str) -> PyResult<planc::ir::PlanIr> {
@@ -117,6 +124,11 @@ impl Checked {
         py.detach(|| render::json(&self.inner.sources, &self.inner.diagnostics))
     }
 
+    /// Whether nothing (the plan, the catalogue, the policy) has an error.
+    fn ok(&self) -> bool {
+        self.inner.ir.is_some()
+    }
+
     /// The IR of the plan, when it compiled; several plans in one text
     /// are an error here, as for `planc compile`.
     fn ir_json(&self, py: Python<'_>) -> PyResult<Option<String>> {
@@ -124,10 +136,8 @@ impl Checked {
             return Ok(None);
         };
         match irs.as_slice() {
-            [ir] => py
-                .detach(|| planc::ir::to_json(ir))
-                .map(Some)
-                .map_err(PyRuntimeError::new_err),
+            // Compact: the text is only read back by `json.loads`.
+            [ir] => py.detach(|| to_json(ir)).map(Some),
             [] => Err(value_error("the text declares no plan")),
             _ => Err(value_error(format!(
                 "the text declares {} plans; check one at a time",
@@ -212,8 +222,8 @@ impl Machine {
         }
         let record = progress.map(read_record).transpose()?;
         let approved: BTreeSet<String> = approved.into_iter().collect();
-        let inner =
-            Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(PyRuntimeError::new_err)?;
+        // The record does not fit the plan: the caller's input is wrong.
+        let inner = Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(value_error)?;
         Ok(Machine { inner })
     }
 
@@ -260,7 +270,7 @@ impl Machine {
             .drain()
             .into_iter()
             .map(|out| match out {
-                Output::Progress(record) => Ok(("progress", to_json(&record)?)),
+                Output::Progress(record) => Ok(("progress", to_json_pretty(&record)?)),
                 Output::Trace(event) => Ok(("trace", event.to_json_string())),
             })
             .collect()
@@ -315,6 +325,7 @@ fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Machine>()?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
     m.add_function(wrap_pyfunction!(invalidate, m)?)?;
+    temporal_support::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("IR_VERSION", planc::ir::IR_VERSION)?;
     Ok(())

@@ -7,11 +7,12 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 import pytest
 
 import planc
+from planc.fixture import Recorded
 
 ROOT = Path(__file__).resolve().parents[3]
 CONFORMANCE = ROOT / "conformance"
@@ -21,39 +22,8 @@ def cases() -> List[Path]:
     return sorted(p for p in CONFORMANCE.iterdir() if (p / "expect.json").is_file())
 
 
-class Recorded:
-    """A case's ``tools.json`` as Python callables: per tool, the recorded
-    responses consumed in order, the first whose ``args`` (if any) match."""
-
-    def __init__(self, path: Path) -> None:
-        self.queues: Dict[str, List[Dict[str, Any]]] = {}
-        for entry in json.loads(path.read_text()):
-            self.queues.setdefault(entry["tool"], []).append(entry)
-        self.calls: List[tuple] = []
-
-    def answer(self, tool: str, args: Dict[str, Any]) -> Any:
-        self.calls.append((tool, args))
-        queue = self.queues.get(tool, [])
-        for i, entry in enumerate(queue):
-            if entry.get("args") is None or entry["args"] == args:
-                del queue[i]
-                if "error" in entry:
-                    e = entry["error"]
-                    raise planc.ToolError(e["code"], e["retryable"])
-                return entry["result"]
-        raise planc.ToolError("fixture_exhausted", False)
-
-    def tools(self, names: List[str]) -> Dict[str, Callable[..., Any]]:
-        return {n: (lambda n: lambda **kw: self.answer(n, kw))(n) for n in names}
-
-    def async_tools(self, names: List[str]) -> Dict[str, Callable[..., Any]]:
-        def make(n: str) -> Callable[..., Any]:
-            async def call(**kw: Any) -> Any:
-                return self.answer(n, kw)
-
-            return call
-
-        return {n: make(n) for n in names}
+def recorded(case: Path) -> Recorded:
+    return Recorded.load(case / "tools.json")
 
 
 def compile_case(case: Path) -> Dict[str, Any]:
@@ -94,5 +64,7 @@ def planc_bin() -> Optional[str]:
 def cli() -> str:
     exe = planc_bin()
     if exe is None:
+        if os.environ.get("PLANC_REQUIRE_CLI"):
+            pytest.fail("PLANC_REQUIRE_CLI is set but there is no planc binary")
         pytest.skip("no planc binary (set PLANC_BIN or build the repository)")
     return exe

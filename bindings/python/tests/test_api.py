@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -150,8 +151,7 @@ def test_diagnostics_equal_the_command_lines(cli: str, tmp_path: Path) -> None:
     assert unnamed(got) == unnamed(expected)
 
 
-def test_check_releases_the_gil(compiler: planc.Compiler) -> None:
-    """Threads check at once; each gets its own answer."""
+def test_threads_share_one_compiler(compiler: planc.Compiler) -> None:
     text = json.dumps(PLAN)
     results: List[bool] = []
 
@@ -165,6 +165,42 @@ def test_check_releases_the_gil(compiler: planc.Compiler) -> None:
     for t in threads:
         t.join()
     assert results == [True] * 200
+
+
+def test_check_releases_the_gil(compiler: planc.Compiler) -> None:
+    """While one thread is inside a long check, Python code runs in another:
+    the GIL is released around the Rust work."""
+    steps = [
+        {"name": f"s{i}", "tool": "kv.get", "args": {"key": f"k{i}"}, "binds": {f"v{i}": "$.value"}}
+        for i in range(3000)
+    ]
+    text = json.dumps({"name": "big", "steps": steps})
+    window: List[float] = []
+    done = threading.Event()
+
+    def check() -> None:
+        window.append(time.perf_counter())
+        compiler._native.check("big.json", text, "json")  # the Rust call alone
+        window.append(time.perf_counter())
+        done.set()
+
+    # Threads take turns only every half second: a thread that keeps the
+    # GIL through its call lets no other run until the call is over.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.5)
+    try:
+        ticks: List[float] = []
+        t = threading.Thread(target=check)
+        t.start()
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+        t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    start, end = window
+    inside = [x for x in ticks if start < x < end]
+    assert end - start > 0.005, "the check is long enough to measure"
+    assert len(inside) > 100, f"{len(inside)} ticks of the other thread during the check"
 
 
 # ------------------------------------------------------------------ schema, diff, invalidate
@@ -377,3 +413,110 @@ def test_the_machine_is_usable_alone(ir: Dict[str, Any]) -> None:
     assert m.finished() == (0, "complete", None)
     kinds = [k for k, _ in m.drain()]
     assert kinds.count("progress") >= 4 and kinds[-1] == "trace"
+
+
+def test_the_record_is_on_disk_before_the_next_call(ir: Dict[str, Any], tmp_path: Path) -> None:
+    """Rule 4: after every step the file holds the record, so a run killed
+    during a call loses nothing already committed."""
+    progress = tmp_path / "p.json"
+    s = Store()
+    seen: List[Dict[str, str]] = []
+
+    def put(key: str, value: str) -> Dict[str, Any]:
+        record = json.loads(progress.read_text())
+        seen.append({st["name"]: st["status"] for st in record["steps"]})
+        return s.put(key, value)
+
+    assert planc.run(ir, {"kv.get": s.get, "kv.put": put}, progress=progress).exit_code == 0
+    assert seen == [{"a": "complete", "b": "complete", "put": "pending"}]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_killed_run_resumes_without_repeating_its_write(ir: Dict[str, Any], tmp_path: Path) -> None:
+    """A run that dies inside a tool (here: an exception that is not a
+    tool's, escaping the loop as a kill would) leaves a record from which
+    the next run completes, calling each write once."""
+    progress = tmp_path / "p.json"
+    s = Store()
+
+    class Killed(BaseException):
+        pass
+
+    def dies(key: str) -> Dict[str, Any]:
+        if key == "other":
+            raise Killed()
+        return s.get(key)
+
+    with pytest.raises(Killed):
+        planc.run(ir, {"kv.get": dies, "kv.put": s.put}, progress=progress)
+    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
+    assert r.exit_code == 0 and r.reused == ["a"]
+    assert s.calls == ["get src", "get other", "put dst"]
+
+
+def test_a_decimal_result_keeps_its_digits(compiler: planc.Compiler) -> None:
+    from decimal import Decimal
+
+    c = planc.Compiler(
+        catalog=["tool pay.quote(id: string) -> { amount: decimal } read idempotent\n"
+                 "tool pay.send(amount: decimal) -> { ok: bool } write\n"],
+        policy="policy p {\n    actor [p:w]\n    pay.quote requires [p:w]\n"
+               "    pay.send requires [p:w] where amount <= 100\n}\n",
+    )
+    plan = {"name": "pay", "steps": [
+        {"name": "q", "tool": "pay.quote", "args": {"id": "x"}, "binds": {"amt": "$.amount"}},
+        {"name": "s", "tool": "pay.send", "args": {"amount": "${amt}"},
+         "post": {"probe": "field_exists", "path": "$.ok"}, "on_unmet": "halt"},
+    ]}
+    checked = c.check(json.dumps(plan))
+    assert checked.ok, checked.render("short")
+    sent: List[Any] = []
+
+    def run_with(amount: Decimal) -> planc.RunResult:
+        return planc.run(checked.ir, {
+            "pay.quote": lambda id: {"amount": amount},
+            "pay.send": lambda amount: sent.append(amount) or {"ok": True},
+        })
+
+    r = run_with(Decimal("100.00"))  # at the ceiling: allowed
+    assert r.exit_code == 0 and r.progress["steps"][0]["binds"]["amt"] == 100.00
+    assert next(e for e in r.events if e["event"] == "dispatch" and e["step"] == "s")["args"] == {"amount": 100.0}
+    r = run_with(Decimal("100.01"))  # a cent over: refused, never sent
+    assert r.exit_code == 1 and r.reason == "halt" and len(sent) == 1
+    assert any(e["event"] == "guard_refused" for e in r.events)
+    r = run_with(Decimal("NaN"))
+    assert r.progress["steps"][0]["failure"]["code"] == "invalid_result"
+
+
+def test_a_record_of_another_plan_is_refused(ir: Dict[str, Any], tmp_path: Path) -> None:
+    """A record whose complete write was made with other arguments: running
+    would repeat a committed write, so nothing runs (as `planc run`, exit 2)."""
+    s = Store()
+    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put})
+    record = json.loads(json.dumps(r.progress))
+    record["steps"][2]["args"]["value"] = "something else"
+    with pytest.raises(ValueError, match="repeat a committed write"):
+        planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=record)
+    assert s.calls.count("put dst") == 1
+
+
+def test_python_m_planc(ir: Dict[str, Any], tmp_path: Path) -> None:
+    from planc.__main__ import main
+
+    (tmp_path / "ir.json").write_text(json.dumps(ir))
+    (tmp_path / "tools.json").write_text(json.dumps([
+        {"tool": "kv.get", "args": {"key": "src"}, "result": {"value": "v"}},
+        {"tool": "kv.get", "result": {"value": "w"}},
+        {"tool": "kv.put", "result": {"version": 3}},
+    ]))
+    run_args = ["run", str(tmp_path / "ir.json"), f"--tools=fixture:{tmp_path / 'tools.json'}",
+                f"--progress={tmp_path / 'p.json'}"]
+    assert main(run_args) == 0
+    record = json.loads((tmp_path / "p.json").read_text())
+    assert record["steps"][2]["args"] == {"key": "dst", "value": "v"}
+    # Started again with no responses at all: every step is complete in the
+    # record, so nothing is called (a call would fail, `fixture_exhausted`).
+    (tmp_path / "tools.json").write_text("[]")
+    assert main(run_args) == 0
+    assert main(["run", str(tmp_path / "ir.json"), "--tools=mcp:x"]) == 2
+    assert main(["run", str(tmp_path / "nope.json"), f"--tools=fixture:{tmp_path / 'tools.json'}"]) == 2

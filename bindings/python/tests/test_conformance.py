@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 import pytest
 
 import planc
-from conftest import Recorded, approvals, cases, compile_case, trace_lines
+from conftest import approvals, cases, compile_case, recorded, trace_lines
 
 
 def outcome(result: planc.RunResult) -> Dict[str, Any]:
@@ -67,10 +67,10 @@ def prepare(case: Path, tmp_path: Path) -> Path:
 def test_case_sync(case: Path, tmp_path: Path) -> None:
     ir = compile_case(case)
     progress = prepare(case, tmp_path)
-    recorded = Recorded(case / "tools.json")
+    rec = recorded(case)
     result = planc.run(
         ir,
-        recorded.tools(sorted({s["tool"] for s in ir["steps"]})),
+        rec.tools(sorted({s["tool"] for s in ir["steps"]})),
         approve=approvals(case),
         progress=progress,
         trace=tmp_path / "trace.jsonl",
@@ -88,10 +88,10 @@ def test_case_sync(case: Path, tmp_path: Path) -> None:
 def test_case_async(case: Path, tmp_path: Path) -> None:
     ir = compile_case(case)
     progress = prepare(case, tmp_path)
-    recorded = Recorded(case / "tools.json")
+    rec = recorded(case)
     result = planc.run(
         ir,
-        recorded.async_tools(sorted({s["tool"] for s in ir["steps"]})),
+        rec.async_tools(sorted({s["tool"] for s in ir["steps"]})),
         approve=approvals(case),
         progress=progress,
     )
@@ -108,9 +108,9 @@ def test_the_suite_is_all_there() -> None:
 def test_a_wrong_expectation_is_caught(tmp_path: Path) -> None:
     case = next(c for c in cases() if c.name == "northwind_completes")
     ir = compile_case(case)
-    recorded = Recorded(case / "tools.json")
+    rec = recorded(case)
     result = planc.run(
-        ir, recorded.tools(sorted({s["tool"] for s in ir["steps"]})), approve=approvals(case)
+        ir, rec.tools(sorted({s["tool"] for s in ir["steps"]})), approve=approvals(case)
     )
     wrong = expected(case)
     wrong["exit"] = 3

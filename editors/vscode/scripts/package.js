@@ -84,7 +84,13 @@ function main() {
     const targetArgs = target === undefined ? [] : ['--target', target];
     // --skip-license: the licence is dual, in LICENSE-MIT and LICENSE-APACHE
     // (both packaged), where vsce looks for a single LICENSE file.
-    run(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', ...targetArgs, '-o', out], { cwd: here });
+    // --allow-missing-repository: the project names no public repository
+    // address yet, and an address that leads nowhere is worse than none.
+    run(
+      process.execPath,
+      [vsce, 'package', '--no-dependencies', '--skip-license', '--allow-missing-repository', ...targetArgs, '-o', out],
+      { cwd: here },
+    );
   } finally {
     fs.rmSync(serverDir, { recursive: true, force: true });
     for (const licence of licences) {

@@ -11,7 +11,8 @@ impl<'a> Checker<'a, '_> {
         tool: Option<&'a Tool>,
     ) -> Vec<CheckedArg> {
         let mut out: Vec<CheckedArg> = Vec::with_capacity(step.args.len());
-        let mut seen: HashMap<&str, Span> = HashMap::with_capacity(step.args.len());
+        let mut seen: FastMap<&str, Span> =
+            FastMap::with_capacity_and_hasher(step.args.len(), Default::default());
         // Parameters an unknown argument's E0102 already suggests: that one
         // message says what is missing, so no E0103 repeats it.
         let mut suggested: Vec<String> = Vec::new();
@@ -337,7 +338,8 @@ impl<'a> Checker<'a, '_> {
             self.report(i, d);
             failed = true;
         }
-        let mut seen: HashMap<&str, Span> = HashMap::with_capacity(entries.len());
+        let mut seen: FastMap<&str, Span> =
+            FastMap::with_capacity_and_hasher(entries.len(), Default::default());
         let mut values = Vec::with_capacity(entries.len());
         let mut tys = Vec::with_capacity(entries.len());
         for e in entries {

@@ -325,6 +325,8 @@ fn provably_within(ty: &Ty, op: CmpOp, limit: &Value) -> bool {
         Ty::Enum(values) => values
             .iter()
             .all(|v| Value::String(v.clone()).satisfies(op, limit) == Some(true)),
+        Ty::Lit(v) => v.satisfies(op, limit) == Some(true),
+        Ty::Union(members) => members.iter().all(|m| provably_within(m, op, limit)),
         _ => false,
     }
 }
@@ -343,6 +345,9 @@ fn may_compare(ty: &Ty, limit: &Value) -> bool {
         Ty::String | Ty::Enum(_) => matches!(limit, Value::String(_)),
         Ty::Bool => matches!(limit, Value::Bool(_)),
         Ty::Null => matches!(limit, Value::Null),
+        Ty::Lit(v) => v.compare(limit).is_some(),
+        // The guard refuses the members that cannot compare at run time.
+        Ty::Union(members) => members.iter().any(|m| may_compare(m, limit)),
         Ty::List(_) | Ty::Record(_) => false,
         Ty::Optional(_) => true,
     }

@@ -202,8 +202,8 @@ impl<'a> Checker<'a, '_> {
 }
 
 /// The bounds the `len` posts put on each path's length: (lowest, highest).
-fn len_bounds(posts: &[CheckedProbe]) -> HashMap<Vec<PathSeg>, (u64, u64)> {
-    let mut out: HashMap<Vec<PathSeg>, (u64, u64)> = HashMap::new();
+fn len_bounds(posts: &[CheckedProbe]) -> FastMap<Vec<PathSeg>, (u64, u64)> {
+    let mut out: FastMap<Vec<PathSeg>, (u64, u64)> = FastMap::default();
     for p in posts {
         let ProbeKind::Len { path, op, value } = &p.kind else {
             continue;

@@ -1,4 +1,5 @@
-//! Probes: the `post` clauses typed against the tool's result.
+//! Probes: the `post` clauses typed against the tool's result, and the
+//! `pre` clauses typed against the artifacts they refer to.
 
 use super::*;
 
@@ -11,66 +12,53 @@ impl<'a> Checker<'a, '_> {
     ) -> Option<CheckedProbe> {
         let kind = match &probe.kind {
             ast::ProbeKind::Error => return None,
-            ast::ProbeKind::Len { path, op, value } => {
-                let ty = self.probe_path(i, path, tool);
-                let segs: Vec<PathSeg> = path.segments.iter().map(|s| s.node.clone()).collect();
-                self.len_probe(i, segs, &path.to_string(), path.span, &ty, op, value)?
-            }
             ast::ProbeKind::CountDefault { op, value } => {
                 let t = tool?;
-                let (segs, ty) = match t.result.strip_optional() {
-                    Ty::Error | Ty::Any => return None,
-                    Ty::List(_) => (Vec::new(), t.result.clone()),
-                    Ty::Record(fields) => {
-                        let lists: Vec<&catalog::FieldTy> = fields
-                            .iter()
-                            .filter(|f| matches!(f.ty.strip_optional(), Ty::List(_)))
-                            .collect();
-                        match lists.as_slice() {
-                            [one] => (vec![PathSeg::Field(one.name.clone())], one.ty.clone()),
-                            _ => {
-                                let names: Vec<&str> =
-                                    lists.iter().map(|f| f.name.as_str()).collect();
-                                let why = if names.is_empty() {
-                                    format!("the result of `{}` has no list field to count", t.name)
-                                } else {
-                                    format!(
-                                        "the result of `{}` has {} list fields, {}",
-                                        t.name,
-                                        names.len(),
-                                        list_names(&names)
-                                    )
-                                };
-                                let mut d = Diagnostic::new(
-                                    Code::E0203,
-                                    probe.span,
-                                    format!("`result_count` without a `path` is ambiguous: {why}"),
-                                )
-                                .with_label("which list?")
-                                .with_secondary(
-                                    t.name_span,
-                                    format!("`{}` returns `{}`", t.name, t.result),
-                                );
-                                d = d.with_help(match names.first() {
-                                    Some(n) => {
-                                        format!("give the probe a `path`, such as `\"$.{n}\"`")
-                                    }
-                                    None => {
-                                        "count a list: give the probe the `path` of one".to_string()
-                                    }
-                                });
-                                self.report(i, d);
-                                return None;
-                            }
-                        }
+                let (segs, ty) = match t.result.counted() {
+                    catalog::Counted::Unknown => return None,
+                    catalog::Counted::Itself => (Vec::new(), t.result.clone()),
+                    catalog::Counted::Field(one) => {
+                        (vec![PathSeg::Field(one.name.clone())], one.ty.clone())
                     }
-                    other => {
+                    catalog::Counted::Ambiguous(lists) => {
+                        let names: Vec<&str> = lists.iter().map(|f| f.name.as_str()).collect();
+                        let why = if names.is_empty() {
+                            format!("the result of `{}` has no list field to count", t.name)
+                        } else {
+                            format!(
+                                "the result of `{}` has {} list fields, {}",
+                                t.name,
+                                names.len(),
+                                list_names(&names)
+                            )
+                        };
+                        let mut d = Diagnostic::new(
+                            Code::E0203,
+                            probe.span,
+                            format!("`result_count` without a `path` is ambiguous: {why}"),
+                        )
+                        .with_label("which list?")
+                        .with_secondary(
+                            t.name_span,
+                            format!("`{}` returns `{}`", t.name, t.result),
+                        );
+                        d = d.with_help(match names.first() {
+                            Some(n) => {
+                                format!("give the probe a `path`, such as `\"$.{n}\"`")
+                            }
+                            None => "count a list: give the probe the `path` of one".to_string(),
+                        });
+                        self.report(i, d);
+                        return None;
+                    }
+                    catalog::Counted::Nothing => {
                         let d = Diagnostic::new(
                             Code::E0203,
                             probe.span,
                             format!(
-                                "`result_count` counts a list, but `{}` returns `{other}`",
-                                t.name
+                                "`result_count` counts a list, but `{}` returns `{}`",
+                                t.name,
+                                t.result.strip_optional()
                             ),
                         )
                         .with_label("nothing to count")
@@ -82,8 +70,61 @@ impl<'a> Checker<'a, '_> {
                 let text = path_text(&segs);
                 self.len_probe(i, segs, &text, probe.span, &ty, op, value)?
             }
-            ast::ProbeKind::Compare { path, op, value } => {
+            ast::ProbeKind::Len { path, .. }
+            | ast::ProbeKind::Compare { path, .. }
+            | ast::ProbeKind::In { path, .. }
+            | ast::ProbeKind::Contains { path, .. }
+            | ast::ProbeKind::Exists { path } => {
                 let ty = self.probe_path(i, path, tool);
+                let segs: Vec<PathSeg> = path.segments.iter().map(|s| s.node.clone()).collect();
+                self.probe_test(i, &probe.kind, path, &ty, segs)?
+            }
+        };
+        Some(CheckedProbe {
+            kind,
+            span: probe.span,
+        })
+    }
+
+    /// A `pre` probe: its path is a reference to an artifact (E0105–E0107,
+    /// E0202 as for any reference, and a `data` edge to its producer), and
+    /// the probe is typed against the artifact's type.
+    pub(super) fn check_pre(&mut self, i: usize, probe: &ast::Probe) -> Option<CheckedPre> {
+        let path = match &probe.kind {
+            ast::ProbeKind::Error | ast::ProbeKind::CountDefault { .. } => return None,
+            ast::ProbeKind::Len { path, .. }
+            | ast::ProbeKind::Compare { path, .. }
+            | ast::ProbeKind::In { path, .. }
+            | ast::ProbeKind::Contains { path, .. }
+            | ast::ProbeKind::Exists { path } => path,
+        };
+        // Both front ends read a `pre` path as a binding and its fields.
+        let reference = path.as_reference()?;
+        let (subject, ty) = self.resolve_ref(i, &reference, path.span)?;
+        let kind = self.probe_test(i, &probe.kind, path, &ty, Vec::new())?;
+        Some(CheckedPre {
+            subject,
+            kind,
+            span: probe.span,
+        })
+    }
+
+    /// The test of a probe whose path is `path`, of type `ty`; `segs` is the
+    /// path the normalised probe keeps.
+    fn probe_test(
+        &mut self,
+        i: usize,
+        kind: &ast::ProbeKind,
+        path: &ast::Path,
+        ty: &Ty,
+        segs: Vec<PathSeg>,
+    ) -> Option<ProbeKind> {
+        Some(match kind {
+            ast::ProbeKind::Error | ast::ProbeKind::CountDefault { .. } => return None,
+            ast::ProbeKind::Len { op, value, .. } => {
+                self.len_probe(i, segs, &path.to_string(), path.span, ty, op, value)?
+            }
+            ast::ProbeKind::Compare { op, value, .. } => {
                 let ordering = matches!(op.node, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge);
                 if ordering && !ty.is_ordered() {
                     let d = Diagnostic::new(
@@ -100,7 +141,7 @@ impl<'a> Checker<'a, '_> {
                     self.report(i, d);
                     return None;
                 }
-                let v = self.probe_literal(i, value, &ty, path)?;
+                let v = self.probe_literal(i, value, ty, &format!("`{path}`"))?;
                 if ordering && v == Value::Null {
                     let d = Diagnostic::new(Code::E0203, value.span, "`null` cannot be ordered")
                         .with_label("not a number or a date")
@@ -111,21 +152,18 @@ impl<'a> Checker<'a, '_> {
                     return None;
                 }
                 ProbeKind::Compare {
-                    path: path.segments.iter().map(|s| s.node.clone()).collect(),
+                    path: segs,
                     op: op.node,
                     value: v,
                 }
             }
             ast::ProbeKind::In {
-                path,
-                negated,
-                values,
+                negated, values, ..
             } => {
-                let ty = self.probe_path(i, path, tool);
                 let mut out = Vec::with_capacity(values.len());
                 let mut ok = true;
                 for v in values {
-                    match self.probe_literal(i, v, &ty, path) {
+                    match self.probe_literal(i, v, ty, &format!("`{path}`")) {
                         Some(x) => out.push(x),
                         None => ok = false,
                     }
@@ -134,21 +172,37 @@ impl<'a> Checker<'a, '_> {
                     return None;
                 }
                 ProbeKind::In {
-                    path: path.segments.iter().map(|s| s.node.clone()).collect(),
+                    path: segs,
                     negated: *negated,
                     values: out,
                 }
             }
-            ast::ProbeKind::Exists { path } => {
-                self.probe_path(i, path, tool);
-                ProbeKind::Exists {
-                    path: path.segments.iter().map(|s| s.node.clone()).collect(),
+            ast::ProbeKind::Contains { value, .. } => {
+                let item = match ty.strip_optional() {
+                    Ty::List(item) => (**item).clone(),
+                    Ty::Any => Ty::Any,
+                    Ty::Error => Ty::Error,
+                    other => {
+                        let d = Diagnostic::new(
+                            Code::E0203,
+                            path.span,
+                            format!("`contains` looks in a list, but `{path}` is `{other}`"),
+                        )
+                        .with_label("not a list")
+                        .with_help(format!(
+                            "compare `{path}` with `==`, or test it with `in [...]`"
+                        ));
+                        self.report(i, d);
+                        return None;
+                    }
+                };
+                let v = self.probe_literal(i, value, &item, &format!("an element of `{path}`"))?;
+                ProbeKind::Contains {
+                    path: segs,
+                    value: v,
                 }
             }
-        };
-        Some(CheckedProbe {
-            kind,
-            span: probe.span,
+            ast::ProbeKind::Exists { .. } => ProbeKind::Exists { path: segs },
         })
     }
 
@@ -218,13 +272,12 @@ impl<'a> Checker<'a, '_> {
         i: usize,
         value: &Spanned<ast::Literal>,
         ty: &Ty,
-        path: &ast::Path,
+        what: &str,
     ) -> Option<Value> {
         match catalog::value::literal_value(&value.node, ty) {
             Ok((v, _)) => Some(v),
             Err(e) => {
-                let what = format!("`{path}`");
-                let mut d = catalog::literal_error(&e, &value.node, ty, value.span, &what);
+                let mut d = catalog::literal_error(&e, &value.node, ty, value.span, what);
                 if matches!(
                     e,
                     catalog::LiteralError::Mismatch | catalog::LiteralError::NotInEnum
@@ -233,16 +286,16 @@ impl<'a> Checker<'a, '_> {
                     d.severity = Code::E0203.severity();
                     d.message = match e {
                         catalog::LiteralError::NotInEnum => {
-                            format!("`{path}` is never `{}`: it is `{ty}`", value.node.display())
+                            format!("{what} is never `{}`: it is `{ty}`", value.node.display())
                         }
                         _ => format!(
-                            "`{path}` is `{ty}`, but the probe compares it with {} `{}`",
+                            "{what} is `{ty}`, but the probe compares it with {} `{}`",
                             value.node.kind_name(),
                             value.node.display()
                         ),
                     };
                     if d.help.is_none() {
-                        d.help = Some(format!("compare `{path}` with a value of type `{ty}`"));
+                        d.help = Some(format!("compare {what} with a value of type `{ty}`"));
                     }
                 }
                 self.report(i, d);

@@ -361,12 +361,14 @@ fn step_json(index: usize, s: &Step) -> Result<J> {
     for a in &s.args {
         args.push(&a.name, value_json(&a.value, Place::Arg)?)?;
     }
+    let mut pres = Vec::new();
     let mut posts = Vec::new();
     let mut binds = Keyed::new("binding");
     let (mut on_unmet, mut retry) = (None, None);
     let mut after = Vec::new();
     for c in &s.clauses {
         match c {
+            Clause::Pre(p) => pres.push(probe_json(p)?),
             Clause::Post(p) => posts.push(probe_json(p)?),
             Clause::Bind { name, path, .. } => binds.push(name, J::Str(path.to_string()))?,
             Clause::OnUnmet(o) => once(&mut on_unmet, o.node.as_str(), o.span, "on_unmet")?,
@@ -381,10 +383,12 @@ fn step_json(index: usize, s: &Step) -> Result<J> {
         ("tool", str_j(&s.tool.node)),
         ("args", args.into_j()),
     ];
-    if posts.len() == 1 {
-        o.extend(posts.pop().map(|p| ("post", p)));
-    } else if !posts.is_empty() {
-        o.push(("post", J::Arr(posts)));
+    for (key, mut probes) in [("pre", pres), ("post", posts)] {
+        if probes.len() == 1 {
+            o.extend(probes.pop().map(|p| (key, p)));
+        } else if !probes.is_empty() {
+            o.push((key, J::Arr(probes)));
+        }
     }
     if !binds.members.is_empty() {
         o.push(("binds", binds.into_j()));
@@ -436,6 +440,11 @@ fn probe_json(p: &Probe) -> Result<J> {
                         .collect::<Result<_>>()?,
                 ),
             ),
+        ]),
+        ProbeKind::Contains { path, value } => obj(vec![
+            ("probe", str_j("contains")),
+            ("path", path_j(path)),
+            ("value", literal_json(&value.node, value.span)?),
         ]),
         ProbeKind::Exists { path } => obj(vec![
             ("probe", str_j("field_exists")),
@@ -584,22 +593,57 @@ fn schema(t: &Type) -> Result<Vec<(String, J)>> {
             ));
             s
         }
+        TypeKind::Literal(lit) => {
+            vec![("enum".to_string(), J::Arr(vec![literal_json(lit, t.span)?]))]
+        }
+        TypeKind::Union(members) => match literal_members(members, t.span)? {
+            // A union of literals is one `enum`; any other union is `anyOf`.
+            Some(values) => vec![("enum".to_string(), J::Arr(values))],
+            None => {
+                let alts: Result<Vec<J>> = members.iter().map(|m| schema(m).map(J::Obj)).collect();
+                vec![("anyOf".to_string(), J::Arr(alts?))]
+            }
+        },
         TypeKind::Optional(inner) => {
-            // `T?` is `"type": [T, "null"]`; `any?` and `null?` are `any`
-            // and `null` already (the catalogue model says so too).
+            // `T?` is `"type": [T, "null"]` (a union adds `null` to its
+            // `enum` or its `anyOf`); `any?` and `null?` are `any` and
+            // `null` already (the catalogue model says so too).
             let mut s = schema(inner)?;
             for (key, value) in &mut s {
-                if key == "type"
-                    && let J::Str(name) = value
-                    && name != "null"
-                {
-                    *value = J::Arr(vec![J::Str(std::mem::take(name)), str_j("null")]);
+                match (key.as_str(), &mut *value) {
+                    ("type", J::Str(name)) if name != "null" => {
+                        let name = std::mem::take(name);
+                        *value = J::Arr(vec![J::Str(name), str_j("null")]);
+                    }
+                    ("enum", J::Arr(values))
+                        if matches!(inner.node, TypeKind::Union(_) | TypeKind::Literal(_)) =>
+                    {
+                        values.push(J::Null);
+                    }
+                    ("anyOf", J::Arr(alts)) => {
+                        alts.push(J::Obj(ty("null")));
+                    }
+                    _ => {}
                 }
             }
             s
         }
         TypeKind::Error => return fail(t.span, unreadable("type")),
     })
+}
+
+/// The values of a union whose members are all literals (strings,
+/// numbers, booleans), as JSON; `None` for any other union.
+fn literal_members(members: &[Type], span: Span) -> Result<Option<Vec<J>>> {
+    let mut out = Vec::new();
+    for m in members {
+        match &m.node {
+            TypeKind::Enum(values) => out.extend(values.iter().map(|v| str_j(&v.node))),
+            TypeKind::Literal(lit) => out.push(literal_json(lit, span)?),
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(out))
 }
 
 // ---------------------------------------------------------------- policies as JSON

@@ -19,11 +19,13 @@
 //!   `retry` clauses, names given twice where JSON would need a key twice
 //!   (arguments, record entries, binds, parameters, fields, policy rules,
 //!   ceilings), and any part the front end could not read.
-//! - **Dropped, by design.** Comments are not in the syntax tree. Doc
+//! - **Left out, and said so.** Comments are not in the syntax tree. Doc
 //!   comments of plans, steps and policies have no place in the JSON plan
 //!   and policy shapes, and carry no meaning (the IR holds none), so they
-//!   are dropped; the doc comments of tools, parameters and record fields
-//!   become `description`s, which convert back.
+//!   are left out; [`left_out_of_json`] says where, and `planc fmt --to
+//!   json` prints a note of them on stderr. The doc comments of tools,
+//!   parameters and record fields become `description`s, which convert
+//!   back.
 //! - **Values.** Numbers keep their text, never passing through binary
 //!   floating point; only leading zeros (`007`, valid in the text form, not
 //!   in JSON) are dropped, which keeps the value. A JSON decimal written with
@@ -42,9 +44,14 @@
 //!   an argument or record key that is not an identifier, a policy rule for
 //!   a tool named `actor` or `max_steps`, a bare reference to a binding named
 //!   `true`, `false` or `null`) are refused, and so is a `result_count`
-//!   probe without `path` (the text form has no `len` without a path). JSON
-//!   steps get their names (`step_N` for a numbered step); `after` by number
-//!   is already a name in the tree.
+//!   probe without `path` (the text form has no `len` without a path)
+//!   unless the catalogue makes it explicit first ([`make_explicit`], which
+//!   also turns a date string for a `date` parameter back into a date
+//!   literal; `planc fmt --to plan` reads the catalogue of the `planc.toml`
+//!   found from the file). JSON steps get their names (`step_N` for a
+//!   numbered step); `after` by number is already a name in the tree.
+//!   Long calls come out on one line: the layout keeps line breaks, it does
+//!   not make them.
 //!
 //! Recursion over expressions and types is bounded: both front ends cap
 //! nesting at [`crate::limits::MAX_DEPTH`] levels before building the tree,
@@ -58,7 +65,7 @@ mod json;
 mod text;
 pub(crate) use text::{escape_text, string_text};
 
-use crate::source::Span;
+use crate::source::{Span, Spanned};
 use crate::syntax::ast::{Effect, Module, Reference, ToolDecl};
 
 /// Why a module cannot be written in the other form: the construct, at its
@@ -86,11 +93,42 @@ pub(super) fn fail<T>(span: Span, message: impl Into<String>) -> Result<T> {
     })
 }
 
+/// What the JSON form of a text module cannot carry, where it starts (byte
+/// offsets into `text`, in order): every plain `//` comment, and the doc
+/// comments of plans, steps and policies (those of tools, parameters and
+/// fields become `description`s). `planc fmt --to json` says so rather
+/// than drop them silently.
+pub fn left_out_of_json(text: &str, module: &Module) -> Vec<u32> {
+    use crate::syntax::ast::Item;
+    // Offsets fit in a u32: source files are capped far below 4 GiB.
+    let mut at: Vec<u32> = crate::fmt::layout::comment_offsets(text)
+        .into_iter()
+        .map(|o| u32::try_from(o).unwrap_or(u32::MAX))
+        .collect();
+    let mut doc = |d: &crate::syntax::ast::Doc| {
+        if let Some(span) = d.span.filter(|_| !d.is_empty()) {
+            at.push(span.start);
+        }
+    };
+    for item in &module.items {
+        match item {
+            Item::Plan(p) => {
+                doc(&p.doc);
+                p.steps.iter().for_each(|s| doc(&s.doc));
+            }
+            Item::Policy(p) => doc(&p.doc),
+            Item::Tool(_) | Item::Error(_) => {}
+        }
+    }
+    at.sort_unstable();
+    at
+}
+
 /// A module (as read from either form) written in the JSON form: a plan as
 /// the JSON plan shape, a catalogue (tool declarations) as an MCP
 /// `tools/list` result with JSON Schema types, a policy as the JSON policy
 /// shape; pretty-printed with a 2-space indent, keys in the order of the
-/// design's examples. Err when the module holds something the JSON form
+/// examples in docs/json.md. Err when the module holds something the JSON form
 /// cannot express, or mixes kinds (see the module's documentation).
 pub fn to_json(module: &Module) -> Result<String> {
     json::to_json(module)
@@ -127,5 +165,68 @@ pub(super) fn effect(t: &ToolDecl) -> Result<Effect> {
                 t.name.node
             ),
         ),
+    }
+}
+
+/// Makes explicit, with the catalogue, what a JSON plan leaves to it, so
+/// that the text form says the same: a string given for a `date` or
+/// `datetime` parameter that is one becomes a date literal (the JSON form
+/// has no date values), and a `result_count` probe without `path` gets the
+/// path of the list it counts (the text form's `len(PATH)` names it), as
+/// the checker decides it ([`crate::catalog::Ty::counted`]). Steps calling
+/// a tool the catalogue lacks are left as they are.
+pub fn make_explicit(module: &mut Module, catalog: &crate::catalog::Catalog) {
+    use crate::catalog::{Counted, Ty};
+    use crate::syntax::ast::{Clause, ExprKind, Item, Literal, Path, PathSeg, ProbeKind};
+    for item in &mut module.items {
+        let Item::Plan(plan) = item else { continue };
+        for step in &mut plan.steps {
+            let Some(tool) = catalog.get(&step.tool.node) else {
+                continue;
+            };
+            for arg in &mut step.args {
+                let Some(param) = tool.param(&arg.name.node) else {
+                    continue;
+                };
+                if let ExprKind::Literal(Literal::String(s)) = &arg.value.node {
+                    let literal = match param.ty.strip_optional() {
+                        Ty::Date if crate::catalog::Date::parse(s).is_some() => {
+                            Some(Literal::Date(s.clone()))
+                        }
+                        Ty::Datetime if crate::catalog::Datetime::parse(s).is_some() => {
+                            Some(Literal::Datetime(s.clone()))
+                        }
+                        _ => None,
+                    };
+                    if let Some(literal) = literal {
+                        arg.value.node = ExprKind::Literal(literal);
+                    }
+                }
+            }
+            for clause in &mut step.clauses {
+                let Clause::Post(probe) = clause else {
+                    continue;
+                };
+                let ProbeKind::CountDefault { op, value } = &probe.kind else {
+                    continue;
+                };
+                let segments = match tool.result.counted() {
+                    Counted::Itself => Vec::new(),
+                    Counted::Field(f) => {
+                        vec![Spanned::new(PathSeg::Field(f.name.clone()), probe.span)]
+                    }
+                    Counted::Ambiguous(_) | Counted::Nothing | Counted::Unknown => continue,
+                };
+                probe.kind = ProbeKind::Len {
+                    path: Path {
+                        root: None,
+                        segments,
+                        span: probe.span,
+                    },
+                    op: *op,
+                    value: value.clone(),
+                };
+            }
+        }
     }
 }

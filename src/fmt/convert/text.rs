@@ -307,6 +307,10 @@ fn type_text(t: &Type, level: usize, wide: bool, out: &mut String) -> Result<()>
                 Ok(())
             })?;
         }
+        TypeKind::Literal(lit) => out.push_str(&lit.display()),
+        TypeKind::Union(members) => {
+            separated(members, " | ", out, |m, out| type_text(m, level, wide, out))?;
+        }
         TypeKind::Optional(inner) => {
             type_text(inner, level, wide, out)?;
             if !matches!(inner.node, TypeKind::Optional(_)) {
@@ -461,6 +465,10 @@ fn step_text(s: &Step, out: &mut String) -> Result<()> {
     for c in written {
         indent(out, 2);
         match c {
+            Clause::Pre(p) => {
+                out.push_str("pre ");
+                probe_text(p, out)?;
+            }
             Clause::Post(p) => {
                 out.push_str("post ");
                 probe_text(p, out)?;
@@ -510,6 +518,10 @@ fn probe_text(p: &Probe, out: &mut String) -> Result<()> {
                 literal_text(&v.node, v.span, out)
             })?;
             out.push(']');
+        }
+        ProbeKind::Contains { path, value } => {
+            let _ = write!(out, "{path} contains ");
+            literal_text(&value.node, value.span, out)?;
         }
         ProbeKind::Exists { path } => {
             let _ = write!(out, "exists({path})");

