@@ -71,7 +71,7 @@ fn run_stage(stage: &str, c: &Compiler, text: &str, doc: &str) -> usize {
         "check_only" => {
             let (module, diags, _) = planc::syntax::read_json_plan(FileId(0), doc);
             let errors: Vec<_> = diags.iter().map(|d| d.span).collect();
-            let (diags, plans) = check::check_plans(c.models(), &[&module], &errors);
+            let (diags, plans) = check::check_plans(c.models(), &[&module], &errors, None);
             assert!(
                 !diags.iter().any(|d| d.is_error()),
                 "the benchmark plan has errors"

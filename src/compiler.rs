@@ -181,9 +181,26 @@ impl Compiler {
     /// nothing has an error. Neither the models nor the catalogue and
     /// policy texts are rebuilt or copied.
     pub fn check(&self, name: &str, text: &str, kind: SourceKind) -> Checked {
+        self.check_replan(name, text, kind, None)
+    }
+
+    /// [`Self::check`] of a replan: with `progress` (a record's name and
+    /// JSON text), the plan is checked against what already ran (DESIGN
+    /// 9.3: recorded artifacts in scope, reuse, E0306–E0308, the replan
+    /// budget). The record's own diagnostics (E0601–E0605) are among the
+    /// result's.
+    pub fn check_replan(
+        &self,
+        name: &str,
+        text: &str,
+        kind: SourceKind,
+        progress: Option<(&str, &str)>,
+    ) -> Checked {
         let mut sources = self.sources.clone();
         let file = sources.add_with_kind(name, text, kind);
-        let (outcome, sources) = self.run_files(sources, &[file], true);
+        let record =
+            progress.map(|(name, text)| sources.add_with_kind(name, text, SourceKind::Json));
+        let (outcome, sources) = self.run_files(sources, &[file], true, record);
         let Outcome {
             diagnostics,
             checked,
@@ -193,7 +210,7 @@ impl Compiler {
         // by `new`.
         let diagnostics: Vec<Diagnostic> = diagnostics
             .into_iter()
-            .filter(|d| d.span.file == file)
+            .filter(|d| d.span.file == file || Some(d.span.file) == record)
             .collect();
         let clean = !diagnostics
             .iter()
@@ -221,7 +238,7 @@ impl Compiler {
     /// [`Self::sources`] (the language server's path).
     pub(crate) fn run(&self, job: &mut Job) -> Outcome {
         let sources = std::mem::take(&mut job.sources);
-        let (outcome, sources) = self.run_files(sources, &job.plans, false);
+        let (outcome, sources) = self.run_files(sources, &job.plans, false, job.progress);
         job.sources = sources;
         outcome
     }
@@ -231,7 +248,7 @@ impl Compiler {
     /// whole map, which it hands back: no file is copied.
     pub(crate) fn run_job(mut self, job: &mut Job) -> Outcome {
         let sources = std::mem::take(&mut self.sources);
-        let (outcome, sources) = self.run_files(sources, &job.plans, false);
+        let (outcome, sources) = self.run_files(sources, &job.plans, false, job.progress);
         job.sources = sources;
         outcome
     }
@@ -239,12 +256,15 @@ impl Compiler {
     /// Parses the `plans` files of `sources` (which holds the compiler's
     /// files and theirs) and checks them against the built models. With
     /// `only_plans`, a JSON file is read as a plan whatever its shape;
-    /// otherwise as [`driver::parse`] reads a file given as a plan.
+    /// otherwise as [`driver::parse`] reads a file given as a plan. With
+    /// `progress`, the file of a progress record the plans are replans
+    /// against.
     fn run_files(
         &self,
         mut sources: SourceMap,
         plans: &[FileId],
         only_plans: bool,
+        progress: Option<FileId>,
     ) -> (Outcome, SourceMap) {
         let mut diagnostics = self.diagnostics.clone();
         let mut parsed: Vec<Parsed> = Vec::with_capacity(plans.len() + self.parsed.len());
@@ -282,8 +302,18 @@ impl Compiler {
             driver::misplaced(&names, &p.module, false, false, &mut diagnostics);
         }
         let modules: Vec<&ast::Module> = parsed.iter().map(|p| &*p.module).collect();
+        let record = progress.map(|id| driver::read_progress(&mut sources, id));
+        if let Some(read) = &record {
+            diagnostics.extend(read.diagnostics.iter().cloned());
+        }
+        let progress = record.as_ref().and_then(|read| {
+            read.record.as_ref().map(|record| check::Progress {
+                record,
+                spans: &read.spans,
+            })
+        });
         let (mut plan_diags, plans) =
-            check::check_plans(&self.models, &modules, &syntax_errors, None);
+            check::check_plans(&self.models, &modules, &syntax_errors, progress);
         diagnostics.append(&mut plan_diags);
         diagnostics::sort(&mut diagnostics);
         parsed.extend(self.parsed.iter().cloned());
