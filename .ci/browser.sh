@@ -69,10 +69,10 @@ view northwind examples/northwind/downgrade.plan
 view config_dag examples/config_dag/provision.plan
 view pallet_credit examples/pallet_credit/credit.plan
 view hostile tests/browser/hostile/hostile.plan
-# The configuration example with a record where the schema lacked a table,
+# The configuration example with a record where fetching the schema failed,
 # and its replan against the plan it replaces, with the run's record.
 view config_dag_progress examples/config_dag/provision.plan \
-  --progress tests/browser/progress/schema_missing_table.json
+  --progress tests/browser/progress/schema_fetch_failed.json
 view config_dag_replan examples/config_dag/replan.plan \
   --against examples/config_dag/provision.plan --progress examples/config_dag/progress.json
 ls -l "$out"

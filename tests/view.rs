@@ -279,9 +279,9 @@ fn a_file_of_two_plans_is_refused() {
     assert!(err.contains("holds 2 plans (`p`, `q`)"), "{err}");
 }
 
-/// The configuration example's record where the schema lacked a table:
-/// `fetch_schema` failed, `provision_db` reads its data.
-const FAILED_RECORD: &str = "tests/browser/progress/schema_missing_table.json";
+/// The configuration example's record where fetching the schema failed:
+/// `provision_db` and `generate_report` read its data.
+const FAILED_RECORD: &str = "tests/browser/progress/schema_fetch_failed.json";
 const CONFIG: &str = "examples/config_dag/provision.plan";
 const REPLAN: &str = "examples/config_dag/replan.plan";
 const RECORD: &str = "examples/config_dag/progress.json";
@@ -311,29 +311,34 @@ fn review_with_a_record_says_where_the_run_stands() {
     let page = ok(&["review", CONFIG, "--progress", FAILED_RECORD]);
     assert_self_contained(&page, "config_dag --progress");
     assert!(page.contains(
-        "<dd id=\"fact-progress\"><a href=\"#progress\">3 complete, 1 failed, 1 pending</a>; 0 of 1 replans used</dd>"
+        "<dd id=\"fact-progress\"><a href=\"#progress\">2 complete, 1 failed, 2 pending</a>; 0 of 1 replans used</dd>"
     ));
     assert!(page.contains("data-step=\"fetch_schema\" data-status=\"failed\">"));
     assert!(page.contains(
         "<article class=\"card write approval guard status-pending invalidated\" id=\"step-3\" data-step=\"provision_db\" data-status=\"pending\">"
     ));
-    // The subgraph: the failed step and the one reading its data, not the
-    // report beside them.
+    // The subgraph: the failed step and the two reading its data, not the
+    // configuration before it.
     let subgraph = &page[page
         .find("<ul class=\"items\" id=\"invalidated\">")
         .unwrap()..];
     let subgraph = &subgraph[..subgraph.find("</ul>").unwrap()];
-    assert_eq!(subgraph.matches("<li").count(), 2, "{subgraph}");
+    assert_eq!(subgraph.matches("<li").count(), 3, "{subgraph}");
     assert!(
         subgraph
             .contains("<code>provision_db</code></a>: reads data from <code>fetch_schema</code>")
     );
-    assert!(!subgraph.contains("generate_report"));
+    assert!(
+        subgraph.contains(
+            "<code>generate_report</code></a>: reads data from <code>fetch_schema</code>"
+        )
+    );
+    assert!(!subgraph.contains("parse_config"));
     // The graph draws it: a heavy data edge, outlined nodes.
     assert_eq!(
         page.matches("edge edge-data edge-invalidated").count(),
-        2,
-        "one per drawing"
+        4,
+        "two per drawing"
     );
     assert_eq!(ok(&["review", CONFIG, "--progress", FAILED_RECORD]), page);
 }

@@ -857,8 +857,11 @@ fn status_text(n: &Node, recorded: Option<&StepRecord>) -> String {
         }
     }
     if let Some(cause) = &n.invalidated {
-        if *cause == n.name {
+        if matches!(status, Status::Invalid | Status::Failed) {
             s.push_str("; the invalidated subgraph starts here");
+            if *cause != n.name {
+                let _ = write!(s, " (what it checked came from {})", code(cause));
+            }
         } else {
             let _ = write!(
                 s,
@@ -1050,8 +1053,9 @@ fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &Graph) {
             let Some(step) = r.ir.steps.get(n.index) else {
                 continue;
             };
+            let root = matches!(n.status, Some(Status::Invalid | Status::Failed));
             let why = match &n.invalidated {
-                Some(c) if *c != n.name => format!("reads data from {}", code(c)),
+                Some(c) if !root => format!("reads data from {}", code(c)),
                 _ => {
                     let status = n.status.unwrap_or(Status::Pending);
                     match record.step(&n.name).and_then(failure_text) {
