@@ -106,6 +106,7 @@ fn bench(c: &mut Criterion, n: usize) {
             actor: None,
             syntax_errors: &[],
             roles_fixed: true,
+            progress: None,
         })
     };
     let checked = check_input(&parsed.module);

@@ -282,7 +282,8 @@ impl Compiler {
             driver::misplaced(&names, &p.module, false, false, &mut diagnostics);
         }
         let modules: Vec<&ast::Module> = parsed.iter().map(|p| &*p.module).collect();
-        let (mut plan_diags, plans) = check::check_plans(&self.models, &modules, &syntax_errors);
+        let (mut plan_diags, plans) =
+            check::check_plans(&self.models, &modules, &syntax_errors, None);
         diagnostics.append(&mut plan_diags);
         diagnostics::sort(&mut diagnostics);
         parsed.extend(self.parsed.iter().cloned());

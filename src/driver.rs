@@ -24,6 +24,10 @@ pub struct Job {
     /// The `planc.toml` the catalogue, policy or actor came from, as shown
     /// to the user; `None` when none was used.
     pub config: Option<String>,
+    /// The progress record the plans are replans against (`--progress`, or
+    /// `progress` in `planc.toml`): its complete steps' artifacts are in
+    /// scope, and steps that already ran are reused (DESIGN 9.3).
+    pub progress: Option<FileId>,
 }
 
 impl Job {
@@ -199,6 +203,16 @@ pub fn run(job: &mut Job) -> Outcome {
             .collect()
     };
     let (plans, catalog, policy) = (pick(Role::Plan), pick(Role::Catalog), pick(Role::Policy));
+    let record = job.progress.map(|id| read_progress(&mut job.sources, id));
+    if let Some(read) = &record {
+        diagnostics.extend(read.diagnostics.iter().cloned());
+    }
+    let progress = record.as_ref().and_then(|read| {
+        read.record.as_ref().map(|record| check::Progress {
+            record,
+            spans: &read.spans,
+        })
+    });
     let checked = check::check(&check::CheckInput {
         plans: &plans,
         catalog: &catalog,
@@ -206,6 +220,7 @@ pub fn run(job: &mut Job) -> Outcome {
         actor: job.actor.as_deref(),
         syntax_errors: &syntax_errors,
         roles_fixed: fixed,
+        progress,
     });
     let mut checked = checked;
     diagnostics.append(&mut checked.diagnostics);
@@ -225,6 +240,19 @@ pub fn run(job: &mut Job) -> Outcome {
         parsed,
         checked,
     }
+}
+
+/// Reads the progress record of a job (E0601–E0605 for a malformed one),
+/// recording its pointer table on the file for the renderers.
+pub fn read_progress(sources: &mut SourceMap, file: FileId) -> crate::progress::read::ReadRecord {
+    let Some(f) = sources.get(file) else {
+        return crate::progress::read::ReadRecord::default();
+    };
+    let mut read = crate::progress::read::read(file, &f.text);
+    if let Some(f) = sources.get_mut(file) {
+        f.set_pointers(std::mem::take(&mut read.pointers));
+    }
+    read
 }
 
 /// What E0005's message names: the files in force and where they came from.

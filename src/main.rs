@@ -55,6 +55,12 @@ enum Command {
         /// whose format is told from its content.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
+        /// Check the plans as replans against this progress record: its
+        /// complete steps' artifacts are in scope, steps that already ran
+        /// are reused, committed effects are not repeated. Replaces the
+        /// `progress` of `planc.toml`.
+        #[arg(long, value_name = "RECORD")]
+        progress: Option<PathBuf>,
         #[command(flatten)]
         options: Options,
     },
@@ -66,6 +72,12 @@ enum Command {
         /// Write the IR here instead of standard output.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// Compile the plan as a replan against this progress record: the
+        /// IR then says which steps are reused and which recorded artifacts
+        /// the plan takes (`progress`, `reuse`). Replaces the `progress` of
+        /// `planc.toml`.
+        #[arg(long, value_name = "RECORD")]
+        progress: Option<PathBuf>,
         /// Indent the IR for people. By default it is indented only on a
         /// terminal, and written on one line to a pipe or a file.
         #[arg(long)]
@@ -412,13 +424,24 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Check { files, options } => check(&files, &options),
+        Command::Check {
+            files,
+            progress,
+            options,
+        } => check(&files, progress.as_deref(), &options),
         Command::Compile {
             file,
             output,
+            progress,
             pretty,
             options,
-        } => compile(&file, output.as_deref(), pretty, &options),
+        } => compile(
+            &file,
+            output.as_deref(),
+            progress.as_deref(),
+            pretty,
+            &options,
+        ),
         Command::Graph {
             file,
             format,
@@ -603,6 +626,22 @@ fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
     Ok(job)
 }
 
+/// Adds the progress record a replan is checked against: `--progress`,
+/// else the `progress` of the `planc.toml` the job was configured from.
+fn with_progress(job: &mut Job, first: Option<&Path>, flag: Option<&Path>) -> Result<(), Failure> {
+    let path = match flag {
+        Some(p) => Some(p.to_path_buf()),
+        None if job.config.is_some() => config_for(&start_folder(first))?.progress,
+        None => None,
+    };
+    if let Some(path) = path {
+        let name = display_path(&path);
+        let text = project::read_source(&path).map_err(Failure)?;
+        job.progress = Some(job.sources.add_with_kind(name, text, SourceKind::Json));
+    }
+    Ok(())
+}
+
 /// The folder `planc.toml` is looked for from: the file's, or the current
 /// folder for standard input.
 fn start_folder(file: Option<&Path>) -> PathBuf {
@@ -747,8 +786,13 @@ fn status(diagnostics: &[planc::Diagnostic], options: &Options) -> ExitCode {
     }
 }
 
-fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
+fn check(
+    files: &[PathBuf],
+    progress: Option<&Path>,
+    options: &Options,
+) -> Result<ExitCode, Failure> {
     let mut job = load(files, &options.inputs)?;
+    with_progress(&mut job, files.first().map(PathBuf::as_path), progress)?;
     let outcome = driver::run(&mut job);
     report(&job, &outcome.diagnostics, options, true)?;
     Ok(status(&outcome.diagnostics, options))
@@ -757,10 +801,12 @@ fn check(files: &[PathBuf], options: &Options) -> Result<ExitCode, Failure> {
 fn compile(
     file: &Path,
     output: Option<&Path>,
+    progress: Option<&Path>,
     pretty: bool,
     options: &Options,
 ) -> Result<ExitCode, Failure> {
     let mut job = load(&[file.to_path_buf()], &options.inputs)?;
+    with_progress(&mut job, Some(file), progress)?;
     let outcome = driver::run(&mut job);
     report(&job, &outcome.diagnostics, options, false)?;
     let code = status(&outcome.diagnostics, options);
@@ -972,13 +1018,8 @@ fn load_record(
 > {
     let name = display_path(path);
     let text = project::read_source(path).map_err(Failure)?;
-    let id = job
-        .sources
-        .add_with_kind(name, text.clone(), SourceKind::Json);
-    let read = planc::progress::read::read(id, &text);
-    if let Some(f) = job.sources.get_mut(id) {
-        f.set_pointers(read.pointers);
-    }
+    let id = job.sources.add_with_kind(name, text, SourceKind::Json);
+    let read = driver::read_progress(&mut job.sources, id);
     Ok((read.record, read.diagnostics))
 }
 

@@ -20,6 +20,9 @@ pub struct Config {
     pub catalog: Vec<PathBuf>,
     pub policy: Option<PathBuf>,
     pub actor: Option<Vec<String>>,
+    /// `progress`: the progress record plans are checked against as replans
+    /// (resolved against this file's folder).
+    pub progress: Option<PathBuf>,
     /// `[run] tools`: the tool backend of `planc run` (`fixture:FILE`, the
     /// file resolved against this file's folder, or `mcp:COMMAND ARGS…`).
     pub tools: Option<String>,
@@ -33,6 +36,7 @@ struct RawConfig {
     catalog: Option<toml::Spanned<toml::Value>>,
     policy: Option<toml::Spanned<toml::Value>>,
     actor: Option<toml::Spanned<toml::Value>>,
+    progress: Option<toml::Spanned<toml::Value>>,
     run: Option<RawRun>,
 }
 
@@ -46,6 +50,7 @@ struct RawRun {
 /// The form each key takes, as the error message shows it.
 const CATALOG_FORM: &str = "a file path or a list of file paths, e.g. `catalog = [\"tools.plan\"]`";
 const POLICY_FORM: &str = "a file path, e.g. `policy = \"policy.plan\"`";
+const PROGRESS_FORM: &str = "a file path, e.g. `progress = \"progress.json\"`";
 const ACTOR_FORM: &str = "a scope or a list of scopes, e.g. `actor = [\"crm:read\"]`";
 
 impl Config {
@@ -106,6 +111,8 @@ impl Config {
         let policy =
             strings("policy", POLICY_FORM, raw.policy, false)?.and_then(|p| p.into_iter().next());
         let actor = strings("actor", ACTOR_FORM, raw.actor, true)?;
+        let progress = strings("progress", PROGRESS_FORM, raw.progress, false)?
+            .and_then(|p| p.into_iter().next());
         let base = path.parent().unwrap_or(Path::new(""));
         Ok(Config {
             path: path.to_path_buf(),
@@ -115,6 +122,7 @@ impl Config {
                 .collect(),
             policy: policy.map(|p| normalize(&base.join(p))),
             actor,
+            progress: progress.map(|p| normalize(&base.join(p))),
             tools: raw
                 .run
                 .and_then(|r| r.tools)

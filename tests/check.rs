@@ -33,6 +33,7 @@ fn run(plan: &str) -> (Vec<(Code, String)>, check::CheckOutput) {
         actor: None,
         syntax_errors: &[],
         roles_fixed: true,
+        progress: None,
     });
     let texts = [TOOLS, POLICY, plan];
     let got = out

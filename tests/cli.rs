@@ -727,3 +727,87 @@ fn schema_prints_a_plan_schema_for_the_project() {
     assert!(stdout(&out).is_empty());
     assert!(stderr(&out).contains("E0004"), "{}", stderr(&out));
 }
+
+/// `--progress` on `check` and `compile`: the replan of the configuration
+/// example reuses its complete steps (exit 0, `"reuse": true` in the IR,
+/// N0303 in every format); a replan that repeats a committed write exits 1;
+/// a malformed record is reported with its own code, and an absent one is
+/// the command's failure (exit 2).
+#[test]
+fn progress_checks_a_replan_against_what_ran() {
+    let dir = "examples/config_dag";
+    let out = run(&[
+        "check",
+        "--progress",
+        &format!("{dir}/progress.json"),
+        &format!("{dir}/replan.plan"),
+        &format!("{dir}/replan.plan.json"),
+        "--format",
+        "json",
+        "--deny-warnings",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reused = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "N0303")
+        .count();
+    assert_eq!(reused, 6, "three steps reused in each form");
+    let out = run(&[
+        "compile",
+        &format!("{dir}/replan.plan"),
+        "--progress",
+        &format!("{dir}/progress.json"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let ir: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reuse: Vec<bool> = ir["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["reuse"].as_bool().unwrap())
+        .collect();
+    assert_eq!(reuse, [true, true, true, false, false, false]);
+    assert_eq!(ir["progress"]["replans_used"], 0);
+    // Without the record, the same IR has neither key.
+    let out = run(&["compile", &format!("{dir}/replan.plan")]);
+    let plain = String::from_utf8_lossy(&out.stdout);
+    assert!(!plain.contains("\"reuse\"") && !plain.contains("\"progress\""));
+
+    let out = run(&[
+        "check",
+        "--progress",
+        "tests/ui/replan/progress.json",
+        "tests/ui/replan/err/write_repeated_renamed.plan",
+        "--format",
+        "short",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[E0307]"));
+
+    let out = run(&[
+        "check",
+        "--progress",
+        "tests/ui/progress/err/artifacts_on_failed_step.json",
+        &format!("{dir}/replan.plan"),
+        "--format",
+        "short",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[E0604]"));
+
+    let out = run(&[
+        "check",
+        "--progress",
+        "no/such.json",
+        &format!("{dir}/replan.plan"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}

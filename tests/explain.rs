@@ -33,6 +33,13 @@ fn compile(
             .add_with_kind("catalogue.json", c.as_str(), SourceKind::Json);
         job.catalog.push(cid);
     }
+    if let Some(r) = &ctx.progress {
+        job.progress = Some(job.sources.add_with_kind(
+            "progress.json",
+            r.as_str(),
+            SourceKind::Json,
+        ));
+    }
     if let Some(p) = &ctx.policy {
         let pid = job
             .sources
@@ -57,7 +64,13 @@ fn page_examples_are_true() {
             page.starts_with(&title),
             "{code}: the page must start with `{title}`"
         );
-        let kind = if page.contains("```json") {
+        // The form of the examples is the failing block's (a page may
+        // also hold a JSON catalogue, policy or progress record).
+        let failing_fence = page
+            .split_once("## Failing")
+            .and_then(|(_, rest)| rest.split_once("```"))
+            .map(|(_, rest)| rest);
+        let kind = if failing_fence.is_some_and(|f| f.starts_with("json")) {
             SourceKind::Json
         } else {
             SourceKind::Text
@@ -98,7 +111,7 @@ fn page_examples_are_true() {
             .collect();
         assert!(
             not_notes.is_empty(),
-            "{code}: the fixed example yields {not_notes:?}"
+            "{code}: the fixed example yields {not_notes:?}:\n{fixed}"
         );
     }
 }

@@ -1944,3 +1944,36 @@ fn every_position_of_a_json_plan_and_its_prefixes_is_served() {
     }
     c.shutdown();
 }
+
+/// `progress` in `planc.toml`: the open plan is a replan, checked against the
+/// record as `planc check --progress` checks it.
+#[test]
+fn a_progress_record_in_planc_toml_checks_the_plan_as_a_replan() {
+    let p = Project::new();
+    p.write(
+        "planc.toml",
+        "catalog = [\"tools.plan\"]\npolicy = \"policy.plan\"\nprogress = \"progress.json\"\n",
+    );
+    p.write(
+        "progress.json",
+        r#"{"progress_version": "1.0", "plan": "downgrade", "replans_used": 0, "steps": [
+  {"name": "resolve", "tool": "customer.resolve", "status": "complete",
+   "effect": "read", "idempotent": true, "attempts": 1,
+   "args": {"email": "a.kohl@northwind-traders.co.uk"},
+   "binds": {"account_id": "acct_1"}},
+  {"name": "change", "tool": "billing.change_plan", "status": "complete",
+   "effect": "write", "idempotent": false, "attempts": 1,
+   "args": {"subscription_id": "sub_9", "plan": "pro", "effective": "2026-03-31"}}
+]}"#,
+    );
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    let d = c.diagnostics(&uri);
+    // `change` ran with other arguments and is a write that is not
+    // idempotent: running it again would repeat it. (`resolve` is a read:
+    // not reused, since its call differs, it simply runs again.)
+    assert_eq!(errors(&d), ["E0306"], "{d:#?}");
+    assert_eq!(d[0]["data"]["step"], "change", "{d:#?}");
+    c.shutdown();
+}

@@ -153,7 +153,7 @@ fn a_goal_change_keeps_the_world() {
 }
 
 /// Marking, not deletion: applying an invalidation keeps every step, and a
-/// complete step made invalid loses its artifacts.
+/// complete step made invalid keeps its artifacts, marked (not reusable).
 #[test]
 fn apply_marks_and_keeps_every_step() {
     let ir = compile(&forms()[0]);
@@ -163,7 +163,7 @@ fn apply_marks_and_keeps_every_step() {
     assert_eq!(rec.steps.len(), 5);
     let fetch = rec.step("fetch_config").unwrap();
     assert_eq!(fetch.status, Invalid);
-    assert!(fetch.binds.is_empty());
+    assert!(fetch.binds.contains_key("config_raw"));
     assert_eq!(rec.step("fetch_schema").unwrap().status, Complete);
     assert!(rec.artifact("schema_version").is_some());
 }
@@ -250,4 +250,266 @@ fn completed_steps_that_change_are_history() {
         text.contains("args.schema_version: schema_version -> migrated_version"),
         "{text}"
     );
+}
+
+// ------------------------------------------------------- replans (9.3)
+
+/// The catalogue and policy of the replan table.
+const REPLAN_WORLD: &str = r#"
+tool orders.get(order_id: int) -> { total_eur: decimal } read idempotent
+tool refunds.issue(order_id: int, amount_eur: decimal) -> { refund_id: string } write
+tool report.make(title: string) -> { report_id: string } read idempotent
+
+policy agent {
+    actor [orders:read, refunds:write, reports:write]
+    orders.get requires [orders:read]
+    refunds.issue requires [refunds:write] where amount_eur <= 500
+    report.make requires [reports:write]
+}
+"#;
+
+/// Checks `plan` (with [`REPLAN_WORLD`]) against the record `steps` (the
+/// JSON of its `steps` list): the errors and warnings, the notes, and the
+/// IR's reused steps when it compiles.
+fn replan(
+    steps: &str,
+    replans_used: u64,
+    plan: &str,
+) -> (Vec<String>, Vec<String>, Option<PlanIr>) {
+    let record = format!(
+        r#"{{"progress_version": "1.0", "plan": "before", "replans_used": {replans_used}, "steps": {steps}}}"#
+    );
+    let mut job = Job::default();
+    let id = job
+        .sources
+        .add("replan.plan", format!("{REPLAN_WORLD}\n{plan}"));
+    job.plans.push(id);
+    job.progress = Some(job.sources.add_with_kind(
+        "progress.json",
+        record,
+        planc::SourceKind::Json,
+    ));
+    let outcome = driver::run(&mut job);
+    let pick = |notes: bool| -> Vec<String> {
+        outcome
+            .diagnostics
+            .iter()
+            .filter(|d| (d.severity == planc::Severity::Note) == notes)
+            .map(|d| d.code.to_string())
+            .collect()
+    };
+    let ir = driver::lower(&job, &outcome)
+        .ok()
+        .map(|mut irs| irs.remove(0));
+    (pick(false), pick(true), ir)
+}
+
+const ORDER_DONE: &str = r#"{"name": "order", "tool": "orders.get", "status": "complete",
+  "effect": "read", "idempotent": true, "args": {"order_id": 4921}, "binds": {"total": 120.00}}"#;
+const REFUND_DONE: &str = r#"{"name": "refund", "tool": "refunds.issue", "status": "complete",
+  "effect": "write", "idempotent": false, "args": {"order_id": 4921, "amount_eur": 120.00},
+  "binds": {"refund_id": "rf_1"}}"#;
+const ORDER_INVALID: &str = r#"{"name": "order", "tool": "orders.get", "status": "invalid",
+  "effect": "read", "idempotent": true, "args": {"order_id": 4921}, "binds": {"total": 120.00}}"#;
+
+const STEP_ORDER: &str = "step order = orders.get(order_id: 4921) { bind total = $.total_eur }";
+const STEP_REFUND: &str =
+    "step refund = refunds.issue(order_id: 4921, amount_eur: total) { post exists($.refund_id) }";
+const STEP_REPORT: &str =
+    "step report = report.make(title: \"refunds\") { post exists($.report_id) }";
+
+/// A row of the table: its name, the record's steps, `replans_used`, the
+/// plan, the errors and warnings, the notes.
+type Row = (
+    &'static str,
+    String,
+    u64,
+    String,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+/// The mutation table of the replanning properties: each row a record, a
+/// replan, and the codes it must get (errors and warnings exactly; the
+/// notes listed must be among those given).
+#[test]
+fn replans_against_records_get_their_codes() {
+    let plan = |steps: &[&str], budget: &str| {
+        format!(
+            "plan after \"refund\" {{\n{budget}\n{}\n}}\n",
+            steps.join("\n")
+        )
+    };
+    let rows: Vec<Row> = vec![
+        // Artifact reuse: the completed steps, unchanged, are reused.
+        (
+            "reuse",
+            format!("[{ORDER_DONE}, {REFUND_DONE}]"),
+            0,
+            plan(&[STEP_ORDER, STEP_REFUND], ""),
+            &[],
+            &["N0303", "N0303"],
+        ),
+        // A recorded artifact used without its step: in scope, its value a
+        // literal within the ceiling (no guard, no N0302).
+        (
+            "recorded artifact in scope",
+            format!("[{ORDER_DONE}]"),
+            0,
+            plan(
+                &["step refund = refunds.issue(order_id: 4921, amount_eur: total) { post exists($.refund_id) }"],
+                "",
+            ),
+            &[],
+            &[],
+        ),
+        // The recorded value over the ceiling: refused now.
+        (
+            "recorded value over a ceiling",
+            r#"[{"name": "order", "tool": "orders.get", "status": "complete", "args": {"order_id": 1},
+                "binds": {"total": 650.00}}]"#
+                .to_string(),
+            0,
+            plan(
+                &["step refund = refunds.issue(order_id: 1, amount_eur: total) { post exists($.refund_id) }"],
+                "",
+            ),
+            &["E0303"],
+            &[],
+        ),
+        // An invalidated artifact is not reused.
+        (
+            "invalidated artifact",
+            format!("[{ORDER_INVALID}]"),
+            0,
+            plan(
+                &["step refund = refunds.issue(order_id: 4921, amount_eur: total) { post exists($.refund_id) }"],
+                "",
+            ),
+            &["E0308"],
+            &[],
+        ),
+        // ... and binding it again repairs the plan.
+        (
+            "invalidated artifact bound again",
+            format!("[{ORDER_INVALID}]"),
+            0,
+            plan(&[STEP_ORDER, STEP_REFUND], ""),
+            &[],
+            &["N0302"],
+        ),
+        // An independent branch stays available: the invalid step's
+        // artifact is not needed by the report.
+        (
+            "independent branch",
+            format!("[{ORDER_INVALID}, {REFUND_DONE}]"),
+            0,
+            plan(&[STEP_REPORT], ""),
+            &[],
+            &[],
+        ),
+        // A mutating action is not duplicated: changed under its name...
+        (
+            "write changed",
+            format!("[{ORDER_DONE}, {REFUND_DONE}]"),
+            0,
+            plan(
+                &["step refund = refunds.issue(order_id: 4921, amount_eur: 99.00) { post exists($.refund_id) }"],
+                "",
+            ),
+            &["E0306"],
+            &[],
+        ),
+        // ... repeated under another name...
+        (
+            "write renamed",
+            format!("[{ORDER_DONE}, {REFUND_DONE}]"),
+            0,
+            plan(
+                &["step refund_2 = refunds.issue(order_id: 4921, amount_eur: 120.00) { post exists($.refund_id) }"],
+                "",
+            ),
+            &["E0307"],
+            &[],
+        ),
+        // ... or possibly repeated, an argument known only at dispatch.
+        (
+            "write maybe repeated",
+            format!("[{REFUND_DONE}]"),
+            0,
+            plan(
+                &[
+                    "step lookup = orders.get(order_id: 4921) { bind amount = $.total_eur }",
+                    "step refund_2 = refunds.issue(order_id: 4921, amount_eur: amount) { post exists($.refund_id) }",
+                ],
+                "",
+            ),
+            &["W0405"],
+            &["N0302"],
+        ),
+        // A read changed under its name simply runs again.
+        (
+            "read changed",
+            format!("[{ORDER_DONE}]"),
+            0,
+            plan(&["step order = orders.get(order_id: 7) { post exists($.total_eur) }"], ""),
+            &[],
+            &[],
+        ),
+        // The replan budget terminates the loop.
+        (
+            "budget spent",
+            format!("[{ORDER_DONE}]"),
+            2,
+            plan(&[STEP_REPORT], "replans 2"),
+            &["E0305"],
+            &[],
+        ),
+        (
+            "budget left",
+            format!("[{ORDER_DONE}]"),
+            1,
+            plan(&[STEP_REPORT], "replans 2"),
+            &[],
+            &[],
+        ),
+    ];
+    for (name, steps, used, text, errors, notes) in rows {
+        let (got, got_notes, ir) = replan(&steps, used, &text);
+        assert_eq!(got, errors, "{name}: {text}");
+        for n in notes {
+            assert!(
+                got_notes.iter().any(|g| g == n),
+                "{name}: no {n} in {got_notes:?}"
+            );
+        }
+        if name == "recorded artifact in scope" {
+            assert!(
+                !got_notes.iter().any(|g| g == "N0302"),
+                "{name}: {got_notes:?}"
+            );
+            let ir = ir.clone().unwrap();
+            assert!(ir.steps[0].authz.guards.is_empty(), "{name}: a guard");
+            let progress = ir.progress.unwrap();
+            assert_eq!(progress.artifacts_in["total"].to_string(), "120.00");
+            assert_eq!(ir.steps[0].reuse, Some(false));
+        }
+        if name == "reuse" {
+            let ir = ir.unwrap();
+            assert!(ir.steps.iter().all(|s| s.reuse == Some(true)), "{name}");
+            assert_eq!(
+                ir.steps[0].artifacts.as_ref().unwrap()["total"].to_string(),
+                "120.00"
+            );
+        }
+    }
+    // Without a record, the IR has neither `progress` nor `reuse`.
+    let text = format!("{REPLAN_WORLD}\n{}", plan(&[STEP_ORDER, STEP_REFUND], ""));
+    let mut job = Job::default();
+    let id = job.sources.add("plain.plan", text);
+    job.plans.push(id);
+    let outcome = driver::run(&mut job);
+    let ir = driver::lower(&job, &outcome).unwrap().remove(0);
+    let json = planc::ir::to_json(&ir).unwrap();
+    assert!(!json.contains("\"reuse\"") && !json.contains("\"progress\""));
 }

@@ -838,3 +838,90 @@ proptest! {
         prop_assert!(in_policy, "no error in the policy:\n{policy}");
     }
 }
+
+// ------------------------------------------------------- replans
+
+/// Every artifact the IR's references read, shaped so that each member path
+/// exists (an object at every step of it).
+fn shape(v: &planc::ir::Value, out: &mut planc::exec::eval::Artifacts) {
+    use planc::ir::Value;
+    use planc::progress::JsonValue;
+    match v {
+        Value::Literal { .. } => {}
+        Value::Ref { binding, path, .. } => {
+            let mut at = out
+                .entry(binding.clone())
+                .or_insert_with(|| JsonValue::Object(Default::default()));
+            for m in path {
+                if !matches!(at, JsonValue::Object(_)) {
+                    *at = JsonValue::Object(Default::default());
+                }
+                let JsonValue::Object(o) = at else { return };
+                at = o
+                    .entry(m.clone())
+                    .or_insert_with(|| JsonValue::Object(Default::default()));
+            }
+        }
+        Value::List { items } => items.iter().for_each(|x| shape(x, out)),
+        Value::Record { fields } => fields.values().for_each(|x| shape(x, out)),
+        Value::Interpolate { parts } => parts.iter().for_each(|x| shape(x, out)),
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A replan identical to the plan, checked against a record in which
+    /// every step completed with the arguments it resolves to: no error, no
+    /// repeated effect, and every step reused (`"reuse": true`, with its
+    /// binds' recorded values), so that nothing is left to run.
+    #[test]
+    fn a_replan_of_a_completed_plan_reuses_every_step(data in choices()) {
+        use planc::exec::eval;
+        use planc::progress::{JsonValue, ProgressRecord, Status, StepRecord};
+        let Case { world, plan } = case(&data);
+        let (text, _) = plangen::plan_text(&plan);
+        let run = compile(&world, "gen.plan", &text);
+        let ir = sound_ir(&run, &world)?;
+        let mut artifacts = eval::Artifacts::new();
+        for s in &ir.steps {
+            s.args.values().for_each(|v| shape(v, &mut artifacts));
+        }
+        let mut record = ProgressRecord::new(ir.name.clone());
+        for s in &ir.steps {
+            let mut step = StepRecord::pending(&s.name, &s.tool);
+            step.status = Status::Complete;
+            step.effect = Some(s.effect);
+            step.idempotent = Some(s.idempotent);
+            step.attempts = 1;
+            step.args = eval::resolve_args(s, &artifacts)
+                .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+            for b in s.binds.keys() {
+                let v = artifacts
+                    .entry(b.clone())
+                    .or_insert_with(|| JsonValue::String(format!("{b} as recorded")));
+                step.binds.insert(b.clone(), v.clone());
+            }
+            record.steps.push(step);
+        }
+        let mut job = run.job.clone();
+        let text = serde_json::to_string_pretty(&record).unwrap();
+        job.progress = Some(job.sources.add_with_kind("progress.json", text, planc::SourceKind::Json));
+        let outcome = driver::run(&mut job);
+        let listed = listing(&Run { job: job.clone(), outcome: outcome.clone() });
+        prop_assert!(!outcome.has_errors(), "a replan of a completed plan has errors:\n{listed}");
+        prop_assert!(
+            !outcome.diagnostics.iter().any(|d| matches!(d.code, Code::W0405 | Code::E0306 | Code::E0307)),
+            "{listed}"
+        );
+        let irs = driver::lower(&job, &outcome).map_err(TestCaseError::fail)?;
+        let replan = irs.first().unwrap();
+        for s in &replan.steps {
+            prop_assert_eq!(s.reuse, Some(true), "`{}` is not reused:\n{}", s.name, listed);
+            let recorded = &record.step(&s.name).unwrap().binds;
+            prop_assert_eq!(s.artifacts.as_ref(), Some(recorded));
+        }
+        let reused = outcome.diagnostics.iter().filter(|d| d.code == Code::N0303).count();
+        prop_assert_eq!(reused, ir.steps.len());
+    }
+}

@@ -15,7 +15,8 @@
 //!   end's diagnostics); all others run the whole pipeline.
 //! - Catalogue and policy come from the nearest `planc.toml` up to
 //!   `tests/ui/`, else from the fixture itself (a `.plan` file may declare
-//!   tools, a policy and a plan together).
+//!   tools, a policy and a plan together); so does the progress record a
+//!   replan is checked against (`progress = "..."`).
 
 #![allow(
     clippy::unwrap_used,
@@ -112,6 +113,14 @@ fn job_for(path: &Path) -> Job {
                 job.policy.push(id);
             }
             job.actor = config.actor;
+            if let Some(p) = &config.progress {
+                let id = job.sources.add_with_kind(
+                    relative(p),
+                    std::fs::read_to_string(p).unwrap(),
+                    planc::SourceKind::Json,
+                );
+                job.progress = Some(id);
+            }
             break;
         }
         dir = d.parent();

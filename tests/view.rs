@@ -406,3 +406,32 @@ fn a_bad_record_or_earlier_plan_leaves_no_page() {
     let o = run(&["graph", CONFIG, "--progress", "no/such.json"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn step_cards_show_preconditions() {
+    let dir = scratch("view_pre");
+    let plan = dir.join("pre.plan");
+    std::fs::write(
+        &plan,
+        "tool s.get(name: string) -> { tables: [string], size: int } read\n\
+         tool s.use(size: int) -> { ok: bool } read\n\
+         policy p { actor [a:b] s.get requires [a:b] s.use requires [a:b] }\n\
+         plan p \"g\" {\n\
+         \x20   step get = s.get(name: \"x\") { bind tables = $.tables  bind size = $.size }\n\
+         \x20   step use = s.use(size: size) {\n\
+         \x20       pre tables contains \"users\"\n\
+         \x20       pre size <= 500\n\
+         \x20       post $.ok == true\n\
+         \x20   }\n\
+         }\n",
+    )
+    .unwrap();
+    let page = ok(&["review", plan.to_str().unwrap()]);
+    assert!(
+        page.contains(
+            "<div class=\"pre-row\"><dt>Pre</dt><dd><ul class=\"plain\"><li><code>tables contains &quot;users&quot;</code></li><li><code>size &lt;= 500</code></li></ul></dd></div>"
+        ),
+        "{page}"
+    );
+    assert_eq!(page.matches("<dt>Pre</dt>").count(), 1);
+}

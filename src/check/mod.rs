@@ -96,6 +96,18 @@ pub struct CheckInput<'a> {
     /// `policy` declarations of the `plans` modules then do not join the
     /// catalogue and the policy (the driver reports them, E0005).
     pub roles_fixed: bool,
+    /// The progress record of the run the plans replan, if any (DESIGN
+    /// 9.3): recorded artifacts are in scope with their values, completed
+    /// steps are reused, and repeated effects are refused.
+    pub progress: Option<Progress<'a>>,
+}
+
+/// A progress record a replan is checked against, with where its parts are
+/// written (for diagnostics that point into it).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    pub record: &'a crate::progress::ProgressRecord,
+    pub spans: &'a crate::progress::read::RecordSpans,
 }
 
 /// The catalogue, the policy in force and the actor's scopes, built once
@@ -192,7 +204,8 @@ pub fn check(input: &CheckInput<'_>) -> CheckOutput {
     let policy: Vec<&ast::Module> = input.policy.iter().chain(own).copied().collect();
     let (models, mut diags) = Models::build(&catalog, &policy, input.actor);
     let models = Arc::new(models);
-    let (mut plan_diags, plans) = check_plans(&models, input.plans, input.syntax_errors);
+    let (mut plan_diags, plans) =
+        check_plans(&models, input.plans, input.syntax_errors, input.progress);
     diags.append(&mut plan_diags);
     diagnostics::sort(&mut diags);
     CheckOutput {
@@ -210,6 +223,7 @@ pub fn check_plans(
     models: &Models,
     plans: &[&ast::Module],
     syntax_errors: &[Span],
+    progress: Option<Progress<'_>>,
 ) -> (Vec<Diagnostic>, Vec<CheckedPlan>) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut damage: Vec<Span> = syntax_errors.to_vec();
@@ -220,6 +234,7 @@ pub fn check_plans(
         policy: models.policy.as_ref(),
         actor: &models.actor,
         suggest_budget: plan::SUGGEST_BUDGET,
+        progress,
     };
     let mut checked = Vec::new();
     for m in distinct(plans.iter().copied()) {

@@ -39,6 +39,23 @@ pub struct CheckedPlan {
     /// How many errors the checker reported inside this plan. The IR is
     /// lowered only from plans with none (and no errors elsewhere).
     pub errors: usize,
+    /// What a replan takes from the progress record it was checked against
+    /// (`None` without a record): the IR's `progress` and per-step `reuse`.
+    pub replan: Option<Replan>,
+}
+
+/// A replan's use of its progress record (DESIGN 9.3).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Replan {
+    /// How many replans the run had used when the record was written.
+    pub replans_used: u64,
+    /// The recorded artifacts the plan refers to without binding them, with
+    /// their values (each reference was checked as that value, a literal).
+    pub artifacts_in: std::collections::BTreeMap<String, crate::progress::JsonValue>,
+    /// Per step, in plan order: the recorded values of its binds when the
+    /// step is reused (it completed with the same tool and arguments, so it
+    /// is not run again), else `None`.
+    pub reuse: Vec<Option<std::collections::BTreeMap<String, crate::progress::JsonValue>>>,
 }
 
 /// The plan's budget lines.

@@ -21,6 +21,7 @@ mod authz;
 mod lints;
 mod order;
 mod probes;
+mod replan;
 
 /// What a value is, for messages: "argument `facts`", "an element of
 /// field `a` of argument `facts`". Spelt out only when a message needs it:
@@ -58,6 +59,8 @@ pub(crate) struct Env<'a> {
     /// diagnostics go without suggestions, so that a plan with a hundred
     /// thousand misspellings stays linear.
     pub suggest_budget: usize,
+    /// The progress record a replan is checked against (`plan/replan.rs`).
+    pub progress: Option<super::Progress<'a>>,
 }
 
 impl Env<'_> {
@@ -103,6 +106,8 @@ struct Checker<'a, 'e> {
     /// Per step, indices into `bindings` of its binds.
     step_binds: Vec<Vec<usize>>,
     deps: Vec<Vec<Dependency>>,
+    /// The recorded artifacts the plan refers to (`plan/replan.rs`).
+    artifacts_in: std::collections::BTreeMap<String, crate::progress::JsonValue>,
 }
 
 /// Checks one plan against the environment, returning its model and the
@@ -125,6 +130,7 @@ pub(crate) fn check_plan<'a>(
         step_binds: Vec::new(),
         plan_damaged: false,
         deps: vec![Vec::new(); n],
+        artifacts_in: std::collections::BTreeMap::new(),
     };
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
@@ -144,6 +150,7 @@ pub(crate) fn check_plan<'a>(
     let schedule = c.order(&steps);
     c.lints(&steps);
     c.budget();
+    let replan = c.replan(&steps);
 
     let mut approvals = Vec::new();
     let mut scopes: Vec<String> = Vec::new();
@@ -174,6 +181,7 @@ pub(crate) fn check_plan<'a>(
         policy: c.env.policy.map(|p| p.name.clone()),
         actor: c.env.actor.to_vec(),
         errors,
+        replan,
     };
     (model, c.diags)
 }

@@ -65,6 +65,9 @@ codes! {
     E0303 Error "literal argument exceeds a policy ceiling";
     E0304 Error "`retry` on a tool that is not idempotent";
     E0305 Error "plan exceeds its budget";
+    E0306 Error "a replan changes a completed step whose effect is not repeatable";
+    E0307 Error "a replan repeats the call of a completed non-idempotent write under another name";
+    E0308 Error "reference to an artifact whose step is invalid or failed in the progress record";
     E0601 Error "malformed progress record: missing, unknown or ill-typed key";
     E0602 Error "progress record of a version this planc does not read";
     E0603 Error "step recorded twice in a progress record";
@@ -72,10 +75,12 @@ codes! {
     E0605 Error "artifact recorded by two steps";
     N0301 Note "step needs human approval";
     N0302 Note "ceiling over a referenced argument, enforced at dispatch by a guard";
+    N0303 Note "step reused from the progress record: it completed with the same tool and arguments";
     W0401 Warning "ambiguous pick: a bind takes one element of a list whose length is not pinned to 1";
     W0402 Warning "`write` step without a postcondition";
     W0403 Warning "binding never used";
     W0404 Warning "data from an untrusted tool flows into an argument of a `write` tool";
+    W0405 Warning "a replan may repeat the call of a completed non-idempotent write: an argument is known only at dispatch";
     W0406 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
     W0501 Warning "catalogue schema not understood: the tool is imported with `any` there";
     W0502 Warning "catalogue schema read loosely: an unknown keyword or a constraint not enforced";

@@ -31,12 +31,17 @@ pub fn page(code: Code) -> &'static str {
         Code::E0303 => include_str!("../../docs/explain/E0303.md"),
         Code::E0304 => include_str!("../../docs/explain/E0304.md"),
         Code::E0305 => include_str!("../../docs/explain/E0305.md"),
+        Code::E0306 => include_str!("../../docs/explain/E0306.md"),
+        Code::E0307 => include_str!("../../docs/explain/E0307.md"),
+        Code::E0308 => include_str!("../../docs/explain/E0308.md"),
         Code::N0301 => include_str!("../../docs/explain/N0301.md"),
         Code::N0302 => include_str!("../../docs/explain/N0302.md"),
+        Code::N0303 => include_str!("../../docs/explain/N0303.md"),
         Code::W0401 => include_str!("../../docs/explain/W0401.md"),
         Code::W0402 => include_str!("../../docs/explain/W0402.md"),
         Code::W0403 => include_str!("../../docs/explain/W0403.md"),
         Code::W0404 => include_str!("../../docs/explain/W0404.md"),
+        Code::W0405 => include_str!("../../docs/explain/W0405.md"),
         Code::E0601 => include_str!("../../docs/explain/E0601.md"),
         Code::E0602 => include_str!("../../docs/explain/E0602.md"),
         Code::E0603 => include_str!("../../docs/explain/E0603.md"),
@@ -61,12 +66,15 @@ pub fn examples(page: &str) -> (Option<String>, Option<String>) {
 /// block under `## Configured` (a `.plan` file named as both catalogue and
 /// policy, as `planc.toml` would name it: E0005 exists only when the roles
 /// are fixed by configuration), and the JSON blocks under `## Catalogue`
-/// and `## Policy`.
+/// and `## Policy`, and the progress record under `## Progress` (for the
+/// codes of a replan checked against what already ran).
 #[derive(Clone, Debug, Default)]
 pub struct Context {
     pub configured: Option<String>,
     pub catalogue: Option<String>,
     pub policy: Option<String>,
+    /// A progress record the examples are checked against (`## Progress`).
+    pub progress: Option<String>,
 }
 
 /// The [`Context`] of a page.
@@ -75,6 +83,7 @@ pub fn context(page: &str) -> Context {
         configured: section_block(page, "## Configured"),
         catalogue: section_block(page, "## Catalogue"),
         policy: section_block(page, "## Policy"),
+        progress: section_block(page, "## Progress"),
     }
 }
 

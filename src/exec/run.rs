@@ -310,6 +310,7 @@ impl Machine {
         if let Some(record) = prior {
             m.reused = m.resume(record)?;
         }
+        m.reuse_compiled();
         m.write_record();
 
         // Rule 1: approvals before anything.
@@ -552,13 +553,13 @@ impl Machine {
         }
         // A record of another plan (by name, or by its steps) is a replan's
         // starting point: one more replan used.
-        let same_plan = record.plan == self.ir.name
-            && record.steps.len() == self.ir.steps.len()
-            && record
+        let same_plan = record.is_of(
+            &self.ir.name,
+            self.ir
                 .steps
                 .iter()
-                .zip(&self.ir.steps)
-                .all(|(r, s)| r.name == s.name && r.tool == s.tool);
+                .map(|s| (s.name.as_str(), s.tool.as_str())),
+        );
         self.replans_used = record.replans_used + u64::from(!same_plan);
         let mut reused = Vec::new();
         let ir = Arc::clone(&self.ir);
@@ -590,6 +591,33 @@ impl Machine {
             }
         }
         Ok(reused)
+    }
+
+    /// Takes what a replan's IR says was already done (`planc compile
+    /// --progress`): the recorded artifacts it uses are in scope, and a step
+    /// marked `"reuse": true` is complete with the binds the IR carries,
+    /// never dispatched.
+    fn reuse_compiled(&mut self) {
+        if let Some(p) = &self.ir.progress {
+            self.artifacts
+                .extend(p.artifacts_in.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        let ir = Arc::clone(&self.ir);
+        for (i, step) in ir.steps.iter().enumerate() {
+            if step.reuse != Some(true) || self.status(i) == Status::Complete {
+                continue;
+            }
+            let binds = step.artifacts.clone().unwrap_or_default();
+            self.artifacts
+                .extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let args = eval::resolve_args(step, &self.artifacts).ok();
+            if let Some(st) = self.state(i) {
+                st.status = Status::Complete;
+                st.args = args;
+                st.binds = binds;
+            }
+            self.reused.push(step.name.clone());
+        }
     }
 
     /// Pending, not in flight, with every dependency complete.

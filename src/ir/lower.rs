@@ -48,6 +48,10 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
             .collect(),
         approvals: plan.approvals.iter().map(|&i| step_name(i)).collect(),
         scopes: plan.scopes.clone(),
+        progress: plan.replan.as_ref().map(|r| ir::ProgressIr {
+            replans_used: r.replans_used,
+            artifacts_in: r.artifacts_in.clone(),
+        }),
     })
 }
 
@@ -125,12 +129,20 @@ fn lower_step(
         },
         untrusted_inputs: step.untrusted_inputs.clone(),
         span: span(sources, step.span),
+        reuse: plan
+            .replan
+            .as_ref()
+            .map(|r| matches!(r.reuse.get(step.index), Some(Some(_)))),
+        artifacts: plan
+            .replan
+            .as_ref()
+            .and_then(|r| r.reuse.get(step.index).cloned().flatten()),
     })
 }
 
 /// The IR value of an argument; `None` when an error made it unknown.
 /// Recursion is bounded by the nesting cap of the front ends.
-fn value(v: &TypedValue) -> Option<ir::Value> {
+pub(crate) fn value(v: &TypedValue) -> Option<ir::Value> {
     Some(match &v.kind {
         ValueKind::Literal(l) => ir::Value::Literal {
             literal: literal(l),

@@ -7,6 +7,7 @@ mod text;
 mod types;
 
 pub use lower::lower;
+pub(crate) use lower::value as lower_value;
 pub use types::*;
 
 /// Serialises IR the way `planc compile` writes it: pretty-printed, keys in

@@ -37,6 +37,22 @@ pub struct PlanIr {
     pub approvals: Vec<String>,
     /// The sorted union of the scopes the run needs.
     pub scopes: Vec<String>,
+    /// Present only when the plan was checked as a replan against a
+    /// progress record (`--progress`): what it takes from the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<ProgressIr>,
+}
+
+/// What a replan takes from the progress record it was checked against.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProgressIr {
+    /// How many replans the run had used when the record was written.
+    pub replans_used: u64,
+    /// The recorded artifacts the plan refers to without binding them, with
+    /// their recorded values. Each such reference is written in the
+    /// arguments as that value, a literal.
+    pub artifacts_in: BTreeMap<String, crate::progress::JsonValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -80,6 +96,14 @@ pub struct StepIr {
     /// The arguments fed by data from an untrusted tool.
     pub untrusted_inputs: Vec<String>,
     pub span: SourceSpan,
+    /// Present only with a progress record: `true` when the step completed
+    /// with the same tool and resolved arguments, so it is not run again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reuse: Option<bool>,
+    /// A reused step's binds, with their recorded values: the artifacts an
+    /// executor takes instead of running the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<BTreeMap<String, crate::progress::JsonValue>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -202,6 +202,8 @@ impl Server<'_> {
         // text, URI, role.
         let mut files: Vec<(String, String, Option<lsp::Uri>, Role)> = Vec::new();
         let mut actor = None;
+        // The progress record a replan is checked against: name, text, URI.
+        let mut progress: Option<(String, String, Option<lsp::Uri>)> = None;
         if let Some(config) = &config {
             deps.push(config.path.clone());
             if let Some(p) = &path {
@@ -230,13 +232,32 @@ impl Server<'_> {
                 }
             }
             actor = config.actor.clone();
+            // `progress`: the document is a replan, checked against the
+            // record as `planc check --progress` checks it.
+            if let Some(dep) = config
+                .progress
+                .as_ref()
+                .filter(|p| Some(*p) != path.as_ref())
+            {
+                deps.push(dep.clone());
+                match self.read(dep) {
+                    Ok((text, dep_uri)) => {
+                        progress = Some((dep.display().to_string(), text, dep_uri))
+                    }
+                    Err(e) => project_errors.push(e),
+                }
+            }
         }
         if let Some(a) = &self.actor {
             actor = Some(a.clone());
         }
         let config_name = config.as_ref().map(|c| c.path.display().to_string());
         let mut uris: Vec<Option<lsp::Uri>> = files.iter().map(|f| f.2.clone()).collect();
-        let mut a = if roles.is_empty() && !files.is_empty() && project_errors.is_empty() {
+        let mut a = if roles.is_empty()
+            && !files.is_empty()
+            && project_errors.is_empty()
+            && progress.is_none()
+        {
             // A plan against a configured catalogue and policy: their
             // models are built once and kept until a file, the actor or
             // the configuration changes.
@@ -278,6 +299,13 @@ impl Server<'_> {
                     Role::Catalog => job.catalog.push(doc_id),
                     Role::Policy => job.policy.push(doc_id),
                 }
+            }
+            if let Some((name, text, dep_uri)) = progress {
+                let id = job
+                    .sources
+                    .add_with_kind(name, text, crate::source::SourceKind::Json);
+                uris.push(dep_uri);
+                job.progress = Some(id);
             }
             job.config = config_name;
             job.actor = actor;

@@ -339,6 +339,11 @@ pub fn policy() -> Value {
 
 /// `schema` with a `description`.
 pub(crate) fn with_description(mut schema: Value, text: &str) -> Value {
+    // No keyword beside a `$ref` (strict dialects refuse it): the
+    // reference goes into a one-member `anyOf` that carries the text.
+    if schema.get("$ref").is_some() {
+        return json!({"anyOf": [schema], "description": text});
+    }
     if let Some(o) = schema.as_object_mut() {
         o.insert("description".into(), json!(text));
     }

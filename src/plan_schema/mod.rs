@@ -105,7 +105,10 @@ pub fn plan_schema(
             ),
         });
     }
-    let s = Spec { dialect };
+    let s = Spec {
+        dialect,
+        probes: std::cell::RefCell::new(Vec::new()),
+    };
     let steps: Vec<Value> = tools.iter().map(|(t, r)| s.step(t, r)).collect();
     let max_steps = policy
         .and_then(|p| p.max_steps.map(|m| m.node))
@@ -153,6 +156,13 @@ pub fn plan_schema(
             );
         }
         o.insert("title".into(), json!("plan"));
+        let mut defs = shared_defs();
+        if let Some(d) = defs.as_object_mut() {
+            for (i, p) in s.probes.borrow().iter().enumerate() {
+                d.insert(format!("probe_{i}"), p.clone());
+            }
+        }
+        o.insert("$defs".into(), defs);
         o.insert(
             "description".into(),
             json!(format!(
@@ -195,11 +205,27 @@ pub fn submit_plan_tool(schema: Value, dialect: Dialect) -> Value {
 /// The specialisation in progress.
 struct Spec {
     dialect: Dialect,
+    /// The probe schemas the steps use, each stated once in `$defs` as
+    /// `probe_N` (tools whose results have the same paths share one).
+    probes: std::cell::RefCell<Vec<Value>>,
 }
 
 impl Spec {
     fn strict(&self) -> bool {
         self.dialect.strict()
+    }
+
+    /// A `$ref` to `probe` in the root's `$defs`, added there when new.
+    fn shared_probe(&self, probe: Value) -> Value {
+        let mut all = self.probes.borrow_mut();
+        let i = match all.iter().position(|p| *p == probe) {
+            Some(i) => i,
+            None => {
+                all.push(probe);
+                all.len() - 1
+            }
+        };
+        json!({ "$ref": format!("#/$defs/probe_{i}") })
     }
 
     /// `schema` or `null`.
@@ -210,14 +236,14 @@ impl Spec {
     fn step(&self, tool: &Tool, rule: &Rule) -> Value {
         let strict = self.strict();
         let path = forms::string_pattern(&result_path_pattern(&tool.result));
-        let ident = forms::string_pattern(IDENT_PATTERN);
-        let lit = forms::literal();
+        let ident = json!({"$ref": "#/$defs/name"});
+        let lit = json!({"$ref": "#/$defs/literal"});
         let probes = forms::probe_variants(&path, &lit, !strict);
-        let probe = json!({"anyOf": probes});
+        let probe = self.shared_probe(json!({"anyOf": probes}));
         // A `pre` path names a binding of an earlier step: which ones
         // exist depends on the plan, so the schema says only its shape.
         let binding_path = forms::string_pattern(plan::BINDING_PATH_PATTERN);
-        let pre_probe = json!({"anyOf": forms::pre_variants(forms::probe_variants(&binding_path, &lit, !strict))});
+        let pre_probe = self.shared_probe(json!({"anyOf": forms::pre_variants(forms::probe_variants(&binding_path, &lit, !strict))}));
         let keys: Vec<&str> = plan::STEP_KEYS
             .iter()
             .copied()
@@ -531,10 +557,21 @@ impl Spec {
 
 const PRE_DESCRIPTION: &str = "preconditions over earlier steps' artifacts, all of which must hold before the call: each `path` is a binding name with its fields (`settings.region`), never `$`";
 
-/// A reference string: `"${name}"` or `"${name.member}"`.
+/// A reference string: `"${name}"` or `"${name.member}"`, stated once in
+/// the root's `$defs` ([`shared_defs`]) and named at every argument.
 fn reference() -> Value {
-    json!({"type": "string", "pattern": REFERENCE_PATTERN,
-           "description": "a reference to a binding of an earlier step: `${name}` or `${name.member}`"})
+    json!({"$ref": "#/$defs/reference"})
+}
+
+/// The pieces every step repeats, stated once: the reference string, the
+/// literal a probe compares with, and a name.
+fn shared_defs() -> Value {
+    json!({
+        "reference": {"type": "string", "pattern": REFERENCE_PATTERN,
+                      "description": "a reference to a binding of an earlier step: `${name}` or `${name.member}`"},
+        "literal": forms::literal(),
+        "name": forms::string_pattern(IDENT_PATTERN),
+    })
 }
 
 fn tool_description(tool: &Tool, rule: &Rule) -> String {

@@ -132,15 +132,14 @@ impl Invalidation {
 
     /// Marks the record: each step gets its status after the event (a step
     /// of the plan the record lacks is added). A complete step made invalid
-    /// loses its artifacts: they are no longer reusable.
+    /// keeps its artifacts, marked: they are no longer reusable (only a
+    /// `complete` step's are), and a replan that still refers to one
+    /// without binding it again is told so (E0308).
     pub fn apply(&self, ir: &PlanIr, record: &mut ProgressRecord) {
         for change in &self.steps {
             match record.step_mut(&change.name) {
                 Some(step) => {
                     step.status = change.after;
-                    if change.after == Status::Invalid {
-                        step.binds.clear();
-                    }
                 }
                 None => {
                     let Some(s) = ir.steps.iter().find(|s| s.name == change.name) else {

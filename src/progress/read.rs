@@ -8,7 +8,8 @@
 //! - E0602: a `progress_version` this planc does not read.
 //! - E0603: two steps of the record have the same name.
 //! - E0604: a step's fields contradict its status (artifacts on a step that
-//!   did not complete, a failure on one that did).
+//!   did not complete and was not invalidated after completing, a failure on
+//!   one that did).
 //! - E0605: two steps of the record commit the same artifact name.
 
 use std::collections::BTreeMap;
@@ -351,7 +352,10 @@ fn read_step(
 
     // Fields that contradict the status.
     if let Some(status) = status {
-        if status != Status::Complete
+        // An `invalid` step may keep the artifacts it committed before it
+        // was invalidated (marking, not deletion): they are no longer
+        // reusable, and a replan that refers to them gets E0308.
+        if !matches!(status, Status::Complete | Status::Invalid)
             && let Some(m) = fields.member("binds")
             && m.value.as_object().is_some_and(|o| !o.is_empty())
         {

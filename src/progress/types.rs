@@ -217,6 +217,23 @@ impl ProgressRecord {
         self.steps.iter_mut().find(|s| s.name == name)
     }
 
+    /// Whether the record is of this very plan (same name, same steps by
+    /// name and tool, in order) rather than of one it replaces: running it
+    /// again is a resume, not a replan, and uses no replan of the budget.
+    pub fn is_of<'s>(
+        &self,
+        plan: &str,
+        steps: impl ExactSizeIterator<Item = (&'s str, &'s str)>,
+    ) -> bool {
+        self.plan == plan
+            && self.steps.len() == steps.len()
+            && self
+                .steps
+                .iter()
+                .zip(steps)
+                .all(|(r, (name, tool))| r.name == name && r.tool == tool)
+    }
+
     /// The step that committed the artifact `binding`, with its value.
     pub fn artifact(&self, binding: &str) -> Option<(&StepRecord, &JsonValue)> {
         self.steps

@@ -817,11 +817,8 @@ pub(crate) fn literal(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Sp
 /// A JSON number as an exact literal: an integer when it has neither a
 /// fraction nor an exponent, else a decimal with any exponent written out.
 fn number(r: &mut Reader<'_>, n: &str, v: &Json<'_>) -> Option<Literal> {
-    if !n.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-        return Some(Literal::Int(n.to_string()));
-    }
-    match expand_exponent(n) {
-        Some(text) => Some(Literal::Decimal(text)),
+    match number_literal(n) {
+        Some(lit) => Some(lit),
         None => {
             r.report(
                 Diagnostic::new(
@@ -839,6 +836,16 @@ fn number(r: &mut Reader<'_>, n: &str, v: &Json<'_>) -> Option<Literal> {
 
 /// The longest decimal an exponent may expand to.
 const MAX_EXPANDED_DIGITS: usize = 1000;
+
+/// A JSON number's text as an exact literal: an integer when it has neither
+/// a fraction nor an exponent, else a decimal with any exponent written out;
+/// `None` when the exponent is too large to write out.
+pub fn number_literal(n: &str) -> Option<Literal> {
+    if !n.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        return Some(Literal::Int(n.to_string()));
+    }
+    expand_exponent(n).map(Literal::Decimal)
+}
 
 /// `-1.25e2` as `-125`, `5e-3` as `0.005`: exact, by moving the point. A
 /// number without an exponent is returned as written. `None` when the

@@ -3,7 +3,7 @@
 //! and scopes; what approving it means (the approvals and what each covers,
 //! the guards the executor enforces, the writes in their order); the
 //! dependency graph as inline SVG; and a card per step with its call,
-//! postconditions, binds and the compile's findings. With a progress
+//! preconditions, postconditions, binds and the compile's findings. With a progress
 //! record, each step's status and the invalidated subgraph; against an
 //! earlier plan, the delta (added, removed and changed steps, field by
 //! field).
@@ -679,6 +679,16 @@ fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
             let _ = writeln!(
                 h,
                 "<div class=\"change-row\"><dt>Since the earlier plan</dt><dd>{change}</dd></div>"
+            );
+        }
+        if !step.pre.is_empty() {
+            let _ = writeln!(
+                h,
+                "<div class=\"pre-row\"><dt>Pre</dt><dd><ul class=\"plain\">{}</ul></dd></div>",
+                step.pre
+                    .iter()
+                    .map(|p| format!("<li>{}</li>", code(&p.to_string())))
+                    .collect::<String>()
             );
         }
         if !step.post.is_empty() {

@@ -235,6 +235,15 @@ fn holds(value: &Literal, op: CmpOp, limit: &Literal) -> bool {
             (Literal::Date(a), Literal::Date(b)) | (Literal::String(a), Literal::String(b)) => {
                 a.cmp(b)
             }
+            // The JSON forms have no date literal: a JSON policy writes a
+            // date limit as a string, which limits a `date` parameter as
+            // the date it spells (DESIGN 3). Fixed-width dates order like
+            // their text.
+            (Literal::Date(a), Literal::String(b)) | (Literal::String(a), Literal::Date(b))
+                if is_date_text(a) && is_date_text(b) =>
+            {
+                a.cmp(b)
+            }
             _ => return value == limit && op == CmpOp::Eq,
         },
     };
@@ -246,6 +255,18 @@ fn holds(value: &Literal, op: CmpOp, limit: &Literal) -> bool {
         CmpOp::Gt => ord == Ordering::Greater,
         CmpOp::Ge => ord != Ordering::Less,
     }
+}
+
+/// `YYYY-MM-DD` by shape (digits and dashes where they belong).
+fn is_date_text(s: &str) -> bool {
+    s.len() == 10
+        && s.bytes().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
 }
 
 fn number(l: &Literal) -> Option<String> {

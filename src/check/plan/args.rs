@@ -175,6 +175,9 @@ impl<'a> Checker<'a, '_> {
                 }
             },
             ast::ExprKind::Ref(r) => {
+                if let Some(recorded) = self.recorded_ref(i, r, expr.span, expected, what) {
+                    return recorded;
+                }
                 let Some((rv, ty)) = self.resolve_ref(i, r, expr.span) else {
                     return error(expr.span);
                 };
@@ -264,6 +267,12 @@ impl<'a> Checker<'a, '_> {
                 for part in parts {
                     match part {
                         ast::InterpPart::Text(t) => pieces.push(InterpPiece::Text(t.clone())),
+                        ast::InterpPart::Ref(r) if self.is_recorded(&r.node) => {
+                            match self.recorded_text(i, &r.node, r.span) {
+                                Some(text) => pieces.push(InterpPiece::Text(text)),
+                                None => failed = true,
+                            }
+                        }
                         ast::InterpPart::Ref(r) => match self.resolve_ref(i, &r.node, r.span) {
                             Some((rv, ty)) => {
                                 if !ty.is_scalar() {
@@ -599,7 +608,7 @@ impl<'a> Checker<'a, '_> {
 }
 
 /// `facts.plan` as written.
-fn reference_text(r: &ast::Reference) -> String {
+pub(super) fn reference_text(r: &ast::Reference) -> String {
     let mut s = r.name.node.clone();
     for m in &r.members {
         s.push('.');

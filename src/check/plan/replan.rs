@@ -1,0 +1,525 @@
+//! A replan checked against the progress record of the run it repairs
+//! (DESIGN 9.3). The hook into the checker is narrow: references that name
+//! a recorded artifact instead of a binding of the plan
+//! ([`Checker::recorded_ref`], [`Checker::recorded_text`]), and one pass
+//! after the steps are checked ([`Checker::replan`]).
+//!
+//! - A `complete` step's artifacts are in scope. A reference to one is its
+//!   recorded value, checked where it stands as a literal written there
+//!   would be: typed against the parameter, and under a ceiling decided now
+//!   (E0303 when over it; within it, neither a guard nor N0302).
+//! - A reference to an artifact of an `invalid` step (kept by invalidation,
+//!   no longer reusable) or one a `failed` step never committed is E0308.
+//! - A step named like a `complete` step, with the same tool, the same
+//!   resolved arguments and binds the record holds, is reused (N0303). The
+//!   arguments are resolved as the executor resolves them
+//!   ([`crate::exec::eval::resolve`]), from the recorded values of the
+//!   steps reused before it, so the checker and the executor agree on what
+//!   "the same call" is.
+//! - Not reused, a `complete` step that is not repeatable (a `write` that is
+//!   not idempotent) would repeat its committed effect: E0306. A write step
+//!   that is not idempotent making the call of a `complete` step of another
+//!   name is E0307, or W0405 when an argument is known only at dispatch.
+//! - The replan budget: `replans_used` at or over the plan's `replans` is
+//!   E0305.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::exec::eval;
+use crate::progress::{FailureKind, JsonValue, ProgressRecord, Status, StepRecord};
+
+/// Where a recorded artifact comes from.
+enum Recorded<'r> {
+    /// Committed by a `complete` step: in scope, with its value.
+    Complete(&'r StepRecord, &'r JsonValue),
+    /// Of a step that is `invalid` or `failed`: not to be used.
+    Lost(&'r StepRecord, usize),
+}
+
+/// How a step's call compares with a recorded call.
+enum Call {
+    Same,
+    /// Differs in the tool or in an argument known now (the reason).
+    Differs(String),
+    /// May be the same: the argument named is known only at dispatch.
+    Unknown(String),
+}
+
+impl<'a> Checker<'a, '_> {
+    fn record(&self) -> Option<&'a ProgressRecord> {
+        self.env.progress.map(|p| p.record)
+    }
+
+    /// Where step `index` of the record is written, else the record.
+    fn record_step_span(&self, index: usize) -> Option<Span> {
+        let spans = self.env.progress?.spans;
+        spans.steps.get(index).copied().or(spans.record)
+    }
+
+    /// The recorded artifact `name`, if the record knows it.
+    fn recorded(&self, name: &str) -> Option<Recorded<'a>> {
+        let record = self.record()?;
+        record.steps.iter().enumerate().find_map(|(at, s)| {
+            if let Some(v) = s.binds.get(name) {
+                return Some(match s.status {
+                    Status::Complete => Recorded::Complete(s, v),
+                    _ => Recorded::Lost(s, at),
+                });
+            }
+            // A `failed` step's `bind_missing` names the artifact it did
+            // not commit.
+            let missing = s.status == Status::Failed
+                && s.failure.as_ref().is_some_and(|f| {
+                    f.kind == FailureKind::BindMissing
+                        && f.expected
+                            .as_ref()
+                            .and_then(|e| e.get("binding"))
+                            .and_then(JsonValue::as_str)
+                            == Some(name)
+                });
+            missing.then_some(Recorded::Lost(s, at))
+        })
+    }
+
+    /// Whether a reference names a recorded artifact rather than a binding
+    /// of the plan (a binding of the plan wins: the step binds it again).
+    pub(super) fn is_recorded(&self, r: &ast::Reference) -> bool {
+        let name = r.name.node.as_str();
+        !self.binding_index.contains_key(name) && self.recorded(name).is_some()
+    }
+
+    /// A reference to a recorded artifact, as its value checked against
+    /// `expected`; `None` when the reference is not to one.
+    pub(super) fn recorded_ref(
+        &mut self,
+        i: usize,
+        r: &ast::Reference,
+        span: Span,
+        expected: &Ty,
+        what: What<'_>,
+    ) -> Option<TypedValue> {
+        if !self.is_recorded(r) {
+            return None;
+        }
+        let error = TypedValue {
+            kind: ValueKind::Error,
+            ty: Ty::Error,
+            span,
+        };
+        let Some((value, step)) = self.recorded_value(i, r) else {
+            return Some(error);
+        };
+        let expr = json_expr(value, span);
+        let before = self.diags.len();
+        let checked = self.check_expr(i, &expr, expected, what);
+        // A value that does not fit says where it was recorded.
+        let at = self.artifact_span(&r.name.node);
+        let shown = format!("`{}` was recorded here, by step `{step}`", r.name.node);
+        for d in self.diags.iter_mut().skip(before) {
+            if let Some(at) = at {
+                d.labels.push(crate::diagnostics::Label {
+                    span: at,
+                    message: shown.clone(),
+                });
+            }
+        }
+        Some(checked)
+    }
+
+    /// A recorded artifact written into a string: its text, or `None` after
+    /// an error (reported).
+    pub(super) fn recorded_text(
+        &mut self,
+        i: usize,
+        r: &ast::Reference,
+        span: Span,
+    ) -> Option<String> {
+        let (value, _) = self.recorded_value(i, r)?;
+        match value {
+            JsonValue::String(s) => Some(s.clone()),
+            JsonValue::Number(n) => Some(n.as_str().to_string()),
+            JsonValue::Bool(_) | JsonValue::Null => Some(value.to_json_string()),
+            JsonValue::Array(_) | JsonValue::Object(_) => {
+                let d = Diagnostic::new(
+                    Code::E0201,
+                    span,
+                    format!(
+                        "`{}` is a recorded {}, which cannot be written into a string",
+                        super::args::reference_text(r),
+                        if matches!(value, JsonValue::Array(_)) {
+                            "list"
+                        } else {
+                            "record"
+                        }
+                    ),
+                )
+                .with_label("not a single value")
+                .with_help("interpolate a field that holds a string, number, date or boolean");
+                self.report(i, d);
+                None
+            }
+        }
+    }
+
+    fn artifact_span(&self, name: &str) -> Option<Span> {
+        self.env.progress?.spans.artifacts.get(name).copied()
+    }
+
+    /// The recorded value a reference names (its members followed), with
+    /// the step that recorded it; `None` after E0308 or E0202 (reported).
+    fn recorded_value(&mut self, i: usize, r: &ast::Reference) -> Option<(&'a JsonValue, &'a str)> {
+        let name = r.name.node.as_str();
+        match self.recorded(name)? {
+            Recorded::Lost(step, at) => {
+                let (label, help) = match step.status {
+                    Status::Failed => (
+                        format!("step `{}` failed before committing it", step.name),
+                        format!(
+                            "add a step that binds `{name}` (step `{}` again, or a repair of it) before this one",
+                            step.name
+                        ),
+                    ),
+                    _ => (
+                        format!(
+                            "step `{}` was invalidated: its value no longer holds",
+                            step.name
+                        ),
+                        format!(
+                            "bind `{name}` again: keep step `{}` (or a replacement of it) in this plan, before this step",
+                            step.name
+                        ),
+                    ),
+                };
+                let mut d = Diagnostic::new(
+                    Code::E0308,
+                    r.name.span,
+                    format!(
+                        "`{name}` comes from step `{}`, which is `{}` in the progress record, and no step of this plan binds it again",
+                        step.name, step.status
+                    ),
+                )
+                .with_label("not a usable artifact")
+                .with_help(help);
+                if let Some(span) = self.record_step_span(at) {
+                    d = d.with_secondary(span, label);
+                }
+                self.report(i, d);
+                None
+            }
+            Recorded::Complete(step, value) => {
+                self.artifacts_in.insert(name.to_string(), value.clone());
+                let mut at = value;
+                let mut shown = name.to_string();
+                for m in &r.members {
+                    match at.get(&m.node) {
+                        Some(v) => at = v,
+                        None => {
+                            let mut d = Diagnostic::new(
+                                Code::E0202,
+                                m.span,
+                                format!(
+                                    "`{shown}` has no field `{}` in its recorded value",
+                                    m.node
+                                ),
+                            )
+                            .with_label("no such field");
+                            if let JsonValue::Object(fields) = at {
+                                let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+                                let near = self.env.nearest(&m.node, names.iter().copied());
+                                d = policy::add_suggestion(d, &near, m.span);
+                                if near.is_empty() {
+                                    d = d.with_help(format!(
+                                        "`{shown}` has the fields {}",
+                                        list_names(&names)
+                                    ));
+                                }
+                            } else {
+                                d = d.with_help(format!(
+                                    "`{shown}` is recorded as `{}`, not a record",
+                                    at.to_json_string()
+                                ));
+                            }
+                            if let Some(span) = self.artifact_span(name) {
+                                d = d.with_secondary(
+                                    span,
+                                    format!("`{name}` was recorded here, by step `{}`", step.name),
+                                );
+                            }
+                            self.report(i, d);
+                            return None;
+                        }
+                    }
+                    shown.push('.');
+                    shown.push_str(&m.node);
+                }
+                Some((at, step.name.as_str()))
+            }
+        }
+    }
+
+    /// The pass after every step is checked: the replan budget, reuse and
+    /// repeated effects. `None` without a progress record.
+    pub(super) fn replan(&mut self, steps: &[CheckedStep]) -> Option<Replan> {
+        let progress = self.env.progress?;
+        let record = progress.record;
+        self.replan_budget(record);
+        let mut known: eval::Artifacts = BTreeMap::new();
+        let mut reuse = Vec::with_capacity(steps.len());
+        for step in steps {
+            let reused = self.reuse(step, record, &known);
+            if let Some(binds) = &reused {
+                known.extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            if reused.is_none() {
+                self.repeated_effect(step, record, &known);
+            }
+            reuse.push(reused);
+        }
+        Some(Replan {
+            replans_used: record.replans_used,
+            artifacts_in: std::mem::take(&mut self.artifacts_in),
+            reuse,
+        })
+    }
+
+    /// E0305 when the run has used its replans. The record of this very
+    /// plan is a resume, not a replan (as the executor counts).
+    fn replan_budget(&mut self, record: &ProgressRecord) {
+        let Some(budget) = self.plan.replans else {
+            return;
+        };
+        let steps = self
+            .plan
+            .steps
+            .iter()
+            .map(|s| (s.name.node.as_str(), s.tool.node.as_str()));
+        if record.replans_used < budget.node || record.is_of(&self.plan.name.node, steps) {
+            return;
+        }
+        let mut d = Diagnostic::new(
+            Code::E0305,
+            budget.span,
+            format!(
+                "the run has used {} of its {} replans: this replan is over the budget",
+                record.replans_used, budget.node
+            ),
+        )
+        .with_label(format!("`replans {}` is spent", budget.node))
+        .with_help("stop replanning and escalate to a person: a loop that keeps replanning thrashes instead of converging");
+        if let Some(span) = self.env.progress.and_then(|p| p.spans.replans_used) {
+            d = d.with_secondary(
+                span,
+                format!("the record says {} replans were used", record.replans_used),
+            );
+        }
+        self.diags.push(d);
+    }
+
+    /// The recorded binds of `step` when it is reused, reporting N0303 or,
+    /// for a step that would repeat a committed effect, E0306.
+    fn reuse(
+        &mut self,
+        step: &CheckedStep,
+        record: &'a ProgressRecord,
+        known: &eval::Artifacts,
+    ) -> Option<BTreeMap<String, JsonValue>> {
+        let (at, done) = record
+            .steps
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.name == step.name && s.status == Status::Complete)?;
+        let call = compare_call(step, done, known)?;
+        let mut binds = BTreeMap::new();
+        let mut lacking = None;
+        for &b in &step.binds {
+            let Some(binding) = self.bindings.get(b) else {
+                continue;
+            };
+            match done.binds.get(&binding.name) {
+                Some(v) => {
+                    binds.insert(binding.name.clone(), v.clone());
+                }
+                None => lacking = lacking.or(Some(binding.name.clone())),
+            }
+        }
+        let why = match (call, lacking) {
+            (Call::Same, None) => {
+                let mut d = Diagnostic::new(
+                    Code::N0303,
+                    step.name_span,
+                    format!(
+                        "step `{}` is reused: it completed with the same tool and arguments",
+                        step.name
+                    ),
+                )
+                .with_label("not run again: its recorded artifacts are used");
+                if let Some(span) = self.record_step_span(at) {
+                    d = d.with_secondary(span, "recorded `complete` here");
+                }
+                self.report(step.index, d);
+                return Some(binds);
+            }
+            (Call::Same, Some(name)) => format!("it binds `{name}`, which the record lacks"),
+            (Call::Differs(why) | Call::Unknown(why), _) => why,
+        };
+        let repeats = match step.tool.as_ref().filter(|t| t.name == done.tool) {
+            Some(t) if done.effect.is_none() || done.idempotent.is_none() => {
+                t.effect == Effect::Write && !t.idempotent
+            }
+            _ => done.repeats_effect(),
+        };
+        if repeats {
+            let mut d = Diagnostic::new(
+                Code::E0306,
+                step.name_span,
+                format!(
+                    "step `{}` already completed a `write` that is not idempotent, and this replan would run it again",
+                    step.name
+                ),
+            )
+            .with_label(why)
+            .with_help(format!(
+                "a replan does not undo a committed effect: keep step `{}` as it ran (`{}` with the recorded arguments) so that it is reused, or remove it",
+                step.name, done.tool
+            ));
+            if let Some(span) = self.record_step_span(at) {
+                d = d.with_secondary(span, format!("`{}` completed here", done.tool));
+            }
+            self.report(step.index, d);
+        }
+        None
+    }
+
+    /// E0307 (or W0405) when a write that is not idempotent makes the call
+    /// of a `complete` step of another name.
+    fn repeated_effect(
+        &mut self,
+        step: &CheckedStep,
+        record: &ProgressRecord,
+        known: &eval::Artifacts,
+    ) {
+        let Some(tool) = step.tool.as_ref() else {
+            return;
+        };
+        if tool.effect != Effect::Write || tool.idempotent {
+            return;
+        }
+        for (at, done) in record.steps.iter().enumerate() {
+            if done.status != Status::Complete || done.name == step.name || done.tool != tool.name {
+                continue;
+            }
+            let (code, label, help) = match compare_call(step, done, known) {
+                Some(Call::Same) => (
+                    Code::E0307,
+                    "the same call, which is not idempotent: it would act twice".to_string(),
+                    format!(
+                        "step `{}` already made this call: use its recorded artifacts instead, or name this step `{}` so that it is reused",
+                        done.name, done.name
+                    ),
+                ),
+                Some(Call::Unknown(why)) => (
+                    Code::W0405,
+                    why,
+                    format!(
+                        "if it is the same call, name this step `{}` so that it is reused; if not, make the difference an argument known now",
+                        done.name
+                    ),
+                ),
+                Some(Call::Differs(_)) | None => continue,
+            };
+            let message = if code == Code::E0307 {
+                format!(
+                    "step `{}` repeats the call step `{}` already made: `{}` with the same arguments",
+                    step.name, done.name, tool.name
+                )
+            } else {
+                format!(
+                    "step `{}` may repeat the call step `{}` already made: `{}` with the same arguments",
+                    step.name, done.name, tool.name
+                )
+            };
+            let mut d = Diagnostic::new(code, step.name_span, message)
+                .with_label(label)
+                .with_help(help);
+            if let Some(span) = self.record_step_span(at) {
+                d = d.with_secondary(
+                    span,
+                    format!("step `{}` completed this call here", done.name),
+                );
+            }
+            self.report(step.index, d);
+        }
+    }
+}
+
+/// How `step`'s call compares with the recorded call `done`, its arguments
+/// resolved from the values known now; `None` when an error made an
+/// argument unknown (already reported).
+fn compare_call(step: &CheckedStep, done: &StepRecord, known: &eval::Artifacts) -> Option<Call> {
+    if step.tool_name != done.tool {
+        return Some(Call::Differs(format!(
+            "it calls `{}`, where `{}` was recorded",
+            step.tool_name, done.tool
+        )));
+    }
+    let mut unknown = None;
+    for arg in &step.args {
+        let value = crate::ir::lower_value(&arg.value)?;
+        match eval::resolve(&value, known) {
+            Ok(v) => match done.args.get(&arg.name) {
+                Some(recorded) if v.same(recorded) => {}
+                Some(_) => {
+                    return Some(Call::Differs(format!(
+                        "argument `{}` differs from the recorded call",
+                        arg.name
+                    )));
+                }
+                None => {
+                    return Some(Call::Differs(format!(
+                        "argument `{}` was not in the recorded call",
+                        arg.name
+                    )));
+                }
+            },
+            Err(_) => unknown = unknown.or(Some(arg.name.clone())),
+        }
+    }
+    if let Some(name) = done.args.keys().find(|k| step.arg(k).is_none()) {
+        return Some(Call::Differs(format!(
+            "the recorded call had argument `{name}`, which this step does not pass"
+        )));
+    }
+    Some(match unknown {
+        Some(name) => Call::Unknown(format!("argument `{name}` is known only at dispatch")),
+        None => Call::Same,
+    })
+}
+
+/// A recorded value as the expression a planner would write for it, every
+/// part at `span` (the reference's).
+fn json_expr(v: &JsonValue, span: Span) -> ast::Expr {
+    let kind = match v {
+        JsonValue::Null => ast::ExprKind::Literal(ast::Literal::Null),
+        JsonValue::Bool(b) => ast::ExprKind::Literal(ast::Literal::Bool(*b)),
+        JsonValue::String(s) => ast::ExprKind::Literal(ast::Literal::String(s.clone())),
+        JsonValue::Number(n) => match crate::syntax::json_plan::number_literal(n.as_str()) {
+            Some(lit) => ast::ExprKind::Literal(lit),
+            // Too long to write out: refused as an inexact decimal.
+            None => ast::ExprKind::Literal(ast::Literal::Decimal(n.as_str().to_string())),
+        },
+        JsonValue::Array(items) => {
+            ast::ExprKind::List(items.iter().map(|x| json_expr(x, span)).collect())
+        }
+        JsonValue::Object(fields) => ast::ExprKind::Record(
+            fields
+                .iter()
+                .map(|(k, x)| ast::RecordEntry {
+                    name: Spanned::new(k.clone(), span),
+                    value: json_expr(x, span),
+                })
+                .collect(),
+        ),
+    };
+    Spanned::new(kind, span)
+}
