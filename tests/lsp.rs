@@ -831,7 +831,7 @@ fn completion_in_each_context() {
     );
     assert_eq!(
         labels(&complete(&mut c, &text, "|")),
-        ["post", "bind", "on_unmet", "retry", "after"]
+        ["pre", "post", "bind", "on_unmet", "retry", "after"]
     );
     // `on_unmet` actions.
     let text = GOOD.replace("on_unmet halt", "on_unmet |");
@@ -851,6 +851,12 @@ fn completion_in_each_context() {
         "exists($.status)",
         "$.status == \"scheduled\"",
     ] {
+        assert!(names.contains(&want.to_string()), "{want}: {names:?}");
+    }
+    // After `pre`: the bindings of earlier steps, then their fields.
+    let text = GOOD.replace("on_unmet halt", "pre |");
+    let names = labels(&complete(&mut c, &text, "|"));
+    for want in ["account_id", "sub_id", "period_end"] {
         assert!(names.contains(&want.to_string()), "{want}: {names:?}");
     }
     // Result paths after `$.`.

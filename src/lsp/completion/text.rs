@@ -207,12 +207,21 @@ impl<'a> Ctx<'a> {
                 let prev = ident(&toks, last);
                 // The last clause keyword of the body, for lists (`after a, b`).
                 let clause = toks.iter().skip(inner + 1).rev().find_map(|t| match t.0 {
-                    Token::Ident(k @ ("post" | "bind" | "on_unmet" | "retry" | "after")) => Some(k),
+                    Token::Ident(
+                        k @ ("pre" | "post" | "bind" | "on_unmet" | "retry" | "after"),
+                    ) => Some(k),
                     _ => None,
                 });
                 let after_list = prev == Some("after")
                     || (tok(&toks, last) == Some(Token::Comma) && clause == Some("after"));
-                if prev == Some("post") {
+                if prev == Some("pre") {
+                    // A precondition's subject: a binding of an earlier
+                    // step, or after `name.` its fields.
+                    let bound = self.text_bound(step_at);
+                    let typed = self.file.text.get(replace.range()).unwrap_or("");
+                    self.members(&bound, typed, replace.start as usize)
+                        .unwrap_or_else(|| self.binding_items(&bound, None, replace, Form::Text))
+                } else if prev == Some("post") {
                     self.probes(tool, replace, Form::Text)
                 } else if prev == Some("on_unmet") {
                     self.keywords(&["replan", "halt", "escalate"], replace, Form::Text)
@@ -228,7 +237,7 @@ impl<'a> Ctx<'a> {
                     Vec::new()
                 } else {
                     self.keywords(
-                        &["post", "bind", "on_unmet", "retry", "after"],
+                        &["pre", "post", "bind", "on_unmet", "retry", "after"],
                         replace,
                         Form::Text,
                     )
