@@ -182,17 +182,21 @@ class Compiler:
         """The catalogue's and policy's diagnostics (``--format json`` dicts)."""
         return self._diagnostics
 
-    def check(self, text: str, kind: str = "json", progress: Any = None) -> CheckResult:
+    def check(
+        self,
+        text: str,
+        kind: str = "json",
+        progress: Optional[Union[Mapping[str, Any], PathLike]] = None,
+    ) -> CheckResult:
         """Checks one plan text: ``kind`` is ``"json"`` (the planner's JSON
-        form) or ``"plan"`` (the plan language)."""
-        if progress is not None:
-            raise TypeError(
-                "check(progress=...): checking a plan against a progress record is not "
-                "available in this version; use planc.diff(old_ir, new_ir, progress) to see "
-                "which complete steps a replan keeps"
-            )
+        form) or ``"plan"`` (the plan language). With ``progress`` (a record
+        as a dict, a JSON text or a path), the plan is checked as a replan
+        against what already ran, as ``planc check --progress``: recorded
+        artifacts in scope, complete steps reused (N0303), repeated writes
+        refused (E0306, E0307), the replan budget (E0305)."""
+        rec = None if progress is None else _json_text(progress, "progress")
         name = "plan.json" if kind == "json" else "plan.plan"
-        return CheckResult(self._native.check(name, text, kind))
+        return CheckResult(self._native.check(name, text, kind, rec))
 
     def schema(self, dialect: str = "json-schema", *, tool: bool = False) -> Dict[str, Any]:
         """The planner's schema (``planc schema``): ``json-schema``,

@@ -75,8 +75,18 @@ impl Compiler {
         py.detach(|| render::json(self.inner.sources(), self.inner.diagnostics()))
     }
 
-    /// Checks one plan text; `kind` is `"json"` or `"plan"`.
-    fn check(&self, py: Python<'_>, name: &str, text: &str, kind: &str) -> PyResult<Checked> {
+    /// Checks one plan text; `kind` is `"json"` or `"plan"`. With
+    /// `progress` (a record's JSON text), the plan is checked as a replan
+    /// against what already ran.
+    #[pyo3(signature = (name, text, kind, progress=None))]
+    fn check(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        text: &str,
+        kind: &str,
+        progress: Option<&str>,
+    ) -> PyResult<Checked> {
         let kind = match kind {
             "json" => SourceKind::Json,
             "plan" => SourceKind::Text,
@@ -86,7 +96,8 @@ impl Compiler {
                 )));
             }
         };
-        let checked = py.detach(|| self.inner.check(name, text, kind));
+        let record = progress.map(|text| ("progress.json", text));
+        let checked = py.detach(|| self.inner.check_replan(name, text, kind, record));
         Ok(Checked { inner: checked })
     }
 

@@ -236,6 +236,26 @@ def test_diff_and_invalidate() -> None:
         planc.invalidate(old, record, "nonsense")
 
 
+def test_a_replan_is_checked_against_its_record(cli: str) -> None:
+    c = planc.Compiler(catalog=[CONFIG_DAG / "tools.plan"], policy=CONFIG_DAG / "policy.plan")
+    text = (CONFIG_DAG / "replan.plan").read_text()
+    without = c.check(text, kind="plan")
+    assert "N0303" not in [d["code"] for d in without.diagnostics]
+    for record in (CONFIG_DAG / "progress.json", json.loads((CONFIG_DAG / "progress.json").read_text())):
+        r = c.check(text, kind="plan", progress=record)
+        assert r.ok and r.ir is not None
+        reused = [s["name"] for s in r.ir["steps"] if s.get("reuse")]
+        assert reused == ["fetch_config", "parse_config", "fetch_schema"]
+        assert r.ir["progress"]["replans_used"] == 0
+        out = subprocess.run(
+            [cli, "check", "replan.plan", "--progress", "progress.json", "--format", "json"],
+            capture_output=True, text=True, cwd=CONFIG_DAG,
+        )
+        assert [d["code"] for d in r.diagnostics] == [d["code"] for d in json.loads(out.stdout)["diagnostics"]]
+    broken = c.check(text, kind="plan", progress='{"progress_version": "1.0", "steps": 3}')
+    assert not broken.ok and any(d["code"].startswith("E060") for d in broken.diagnostics)
+
+
 def test_diff_and_invalidate_equal_the_command_lines(cli: str) -> None:
     c = planc.Compiler(catalog=[CONFIG_DAG / "tools.plan"], policy=CONFIG_DAG / "policy.plan")
     old = c.check((CONFIG_DAG / "provision.plan").read_text(), kind="plan").ir
