@@ -28,6 +28,9 @@ pub struct Job {
     /// `progress` in `planc.toml`): its complete steps' artifacts are in
     /// scope, and steps that already ran are reused (DESIGN 9.3).
     pub progress: Option<FileId>,
+    /// Inputs that could not be read as text (E0002, not UTF-8): a run
+    /// with any reports them and checks nothing else.
+    pub unreadable: Vec<Diagnostic>,
 }
 
 impl Job {
@@ -126,6 +129,19 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
 /// files with it: a caller that checks many plans against one catalogue
 /// keeps the `Compiler` instead.
 pub fn run(job: &mut Job) -> Outcome {
+    if !job.unreadable.is_empty() {
+        let mut diagnostics = job.unreadable.clone();
+        diagnostics::sort(&mut diagnostics);
+        return Outcome {
+            diagnostics,
+            parsed: Vec::new(),
+            checked: check::CheckOutput {
+                diagnostics: Vec::new(),
+                plans: Vec::new(),
+                models: Arc::default(),
+            },
+        };
+    }
     let overlap = job
         .plans
         .iter()

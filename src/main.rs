@@ -602,8 +602,8 @@ fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
                 return Err(Failure("standard input (`-`) given twice".into()));
             }
             stdin_used = true;
-            let (text, kind) = read_stdin()?;
-            job.sources.add_with_kind("<stdin>", text, kind)
+            let bytes = stdin_bytes()?;
+            add_text(&mut job, "<stdin>".into(), bytes, None)
         } else {
             add_file(&mut job, path)?
         };
@@ -636,8 +636,8 @@ fn with_progress(job: &mut Job, first: Option<&Path>, flag: Option<&Path>) -> Re
     };
     if let Some(path) = path {
         let name = display_path(&path);
-        let text = project::read_source(&path).map_err(Failure)?;
-        job.progress = Some(job.sources.add_with_kind(name, text, SourceKind::Json));
+        let bytes = project::read_bytes(&path).map_err(Failure)?;
+        job.progress = Some(add_text(job, name, bytes, Some(SourceKind::Json)));
     }
     Ok(())
 }
@@ -671,8 +671,34 @@ fn add_file(job: &mut Job, path: &Path) -> Result<planc::FileId, Failure> {
     if let Some(existing) = job.sources.files().find(|f| f.name == name) {
         return Ok(existing.id);
     }
-    let text = project::read_source(path).map_err(Failure)?;
-    Ok(job.sources.add(name, text))
+    let bytes = project::read_bytes(path).map_err(Failure)?;
+    let kind = SourceKind::from_name(&name);
+    Ok(add_text(job, name, bytes, Some(kind)))
+}
+
+/// Adds an input's bytes to the job in the given form (told from the
+/// content when `None`). Bytes that are not UTF-8 are added up to the
+/// first invalid byte, and that byte is an E0002 the run reports.
+fn add_text(
+    job: &mut Job,
+    name: String,
+    bytes: Vec<u8>,
+    kind: Option<SourceKind>,
+) -> planc::FileId {
+    match project::decode_text(bytes) {
+        Ok(text) => {
+            let kind = kind.unwrap_or_else(|| SourceKind::sniff(&text));
+            job.sources.add_with_kind(name, text, kind)
+        }
+        Err(bad) => {
+            let kind = kind.unwrap_or_else(|| SourceKind::sniff(&bad.valid));
+            let id = job
+                .sources
+                .add_with_kind(name.clone(), bad.valid.clone(), kind);
+            job.unreadable.push(bad.diagnostic(id, &name));
+            id
+        }
+    }
 }
 
 /// Paths are shown as the user gave them, with `/` separators.
@@ -1187,13 +1213,18 @@ fn fmt(files: &[PathBuf], mode: FmtMode, color: Color) -> Result<ExitCode, Failu
     Ok(code)
 }
 
-/// Standard input, decoded, and its form told from its content.
-fn read_stdin() -> Result<(String, SourceKind), Failure> {
+/// Standard input's bytes.
+fn stdin_bytes() -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .read_to_end(&mut bytes)
         .map_err(|e| Failure(format!("cannot read standard input: {e}")))?;
-    let text = project::decode("<stdin>", bytes).map_err(Failure)?;
+    Ok(bytes)
+}
+
+/// Standard input, decoded, and its form told from its content.
+fn read_stdin() -> Result<(String, SourceKind), Failure> {
+    let text = project::decode("<stdin>", stdin_bytes()?).map_err(Failure)?;
     let kind = SourceKind::sniff(&text);
     Ok((text, kind))
 }

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::source::{FileId, SourceFile, SourceKind};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{FileId, SourceFile, SourceKind, Span};
 
 /// The name of the project file, looked for in the plan's folder and above.
 pub const CONFIG_FILE: &str = "planc.toml";
@@ -261,19 +262,62 @@ pub fn encode_uri_path(text: &str) -> String {
 /// Reads a file as UTF-8 text, with a message naming the file and the
 /// reason on failure (missing, unreadable, not UTF-8, too large).
 pub fn read_source(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| format!("cannot read `{}`: {}", path.display(), io_reason(&e)))?;
-    decode(&path.display().to_string(), bytes)
+    decode(&path.display().to_string(), read_bytes(path)?)
+}
+
+/// Reads a file's bytes, with a message naming the file and the reason on
+/// failure (missing, unreadable, too large).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read `{}`: {}", path.display(), io_reason(&e)))
 }
 
 /// Decodes bytes read from a file or stdin. Invalid UTF-8 is refused with
 /// the byte offset of the first bad byte.
 pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, String> {
-    String::from_utf8(bytes).map_err(|e| {
+    decode_text(bytes).map_err(|bad| bad.message(name))
+}
+
+/// Bytes that are not UTF-8: the text before the first invalid byte and
+/// that byte's offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotUtf8 {
+    pub valid: String,
+    pub offset: usize,
+}
+
+impl NotUtf8 {
+    /// The message for the file named `name`.
+    pub fn message(&self, name: &str) -> String {
         format!(
             "`{name}` is not valid UTF-8: invalid byte at offset {}",
-            e.utf8_error().valid_up_to()
+            self.offset
         )
+    }
+
+    /// The E0002 diagnostic for `file` (added with [`NotUtf8::valid`] as its
+    /// text, so the span, at the end of that text, has a line and column).
+    pub fn diagnostic(&self, file: FileId, name: &str) -> Diagnostic {
+        Diagnostic::new(
+            Code::E0002,
+            Span::point(file, self.offset),
+            self.message(name),
+        )
+        .with_label("this byte is not UTF-8")
+        .with_help("files are read as UTF-8: convert this one, with `iconv -t UTF-8`, say")
+    }
+}
+
+/// The one decision on what bytes are text: UTF-8, or the valid prefix
+/// and the offset of the first invalid byte.
+pub fn decode_text(bytes: Vec<u8>) -> Result<String, NotUtf8> {
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let mut bytes = e.into_bytes();
+        bytes.truncate(offset);
+        NotUtf8 {
+            valid: String::from_utf8(bytes).unwrap_or_default(),
+            offset,
+        }
     })
 }
 
@@ -429,5 +473,17 @@ mod tests {
     fn invalid_utf8_names_the_offset() {
         let e = decode("x.plan", vec![b'a', 0xff]).unwrap_err();
         assert_eq!(e, "`x.plan` is not valid UTF-8: invalid byte at offset 1");
+        // A sequence cut short: the offset is its first byte, and the text
+        // before it is kept (for the diagnostic's line and column).
+        let bad = decode_text(b"ab\nc\xe2\x82".to_vec()).unwrap_err();
+        assert_eq!(
+            bad,
+            NotUtf8 {
+                valid: "ab\nc".into(),
+                offset: 4
+            }
+        );
+        let d = bad.diagnostic(FileId(3), "x.plan");
+        assert_eq!((d.code, d.span), (Code::E0002, Span::point(FileId(3), 4)));
     }
 }

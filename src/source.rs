@@ -231,7 +231,9 @@ impl SourceFile {
     }
 
     /// 1-based line and column of a byte offset; the column counts Unicode
-    /// scalar values, as a terminal user counts characters.
+    /// scalar values, as a terminal user counts characters. A byte-order
+    /// mark at the start of the text is not a column (editors hide it);
+    /// offsets still count its three bytes.
     pub fn line_col(&self, offset: u32) -> LineCol {
         let o = self.clamp(offset);
         let line = self.line_index(clamp_u32(o));
@@ -239,6 +241,13 @@ impl SourceFile {
         let column = self
             .text
             .get(start..o)
+            .map(|s| {
+                if start == 0 {
+                    s.strip_prefix('\u{feff}').unwrap_or(s)
+                } else {
+                    s
+                }
+            })
             .map(|s| s.chars().count())
             .unwrap_or(0);
         LineCol {
@@ -522,6 +531,15 @@ mod tests {
         // `x` is after `ç` (2 bytes), `d`, `€` (3 bytes).
         assert_eq!(f.line_col(9), LineCol { line: 2, column: 4 });
         assert_eq!(f.line_col(1000), LineCol { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_not_a_column() {
+        let f = SourceFile::new(FileId(0), "a", "\u{feff}ab\n\u{feff}c", SourceKind::Text);
+        assert_eq!(f.line_col(3), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(4), LineCol { line: 1, column: 2 });
+        // Only at the start of the text: elsewhere it is a character.
+        assert_eq!(f.line_col(9), LineCol { line: 2, column: 2 });
     }
 
     #[test]

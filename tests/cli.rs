@@ -149,18 +149,158 @@ fn command_failures_exit_2() {
     assert_eq!(bad_code.status.code(), Some(2));
 }
 
+/// The diagnostics' codes and offsets of a JSON report.
+fn codes_at(v: &serde_json::Value) -> Vec<(String, String, u64)> {
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["file"].as_str().unwrap().to_string(),
+                d["span"]["start"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 #[test]
-fn invalid_utf8_is_a_clear_failure() {
+fn a_file_that_is_not_utf8_is_e0002_in_every_format() {
     let dir = scratch("utf8");
     let file = dir.join("bad.plan");
-    std::fs::write(&file, b"plan p \"g\" {\xff\xfe}").unwrap();
-    let o = run(&["check", file.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
+    std::fs::write(&file, b"plan p \"g\" {\n\xff\xfe}").unwrap();
+    let file = file.to_str().unwrap();
+
+    let human = run(&["check", "--color", "never", file]);
+    assert_eq!(human.status.code(), Some(1), "{}", stderr(&human));
+    let text = stderr(&human);
+    assert!(text.contains("[E0002] Error"), "{text}");
     assert!(
-        stderr(&o).contains("is not valid UTF-8: invalid byte at offset 12"),
-        "{}",
-        stderr(&o)
+        text.contains("is not valid UTF-8: invalid byte at offset 13"),
+        "{text}"
     );
+    assert!(text.contains("bad.plan:"), "{text}");
+
+    let short = run(&["check", "--format", "short", file]);
+    assert_eq!(short.status.code(), Some(1));
+    let line = stderr(&short);
+    assert!(line.contains("bad.plan:2:1: error[E0002]:"), "{line}");
+    assert!(line.contains("offset 13"), "{line}");
+
+    let j = run(&["check", "--format", "json", file]);
+    assert_eq!(j.status.code(), Some(1));
+    let v = json(&j);
+    assert_eq!(v["errors"], 1);
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "E0002");
+    assert!(d["file"].as_str().unwrap().ends_with("bad.plan"), "{d}");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(d["span"]["start"], 13);
+
+    let sarif = run(&["check", "--format", "sarif", file]);
+    assert_eq!(sarif.status.code(), Some(1));
+    let v = json(&sarif);
+    let result = &v["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "E0002");
+    let region = &result["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["byteOffset"], 13);
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_e0002_in_every_role() {
+    let dir = scratch("utf8_roles");
+    let ok_plan = "plan p \"g\" {\n}\n";
+    std::fs::write(dir.join("ok.plan"), ok_plan).unwrap();
+    std::fs::write(
+        dir.join("tools.plan"),
+        b"tool a.b() -> { x: string } read\xfe\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("tools.json"), b"{\"tools\": [\xc3]}").unwrap();
+    std::fs::write(dir.join("policy.plan"), b"policy p {\xff}").unwrap();
+    std::fs::write(dir.join("record.json"), b"{\xff}").unwrap();
+    let in_dir = |args: &[&str]| planc().current_dir(&dir).args(args).output().unwrap();
+    for (args, file, offset) in [
+        (&["--catalog", "tools.plan"][..], "tools.plan", 32),
+        (&["--catalog", "tools.json"][..], "tools.json", 11),
+        (&["--policy", "policy.plan"][..], "policy.plan", 10),
+        (&["--progress", "record.json"][..], "record.json", 1),
+    ] {
+        let mut all = vec!["check", "--format", "json", "ok.plan"];
+        all.extend_from_slice(args);
+        let o = in_dir(&all);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(
+            codes_at(&v),
+            [("E0002".to_string(), file.to_string(), offset)],
+            "{args:?}"
+        );
+    }
+    // A catalogue named in planc.toml.
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("planc.toml"),
+        "catalog = [\"../tools.plan\"]\n",
+    )
+    .unwrap();
+    std::fs::write(project.join("p.plan"), ok_plan).unwrap();
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        project.join("p.plan").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let found = codes_at(&json(&o));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "E0002");
+    assert!(found[0].1.ends_with("tools.plan"), "{found:?}");
+    // Standard input.
+    let o = run_stdin(&["check", "--format", "json", "-"], b"plan p \"g\" {\xff}");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        codes_at(&json(&o)),
+        [("E0002".to_string(), "<stdin>".to_string(), 12)]
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_and_positions_stay_right() {
+    let dir = scratch("bom");
+    // A clean plan with a BOM checks clean.
+    let clean = dir.join("clean.plan");
+    let mut text = b"\xef\xbb\xbf".to_vec();
+    text.extend_from_slice(BROKEN.replace("n: 1 2", "n: 1").as_bytes());
+    std::fs::write(&clean, &text).unwrap();
+    let o = run(&["check", clean.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // An error on the BOM's line points at the right column (the BOM is
+    // one character, three bytes).
+    let bad = dir.join("bad.plan");
+    std::fs::write(&bad, b"\xef\xbb\xbftool x.y() -> { ok: bool } rread\n").unwrap();
+    let o = run(&["check", "--format", "json", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["line"], 1, "{d}");
+    assert_eq!(d["column"], 28, "{d}");
+    assert_eq!(d["span"]["start"], 30, "{d}");
+    // JSON with a BOM reads too.
+    let j = dir.join("tools.json");
+    std::fs::write(&j, b"\xef\xbb\xbf{\"tools\": []}").unwrap();
+    let o = run(&[
+        "check",
+        "--catalog",
+        j.to_str().unwrap(),
+        clean.to_str().unwrap(),
+    ]);
+    assert!(!stderr(&o).contains("E0001"), "{}", stderr(&o));
 }
 
 #[test]
@@ -236,9 +376,10 @@ fn random_bytes_never_crash() {
         x ^= x << 17;
         bytes.push((x >> 24) as u8);
     }
-    // As raw bytes: not UTF-8, a clear failure.
-    let o = run_stdin(&["check", "-"], &bytes);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // As raw bytes: not UTF-8, E0002 and exit 1.
+    let o = run_stdin(&["check", "--format", "short", "-"], &bytes);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("error[E0002]"), "{}", stderr(&o));
     // Made valid UTF-8: diagnostics, exit 1.
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let o = run_stdin(&["check", "--format", "short", "-"], text.as_bytes());

@@ -43,7 +43,7 @@ macro_rules! codes {
 
 codes! {
     E0001 Error "syntax error: unexpected token or unclosed delimiter";
-    E0002 Error "invalid literal: bad escape, unterminated string, bad number or date";
+    E0002 Error "invalid literal: bad escape, unterminated string, bad number or date, or a file that is not UTF-8";
     E0003 Error "input exceeds a limit: size, nesting depth or step count";
     E0004 Error "malformed JSON plan, catalogue or policy: missing, unknown or ill-typed key";
     E0005 Error "a plan file declares a tool or a policy while the catalogue or the policy comes from configuration";

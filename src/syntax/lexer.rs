@@ -232,6 +232,11 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
     // error (if any) is a consequence: remember to keep it quiet.
     let mut quiet_next = false;
     let mut lexer = Token::lexer(text);
+    // A leading byte-order mark is skipped; offsets still count it, so
+    // every span points into the text as given.
+    if text.starts_with('\u{feff}') {
+        lexer.bump('\u{feff}'.len_utf8());
+    }
     while let Some(result) = lexer.next() {
         let range = lexer.span();
         let slice = lexer.slice();
@@ -486,6 +491,19 @@ mod tests {
             .iter()
             .map(|d| (d.code, d.span.start, d.span.end))
             .collect()
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let out = lex(FileId(0), "\u{feff}plan");
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        // The token's span counts the mark's three bytes.
+        assert_eq!(
+            out.tokens.first().map(|(_, s)| (s.start, s.end)),
+            Some((3, 7))
+        );
+        // Anywhere else it is a bad character.
+        assert_eq!(codes("plan \u{feff}"), vec![(Code::E0001, 5, 8)]);
     }
 
     #[test]
