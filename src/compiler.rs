@@ -303,15 +303,7 @@ impl Compiler {
         }
         let modules: Vec<&ast::Module> = parsed.iter().map(|p| &*p.module).collect();
         let record = progress.map(|id| driver::read_progress(&mut sources, id));
-        if let Some(read) = &record {
-            diagnostics.extend(read.diagnostics.iter().cloned());
-        }
-        let progress = record.as_ref().and_then(|read| {
-            read.record.as_ref().map(|record| check::Progress {
-                record,
-                spans: &read.spans,
-            })
-        });
+        let progress = driver::progress_of(record.as_ref(), &mut diagnostics);
         let (mut plan_diags, plans) =
             check::check_plans(&self.models, &modules, &syntax_errors, progress);
         diagnostics.append(&mut plan_diags);

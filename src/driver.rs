@@ -220,15 +220,7 @@ pub fn run(job: &mut Job) -> Outcome {
     };
     let (plans, catalog, policy) = (pick(Role::Plan), pick(Role::Catalog), pick(Role::Policy));
     let record = job.progress.map(|id| read_progress(&mut job.sources, id));
-    if let Some(read) = &record {
-        diagnostics.extend(read.diagnostics.iter().cloned());
-    }
-    let progress = record.as_ref().and_then(|read| {
-        read.record.as_ref().map(|record| check::Progress {
-            record,
-            spans: &read.spans,
-        })
-    });
+    let progress = progress_of(record.as_ref(), &mut diagnostics);
     let checked = check::check(&check::CheckInput {
         plans: &plans,
         catalog: &catalog,
@@ -256,6 +248,20 @@ pub fn run(job: &mut Job) -> Outcome {
         parsed,
         checked,
     }
+}
+
+/// The record a check runs against, from its reading; the reading's
+/// diagnostics (E0601–E0605) join `diagnostics`.
+pub(crate) fn progress_of<'a>(
+    read: Option<&'a crate::progress::read::ReadRecord>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<check::Progress<'a>> {
+    let read = read?;
+    diagnostics.extend(read.diagnostics.iter().cloned());
+    read.record.as_ref().map(|record| check::Progress {
+        record,
+        spans: &read.spans,
+    })
 }
 
 /// Reads the progress record of a job (E0601–E0605 for a malformed one),
