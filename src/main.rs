@@ -1043,8 +1043,12 @@ fn load_record(
     Failure,
 > {
     let name = display_path(path);
-    let text = project::read_source(path).map_err(Failure)?;
-    let id = job.sources.add_with_kind(name, text, SourceKind::Json);
+    let bytes = project::read_bytes(path).map_err(Failure)?;
+    let before = job.unreadable.len();
+    let id = add_text(job, name, bytes, Some(SourceKind::Json));
+    if job.unreadable.len() > before {
+        return Ok((None, job.unreadable.split_off(before)));
+    }
     let read = driver::read_progress(&mut job.sources, id);
     Ok((read.record, read.diagnostics))
 }

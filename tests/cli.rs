@@ -804,6 +804,23 @@ fn invalidate_refuses_a_bad_event_or_record() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("E0601"), "{}", stderr(&o));
+    // A record that is not UTF-8 is E0002, exit 1.
+    std::fs::write(&bad, b"{\"progress_version\": \"1.\xff\"}").unwrap();
+    let o = run(&[
+        "invalidate",
+        "examples/config_dag/provision.plan",
+        "--progress",
+        bad.to_str().unwrap(),
+        "--event",
+        "goal",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("E0002"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("invalid byte at offset 24"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -59,7 +59,9 @@ fn expected_codes(path: &Path, text: &str) -> Vec<Code> {
     let spec = if path.extension().is_some_and(|e| e == "json") {
         std::fs::read_to_string(path.with_extension("expect")).unwrap_or_default()
     } else {
-        text.lines()
+        // A byte-order mark before the header is skipped, as the lexer does.
+        text.trim_start_matches('\u{feff}')
+            .lines()
             .map(str::trim)
             .take_while(|l| l.starts_with("//") || l.is_empty())
             .filter_map(|l| l.trim_start_matches('/').trim().strip_prefix("expect:"))
