@@ -3,8 +3,8 @@
 reports beside `cargo bench --bench agent_loop`.
 
 A pydantic model of the JSON plan's shape (docs/json.md: name, goal, budget,
-steps with their tool, arguments, post probe, binds, `after`, retry and
-`on_unmet`) validates each plan with `model_validate_json`; `json.loads` of
+steps with their tool, arguments, pre and post probes, binds, `after`,
+retry and `on_unmet`) validates each plan with `model_validate_json`; `json.loads` of
 the same text is timed beside it. pydantic checks the shape only: no
 catalogue, no references between steps, no policy.
 
@@ -73,8 +73,14 @@ class FieldCompare(Closed):
     value: Any
 
 
+class Contains(Closed):
+    probe: Literal["contains"]
+    path: str
+    value: Any
+
+
 Post = Annotated[
-    Union[ResultCount, FieldExists, FieldEquals, FieldIn, FieldCompare],
+    Union[ResultCount, FieldExists, FieldEquals, FieldIn, FieldCompare, Contains],
     Field(discriminator="probe"),
 ]
 
@@ -84,6 +90,7 @@ class Step(Closed):
     name: Optional[str] = None
     tool: str
     args: dict[str, Any] = {}
+    pre: Optional[Union[Post, list[Post]]] = None
     post: Optional[Union[Post, list[Post]]] = None
     binds: Optional[dict[str, str]] = None
     after: Optional[list[str]] = None
