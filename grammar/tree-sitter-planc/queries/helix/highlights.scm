@@ -29,6 +29,7 @@
   "requires"
   "approval"
   "where"
+  "pre"
   "post"
   "bind"
   "on_unmet"
@@ -39,6 +40,7 @@
 [
   "in"
   "not"
+  "contains"
 ] @keyword.operator
 
 (tool_attribute) @keyword.storage.modifier
