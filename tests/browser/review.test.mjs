@@ -145,7 +145,7 @@ const PLANS = {
     goal: 'provision the analytics database and generate its report',
     steps: ['fetch_config', 'parse_config', 'fetch_schema', 'provision_db', 'generate_report'],
     waves: 3,
-    edges: 4,
+    edges: 5,
   },
   pallet_credit: {
     goal: 'credit order 4921 for the damaged pallet and reply to ticket 7731',
@@ -159,14 +159,14 @@ const PLANS = {
     goal: 'provision the analytics database and generate its report',
     steps: ['fetch_config', 'parse_config', 'fetch_schema', 'provision_db', 'generate_report'],
     waves: 3,
-    edges: 4,
+    edges: 5,
   },
   // `--against provision.plan --progress progress.json`: the replan.
   config_dag_replan: {
     goal: 'provision the analytics database and generate its report',
     steps: ['fetch_config', 'parse_config', 'fetch_schema', 'migrate_schema', 'provision_db', 'generate_report'],
     waves: 3,
-    edges: 5,
+    edges: 6,
   },
 };
 
@@ -290,7 +290,7 @@ test('config_dag: the report runs beside the database, approval and guard on the
     // Waves: provision_db and generate_report share the third.
     const wave = (step) => text(page, `article.card[data-step="${step}"] .props > div:first-child dd`);
     assert.match(await wave('provision_db'), /^in wave 3;/);
-    assert.match(await wave('generate_report'), /^in wave 3; waits for parse_config \(data\)$/);
+    assert.match(await wave('generate_report'), /^in wave 3; waits for parse_config \(data\), fetch_schema \(data\)$/);
     assert.match(await wave('fetch_schema'), /^in wave 1; waits for nothing$/);
     assert.match(await text(page, 'article.card[data-step="provision_db"] .props'), /retried up to 2 times/);
     assert.match(await text(page, 'article.card[data-step="fetch_schema"] .props'), /If a post fails ask for a new plan/);
@@ -358,14 +358,14 @@ test('config_dag replan with --against and --progress: the delta on the page', a
     const changed = await page.$$eval('#delta-changed > li', (lis) =>
       lis.map((li) => [li.dataset.step, [...li.querySelectorAll('tbody tr')].map((r) => [...r.cells].map((c) => c.textContent.trim()))]),
     );
-    assert.deepEqual(changed, [['provision_db', [['args.schema_version', 'schema_version', 'migrated_version']]]]);
+    assert.deepEqual(changed, [['provision_db', [['args.schema_version', 'schema_version', 'migrated_version'], ['pre', '[schema_tables contains "users"]', '[migrated_tables contains "users"]']]]]);
     assert.match(await text(page, '#delta-unchanged'), /^Unchanged: fetch_config, parse_config, fetch_schema, generate_report\. .*reused, not run again \(fetch_config, parse_config, fetch_schema\)\.$/);
     // Cards and nodes say added or changed, with the statuses of the record.
     const card = (step) => `article.card[data-step="${step}"]`;
     assert.equal(await text(page, `${card('migrate_schema')} .state`), 'PENDING · ADDED');
     assert.equal(await text(page, `${card('provision_db')} .state`), 'PENDING · CHANGED');
     assert.equal(await text(page, `${card('fetch_config')} .state`), 'COMPLETE');
-    assert.equal(await text(page, `${card('provision_db')} .change-row dd`), 'changed: args.schema_version');
+    assert.equal(await text(page, `${card('provision_db')} .change-row dd`), 'changed: args.schema_version, pre');
     assert.equal(await text(page, `${card('generate_report')} .change-row dd`), 'unchanged');
     const tags = await page.$$eval('svg.dag-across g.node', (gs) =>
       Object.fromEntries(gs.map((g) => [g.querySelector('.name').textContent, g.querySelector('.tags').textContent])),
