@@ -172,14 +172,7 @@ pub fn check_guards(step: &StepIr, args: &Artifacts) -> Result<(), Refusal> {
 
 /// Evaluates one probe against `root` (a tool's result for `post`).
 pub fn check_probe(probe: &Probe, root: &Data) -> Result<(), Unmet> {
-    let path = match probe {
-        Probe::Len { path, .. }
-        | Probe::Compare { path, .. }
-        | Probe::In { path, .. }
-        | Probe::NotIn { path, .. }
-        | Probe::Contains { path, .. }
-        | Probe::Exists { path } => path,
-    };
+    let path = probe.path();
     let found = at_path(root, path);
     if probe_holds(probe, found) {
         Ok(())

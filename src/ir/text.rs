@@ -117,15 +117,7 @@ impl Display for Value {
 
 impl Display for Probe {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let path = match self {
-            Probe::Len { path, .. }
-            | Probe::Compare { path, .. }
-            | Probe::In { path, .. }
-            | Probe::NotIn { path, .. }
-            | Probe::Contains { path, .. }
-            | Probe::Exists { path } => path,
-        };
-        probe(f, path, self)
+        probe(f, &self.path(), self)
     }
 }
 

@@ -255,6 +255,20 @@ pub enum Probe {
     Exists { path: String },
 }
 
+impl Probe {
+    /// The result path the probe tests.
+    pub fn path(&self) -> &str {
+        match self {
+            Probe::Len { path, .. }
+            | Probe::Compare { path, .. }
+            | Probe::In { path, .. }
+            | Probe::NotIn { path, .. }
+            | Probe::Contains { path, .. }
+            | Probe::Exists { path } => path,
+        }
+    }
+}
+
 /// A normalised precondition: the same probes as [`Probe`], testing the
 /// artifact `subject` refers to instead of a path into the result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
