@@ -259,6 +259,86 @@ fn every_example_round_trips_to_the_same_ir() {
     assert!(seen >= 4, "{seen} example plans");
 }
 
+/// `text` without what its JSON form leaves out
+/// ([`planc::fmt::convert::left_out_of_json`]): a line that holds only a
+/// comment goes whole (and the `///` lines after a doc comment's first),
+/// a trailing comment with the spaces before it.
+fn without_comments(text: &str) -> String {
+    let module = parse(Doc::Text, text);
+    let mut out = String::new();
+    let mut at = 0;
+    for start in planc::fmt::convert::left_out_of_json(text, &module) {
+        let start = start as usize;
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let mut end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        if text[start..].starts_with("///") {
+            while text[end..]
+                .trim_start_matches('\n')
+                .trim_start()
+                .starts_with("///")
+            {
+                let next = end + 1;
+                end = text[next..].find('\n').map_or(text.len(), |i| next + i);
+            }
+        }
+        if text[line_start..start].trim().is_empty() {
+            out.push_str(&text[at..line_start]);
+            at = (end + 1).min(text.len());
+        } else {
+            out.push_str(text[at..start].trim_end());
+            at = end;
+        }
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Every `.plan` file of the examples (plans, catalogues, policies), laid
+/// out, converted to JSON and back to text (with the catalogue of its
+/// folder, as `planc fmt --to plan` reads it) and laid out, is the file
+/// itself but for its plain comments, which JSON cannot hold.
+#[test]
+fn every_example_comes_back_from_json_as_it_was_laid_out() {
+    let mut files = Vec::new();
+    for dir in ["northwind", "config_dag", "pallet_credit"] {
+        let dir = root().join("examples").join(dir);
+        let config = planc::project::discover(&dir).unwrap().unwrap();
+        let mut diags = Vec::new();
+        let tools: Vec<ast::Module> = config
+            .catalog
+            .iter()
+            .map(|p| parse(Doc::Text, &read(p)))
+            .collect();
+        let catalog =
+            planc::catalog::Catalog::build(tools.iter().flat_map(|m| m.tools()), &mut diags);
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|e| e == "plan") {
+                files.push((p, catalog.clone()));
+            }
+        }
+    }
+    assert!(files.len() >= 10, "{} example files", files.len());
+    for (path, catalog) in &files {
+        let laid_out = planc::fmt::layout::layout(&read(path)).unwrap();
+        let module = parse(Doc::Text, &laid_out);
+        let doc = if module.plans().next().is_some() {
+            Doc::Plan
+        } else if module.policies().next().is_some() {
+            Doc::Policy
+        } else {
+            Doc::Catalog
+        };
+        let j = to_json(&module).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let mut back = parse(doc, &j);
+        planc::fmt::convert::make_explicit(&mut back, catalog);
+        let t = to_text(&back).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let got = planc::fmt::layout::layout(&t).unwrap();
+        let want = planc::fmt::layout::layout(&without_comments(&laid_out)).unwrap();
+        assert_eq!(got, want, "{}: text → JSON → text", path.display());
+    }
+}
+
 #[test]
 fn the_northwind_plan_as_json_reads_like_the_design() {
     let j = json(
@@ -526,7 +606,7 @@ fn policies_convert_with_every_clause() {
     let t = text(Doc::Policy, &j);
     assert_eq!(
         t,
-        "policy p {\n    actor [crm:read, billing:*, plain]\n    max_steps 12\n\n    a.b requires [crm:read] approval human where x >= \"2026-01-01\", y >= -3, amount <= 500.00\n    c untrusted\n    d\n}\n"
+        "policy p {\n    actor [crm:read, billing:*, plain]\n    max_steps 12\n\n    a.b requires [crm:read] approval human where x >= \"2026-01-01\", y >= -3, amount <= 500.00\n    c requires [] untrusted\n    d requires []\n}\n"
     );
 }
 

@@ -50,8 +50,12 @@
 //!   literal; `planc fmt --to plan` reads the catalogue of the `planc.toml`
 //!   found from the file). JSON steps get their names (`step_N` for a
 //!   numbered step); `after` by number is already a name in the tree.
-//!   Long calls come out on one line: the layout keeps line breaks, it does
-//!   not make them.
+//!   Calls, parameters and records come out on one line (unless a doc
+//!   comment needs lines of their own), and the layout breaks those wider
+//!   than its width, as `planc fmt` does; a policy rule always says
+//!   `requires`, as a JSON rule always holds `scopes`.
+//! - **Order.** A JSON step's clause keys are written in the order of each
+//!   kind's first clause, and read back in the order of the keys.
 //!
 //! Recursion over expressions and types is bounded: both front ends cap
 //! nesting at [`crate::limits::MAX_DEPTH`] levels before building the tree,
