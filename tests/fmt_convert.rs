@@ -12,8 +12,8 @@
 //!   compiles to the IR of the original (but for `source` and spans); a
 //!   second conversion writes the same bytes as the first.
 //! - What the JSON form (or the text form) cannot express is refused with
-//!   a `ConvertError` at the construct's span, never written with another
-//!   meaning.
+//!   a diagnostic (E0701 into JSON, E0702 into text) at the construct's
+//!   span, never written with another meaning.
 //! - Every ok fixture converts, or is refused, without a panic; what
 //!   converts reads back without errors.
 
@@ -23,7 +23,7 @@ mod plangen;
 use std::path::{Path, PathBuf};
 
 use planc::driver::{self, Job};
-use planc::fmt::convert::{ConvertError, to_json, to_text};
+use planc::fmt::convert::{to_json, to_text};
 use planc::syntax::{self, ast};
 use planc::{Diagnostic, FileId};
 use proptest::prelude::*;
@@ -667,7 +667,7 @@ fn probes_of_every_form_convert() {
 
 // ---------------------------------------------------------------- refusals
 
-fn span(e: &ConvertError) -> std::ops::Range<usize> {
+fn span(e: &Diagnostic) -> std::ops::Range<usize> {
     e.span.start as usize..e.span.end as usize
 }
 
@@ -676,7 +676,7 @@ fn span(e: &ConvertError) -> std::ops::Range<usize> {
 fn refused(
     doc: Doc,
     src: &str,
-    to: fn(&ast::Module) -> Result<String, ConvertError>,
+    to: fn(&ast::Module) -> Result<String, Box<Diagnostic>>,
     at: &str,
     says: &str,
 ) {
@@ -691,7 +691,14 @@ fn refused(
         "{:?} does not say {says:?}",
         err.message
     );
-    assert!(!err.to_string().is_empty());
+    // Text is refused on its way into JSON, JSON on its way into text.
+    let code = if matches!(doc, Doc::Text) {
+        planc::Code::E0701
+    } else {
+        planc::Code::E0702
+    };
+    assert_eq!(err.code, code, "{err:?}");
+    assert!(err.help.is_some() && !err.label.is_empty(), "{err:?}");
 }
 
 const STEP0: &str = "step a = t.x() {\n        bind x = $.v\n    }\n";

@@ -69,29 +69,44 @@ mod json;
 mod text;
 pub(crate) use text::{escape_text, string_text};
 
-use crate::source::{Span, Spanned};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{FileId, SourceMap, Span, Spanned};
 use crate::syntax::ast::{Effect, Module, Reference, ToolDecl};
 
 /// Why a module cannot be written in the other form: the construct, at its
-/// span.
+/// span. It becomes a [`Diagnostic`] of the direction's code (E0701 into
+/// JSON, E0702 into text) at the module's edge.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConvertError {
-    pub span: Span,
-    pub message: String,
+pub(super) struct Refusal {
+    span: Span,
+    message: String,
 }
 
-impl std::fmt::Display for ConvertError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+impl Refusal {
+    fn diagnostic(self, code: Code) -> Diagnostic {
+        let (label, help) = if code == Code::E0701 {
+            (
+                "the JSON form cannot hold this",
+                "write it in a way the JSON form holds (see `planc explain E0701`), or keep the \
+                 file in the text form",
+            )
+        } else {
+            (
+                "the text form cannot spell this",
+                "change it in the JSON document (see `planc explain E0702`), or keep the file in \
+                 the JSON form",
+            )
+        };
+        Diagnostic::new(code, self.span, self.message)
+            .with_label(label)
+            .with_help(help)
     }
 }
 
-impl std::error::Error for ConvertError {}
-
-pub(super) type Result<T> = std::result::Result<T, ConvertError>;
+pub(super) type Result<T> = std::result::Result<T, Refusal>;
 
 pub(super) fn fail<T>(span: Span, message: impl Into<String>) -> Result<T> {
-    Err(ConvertError {
+    Err(Refusal {
         span,
         message: message.into(),
     })
@@ -132,17 +147,64 @@ pub fn left_out_of_json(text: &str, module: &Module) -> Vec<u32> {
 /// the JSON plan shape, a catalogue (tool declarations) as an MCP
 /// `tools/list` result with JSON Schema types, a policy as the JSON policy
 /// shape; pretty-printed with a 2-space indent, keys in the order of the
-/// examples in docs/json.md. Err when the module holds something the JSON form
-/// cannot express, or mixes kinds (see the module's documentation).
-pub fn to_json(module: &Module) -> Result<String> {
-    json::to_json(module)
+/// examples in docs/json.md. Err (E0701) when the module holds something
+/// the JSON form cannot express, or mixes kinds (see the module's
+/// documentation).
+pub fn to_json(module: &Module) -> std::result::Result<String, Box<Diagnostic>> {
+    json::to_json(module).map_err(|r| Box::new(r.diagnostic(Code::E0701)))
 }
 
 /// A module written in the text form: valid planc syntax, 4-space indent,
-/// one step, clause and policy rule per line. Err when it holds what the
-/// text form cannot spell (see the module's documentation).
-pub fn to_text(module: &Module) -> Result<String> {
-    text::to_text(module)
+/// one step, clause and policy rule per line, not yet laid out. Err (E0702)
+/// when it holds what the text form cannot spell (see the module's
+/// documentation).
+pub fn to_text(module: &Module) -> std::result::Result<String, Box<Diagnostic>> {
+    text::to_text(module).map_err(|r| Box::new(r.diagnostic(Code::E0702)))
+}
+
+/// The form a file is converted to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// The text form, laid out as `planc fmt` lays it out.
+    Plan,
+    /// The JSON form of what the file holds.
+    Json,
+}
+
+/// A file converted: its syntax tree, and the text in the other form.
+pub struct Converted {
+    pub module: Module,
+    pub text: String,
+}
+
+/// `planc fmt --to FORM`: file `file` of `sources` read in its form (a JSON
+/// document as a plan, a catalogue or a policy, told apart by its keys) and
+/// written in `form` (into text, made explicit with `catalog` when there is
+/// one, and laid out). Err with the diagnostics that stop it: the front
+/// end's errors, or the construct the other form cannot hold (E0701,
+/// E0702).
+pub fn convert(
+    sources: &mut SourceMap,
+    file: FileId,
+    form: Form,
+    catalog: Option<&crate::catalog::Catalog>,
+) -> std::result::Result<Converted, Vec<Diagnostic>> {
+    let (mut module, diagnostics) = crate::driver::parse(sources, file, crate::driver::Role::Plan);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(diagnostics);
+    }
+    let text = match form {
+        Form::Json => to_json(&module),
+        Form::Plan => {
+            if let Some(catalog) = catalog {
+                make_explicit(&mut module, catalog);
+            }
+            // Laid out as `planc fmt` would, when the layout takes it.
+            to_text(&module).map(|t| crate::fmt::layout::layout(&t).unwrap_or(t))
+        }
+    }
+    .map_err(|d| vec![*d])?;
+    Ok(Converted { module, text })
 }
 
 pub(super) fn unreadable(what: &str) -> String {
