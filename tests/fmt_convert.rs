@@ -1102,3 +1102,40 @@ fn the_command_names_what_json_leaves_out_and_reads_the_catalogue() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Forms that are empty but say something (an actor with no scopes, a rule
+/// that requires none, an empty record or list, a plan with no steps) come
+/// back from JSON as they were written.
+#[test]
+fn empty_forms_survive_json_both_ways() {
+    let cases = [
+        (
+            Doc::Policy,
+            "policy p {\n    actor []\n\n    config.parse requires []\n    a.b requires [] approval human\n}\n",
+        ),
+        (Doc::Policy, "policy p {\n    max_steps 0\n}\n"),
+        (Doc::Catalog, "tool t.x() -> {} read\n"),
+        (
+            Doc::Catalog,
+            "tool t.x(a: [string] = [], b: { c: int } = {}) -> any read\n",
+        ),
+        (Doc::Plan, "plan p {\n}\n"),
+        (Doc::Plan, "plan p {\n    replans 0\n    max_steps 0\n}\n"),
+        (
+            Doc::Plan,
+            "plan p {\n    step a = t.x(l: [], r: {}, s: \"\") {\n        post $.x in []\n        post $.y not in []\n        post $.s == \"\"\n    }\n}\n",
+        ),
+    ];
+    for (doc, src) in cases {
+        let j = json(Doc::Text, src);
+        assert_eq!(text(doc, &j), src, "{j}");
+        assert_eq!(planc::fmt::layout::layout(src).unwrap(), src);
+    }
+    // A rule written without `requires` means `requires []`, which is how
+    // it comes back.
+    let j = json(Doc::Text, "policy p {\n    a.b approval human\n}\n");
+    assert_eq!(
+        text(Doc::Policy, &j),
+        "policy p {\n    a.b requires [] approval human\n}\n"
+    );
+}
