@@ -10,7 +10,7 @@
 //!   file that mixes kinds, or holds two plans or two policies, is refused
 //!   at the first declaration that does not fit, rather than guessed at.
 //! - **Refused, never changed.** Whatever the JSON form would read back with
-//!   another meaning is a [`ConvertError`] naming the construct and its span:
+//!   another meaning is a diagnostic (E0701; E0702 into text) at its span:
 //!   a string that is exactly one interpolation (`"${x}"` is a string in the
 //!   text form, the reference itself in JSON), a literal `$` right before an
 //!   interpolation (JSON reads `$${` as an escaped `${`), a ceiling other than
