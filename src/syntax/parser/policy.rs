@@ -14,6 +14,8 @@ pub(super) enum RuleClause {
     Where(Vec<ast::Ceiling>),
     Untrusted(Span),
     Trusted(Span),
+    Effect(Option<Spanned<ast::Effect>>),
+    Idempotent(Spanned<bool>),
 }
 
 pub(super) fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -30,11 +32,13 @@ pub(super) fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
 
 /// Words a policy rule's tool may not be named: a clause or an item
 /// keyword standing where a rule starts is a clause gone astray.
-pub(super) const RESERVED_IN_POLICY: [&str; 7] = [
+pub(super) const RESERVED_IN_POLICY: [&str; 9] = [
     "requires",
     "approval",
     "where",
     "untrusted",
+    "effect",
+    "idempotent",
     "human",
     "actor",
     "max_steps",
@@ -70,6 +74,8 @@ pub(super) fn not_a_rule_start<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
                             | "approval"
                             | "where"
                             | "untrusted"
+                            | "effect"
+                            | "idempotent"
                             | "policy"
                             | "plan"
                             | "tool"
@@ -202,6 +208,35 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 RuleClause::Where(Vec::new())
             }
         });
+    // `effect read|write`: the keyword commits, like `approval`.
+    let after_effect = select! {
+        Token::Ident(w) = e if !RULE_WORDS.contains(&w) => name_of(file, w, e.span()),
+    }
+    .or_not();
+    let effect = word("effect")
+        .then(after_effect)
+        .map_with(|(kw, next), e| {
+            let effect = match next.as_ref().map(|n| n.node.as_str()) {
+                Some("read") => Some(ast::Effect::Read),
+                Some("write") => Some(ast::Effect::Write),
+                _ => None,
+            };
+            if effect.is_none() {
+                let (at, msg) = match &next {
+                    Some(other) => (
+                        other.span,
+                        format!("expected `read` or `write` after `effect`, found `{}`", other.node),
+                    ),
+                    None => (kw, "`effect` must be followed by `read` or `write`".to_string()),
+                };
+                st(e).report(
+                    Diagnostic::new(Code::E0001, at, msg)
+                        .with_label("not `read` or `write`")
+                        .with_help("write `effect write` if the tool changes anything outside the run, else `effect read`"),
+                );
+            }
+            RuleClause::Effect(effect.map(|eff| Spanned::new(eff, sp(e))))
+        });
     let rule_clause = choice((
         requires,
         approval,
@@ -221,6 +256,18 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 } else {
                     RuleClause::Untrusted(span)
                 }
+            }),
+        effect,
+        word("idempotent")
+            .then(
+                select! {
+                    Token::Ident("true") => true,
+                    Token::Ident("false") => false,
+                }
+                .or_not(),
+            )
+            .map_with(|(_, flag), e| {
+                RuleClause::Idempotent(Spanned::new(flag != Some(false), sp(e)))
             }),
     ))
     .labelled(LABEL_RULE_CLAUSE);
@@ -248,6 +295,8 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 ceilings: Vec::new(),
                 untrusted: None,
                 trusted: None,
+                effect: None,
+                idempotent: None,
                 span,
             };
             for c in clauses {
@@ -257,6 +306,8 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                     RuleClause::Where(c) => rule.ceilings.extend(c),
                     RuleClause::Untrusted(s) => rule.untrusted = Some(s),
                     RuleClause::Trusted(s) => rule.trusted = Some(s),
+                    RuleClause::Effect(eff) => rule.effect = eff.or(rule.effect),
+                    RuleClause::Idempotent(i) => rule.idempotent = Some(i),
                 }
             }
             PolicyItem::Rule(rule)
