@@ -85,6 +85,22 @@ pub(super) fn not_a_rule_start<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
         .ignored()
 }
 
+/// `WORD`, `WORD true` or `WORD false`: whether the flag is set (only
+/// `false` unsets it), and the clause's span.
+fn flag_clause<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    w: &'static str,
+) -> impl Parser<'t, I, (bool, Span), Ex<E>> + Clone {
+    word(w)
+        .then(
+            select! {
+                Token::Ident("true") => true,
+                Token::Ident("false") => false,
+            }
+            .or_not(),
+        )
+        .map_with(|(_, flag), e| (flag != Some(false), sp(e)))
+}
+
 pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     file: FileId,
     doc: impl Parser<'t, I, Doc, Ex<E>> + Clone,
@@ -241,34 +257,16 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         requires,
         approval,
         where_,
-        word("untrusted")
-            .then(
-                select! {
-                    Token::Ident("true") => true,
-                    Token::Ident("false") => false,
-                }
-                .or_not(),
-            )
-            .map_with(|(_, flag), e| {
-                let span = sp(e);
-                if flag == Some(false) {
-                    RuleClause::Trusted(span)
-                } else {
-                    RuleClause::Untrusted(span)
-                }
-            }),
+        flag_clause("untrusted").map(|(set, span)| {
+            if set {
+                RuleClause::Untrusted(span)
+            } else {
+                RuleClause::Trusted(span)
+            }
+        }),
         effect,
-        word("idempotent")
-            .then(
-                select! {
-                    Token::Ident("true") => true,
-                    Token::Ident("false") => false,
-                }
-                .or_not(),
-            )
-            .map_with(|(_, flag), e| {
-                RuleClause::Idempotent(Spanned::new(flag != Some(false), sp(e)))
-            }),
+        flag_clause("idempotent")
+            .map(|(set, span)| RuleClause::Idempotent(Spanned::new(set, span))),
     ))
     .labelled(LABEL_RULE_CLAUSE);
     let rule = tool_name(file)
