@@ -30,19 +30,12 @@ pub(super) fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     list_of(scope, recovery, Token::LBracket, Delim::Bracket)
 }
 
-/// Words a policy rule's tool may not be named: a clause or an item
-/// keyword standing where a rule starts is a clause gone astray.
-pub(super) const RESERVED_IN_POLICY: [&str; 9] = [
-    "requires",
-    "approval",
-    "where",
-    "untrusted",
-    "effect",
-    "idempotent",
-    "human",
-    "actor",
-    "max_steps",
-];
+/// Whether a policy rule's tool may not be named `w`: a clause keyword
+/// ([`RULE_WORDS`]), the approver or an item keyword standing where a rule
+/// starts is a clause gone astray.
+fn reserved_in_policy(w: &str) -> bool {
+    RULE_WORDS.contains(&w) || ["human", "actor", "max_steps"].contains(&w)
+}
 
 /// Words and scopes written where a bracketed scope list belongs (after
 /// `requires`), up to the next clause keyword: what the fix wraps.
@@ -273,7 +266,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         .then(rule_clause.repeated().collect::<Vec<_>>())
         .map_with(|(tool, clauses), e| {
             let span = sp(e);
-            if RESERVED_IN_POLICY.contains(&tool.node.as_str()) {
+            if reserved_in_policy(&tool.node) {
                 st(e).report(
                     Diagnostic::new(
                         Code::E0001,
