@@ -62,7 +62,7 @@ fn job(plan: &Path) -> Job {
 fn world(outcome: &Outcome) -> World {
     let mut w = World::default();
     // A tool's effect is the catalogue's, else the policy rule's (the
-    // compile has no E0309, so they never disagree), else `write`.
+    // compile has no E0310, so they never disagree), else `write`.
     let mut stated: std::collections::BTreeMap<String, Option<ast::Effect>> = Default::default();
     for p in &outcome.parsed {
         for t in p.module.tools() {

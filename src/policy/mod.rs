@@ -71,7 +71,7 @@ pub struct Traits {
 impl Traits {
     /// The traits of `tool` under its policy rule, if any. Where both state
     /// an effect or idempotence, they agree, or the policy was refused for
-    /// it (E0309) and the catalogue's statement stands.
+    /// it (E0310) and the catalogue's statement stands.
     pub fn of(tool: &catalog::Tool, rule: Option<&Rule>) -> Traits {
         let effect = tool
             .effect
@@ -299,12 +299,12 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
     }
 }
 
-/// E0309: the policy states an effect or idempotence the catalogue states
+/// E0310: the policy states an effect or idempotence the catalogue states
 /// otherwise. The policy fills what a catalogue leaves unsaid; it does not
 /// overrule what the catalogue says (the catalogue's statement stands).
 fn disagreement(tool: &str, at: Span, ours: &str, decl: Span, theirs: &str) -> Diagnostic {
     Diagnostic::new(
-        Code::E0309,
+        Code::E0310,
         at,
         format!("the policy says `{tool}` is {ours}, but the catalogue says it is {theirs}"),
     )

@@ -14,7 +14,7 @@
 //!
 //! `effect` (`"read"` or `"write"`) and `idempotent` state what a
 //! catalogue leaves unsaid (an OpenAI function has no hints); where the
-//! catalogue states otherwise, the checker refuses them (E0309).
+//! catalogue states otherwise, the checker refuses them (E0310).
 //!
 //! `max` holds `<=` ceilings and `min` `>=` ones, over the tool's arguments;
 //! a limit is a number or a string (a date, say), which the checker converts

@@ -252,7 +252,7 @@ fn tool_text(t: &ToolDecl, out: &mut String) -> Result<()> {
     type_text(&t.result, 0, false, out)?;
     let _ = write!(out, " {}", effect(t).as_str());
     // The text form has no `idempotent false`: not saying it is the same
-    // but for a policy's `idempotent`, which E0309 would refuse.
+    // but for a policy's `idempotent`, which E0310 would refuse.
     if t.idempotent.as_ref().is_some_and(|i| i.node) {
         out.push_str(" idempotent");
     }
