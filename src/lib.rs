@@ -3,7 +3,7 @@
 //! The library does no IO. It takes source text (a `.plan` file or a JSON
 //! document), a tool catalogue and a policy, and returns diagnostics and,
 //! when there are no errors, the IR an executor runs. The command line
-//! (`src/main.rs`) and the language server are thin shells over it.
+//! (`src/main.rs`, `src/cli/`) and the language server are thin shells over it.
 //!
 //! To check many plans against one catalogue and policy (an agent loop),
 //! build a [`Compiler`] once and call [`Compiler::check`] for each plan:

@@ -1,5 +1,5 @@
 //! `planc.toml`: which catalogue files, which policy and which actor a plan
-//! is checked against. This module and the shells (`main.rs`, `lsp/`) are
+//! is checked against. This module and the shells (`main.rs` and `cli/`, `lsp/`) are
 //! the only code that touches the file system; the compiler itself works on
 //! text it is given.
 

@@ -18,9 +18,11 @@ use planc::ir::PlanIr;
 use planc::progress::{FailureKind, ProgressRecord, Status};
 use planc::project;
 
-use super::{
-    Failure, Options, config_for, display_path, load, one_plan, report, start_folder, status,
-};
+use super::Failure;
+use super::args::Options;
+use super::check::one_plan;
+use super::load::{config_for, display_path, load, start_folder};
+use super::report::{report, status};
 
 pub struct RunOptions {
     pub progress: Option<PathBuf>,
