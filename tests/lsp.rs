@@ -536,6 +536,48 @@ fn hover_shows_tools_bindings_and_arguments() {
         at(&uri, pos(GOOD, "\"downgrade at", 0, 3)),
     );
     assert_eq!(h, Value::Null);
+
+    // A `post` path: the type at it in the tool's result.
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(GOOD, "$.status == \"scheduled\"", 0, 4)),
+    );
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("$.status: "), "{v}");
+    assert!(v.contains("in the result of `billing.change_plan`"), "{v}");
+    assert_eq!(under(GOOD, &h["range"]), "$.status");
+    c.shutdown();
+}
+
+/// A `pre` path starts at a binding: hover shows the type at the path and
+/// where the binding comes from; definition goes to its `bind`.
+#[test]
+fn pre_paths_hover_with_their_type_and_lead_to_their_binding() {
+    let p = Project::new();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    let text = GOOD.replace(
+        "        post $.status == \"scheduled\"",
+        "        pre period_end >= 2026-01-01\n        post $.status == \"scheduled\"",
+    );
+    c.open(&uri, &text);
+    c.diagnostics(&uri);
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(&text, "period_end >=", 0, 3)),
+    );
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("period_end: date"), "{v}");
+    assert!(
+        v.contains("`period_end` is bound by step `subscription` from `$.current_period_end`"),
+        "{v}"
+    );
+    assert_eq!(under(&text, &h["range"]), "period_end");
+    let d = c.ok(
+        "textDocument/definition",
+        at(&uri, pos(&text, "period_end >=", 0, 3)),
+    );
+    assert_eq!(d["range"]["start"], pos(&text, "bind period_end", 0, 5));
     c.shutdown();
 }
 
@@ -848,6 +890,7 @@ fn completion_in_each_context() {
         "PATH == VALUE",
         "PATH in [...]",
         "PATH not in [...]",
+        "PATH contains VALUE",
         "exists($.status)",
         "$.status == \"scheduled\"",
     ] {
@@ -1805,6 +1848,7 @@ fn json_completion_in_each_context() {
         "field_in",
         "field_not_in",
         "field_compare",
+        "contains",
         "exists($.status)",
         "$.status == \"scheduled\"",
     ] {

@@ -868,6 +868,34 @@ fn shape(v: &planc::ir::Value, out: &mut planc::exec::eval::Artifacts) {
     }
 }
 
+/// The least value of a type, as a tool would have returned it.
+fn sample(ty: &planc::catalog::Ty) -> planc::progress::JsonValue {
+    use planc::catalog::Ty;
+    use planc::progress::{JsonNumber, JsonValue};
+    let number = |n: &str| JsonNumber::new(n).map_or(JsonValue::Null, JsonValue::Number);
+    match ty {
+        Ty::String => JsonValue::String("recorded".into()),
+        Ty::Int | Ty::Decimal => number("0"),
+        Ty::Bool => JsonValue::Bool(false),
+        Ty::Date => JsonValue::String("2026-01-01".into()),
+        Ty::Datetime => JsonValue::String("2026-01-01T00:00:00Z".into()),
+        Ty::Null | Ty::Any | Ty::Error => JsonValue::Null,
+        Ty::Optional(inner) => sample(inner),
+        Ty::List(elem) => JsonValue::Array(vec![sample(elem)]),
+        Ty::Record(fields) => JsonValue::Object(
+            fields
+                .iter()
+                .map(|f| (f.name.clone(), sample(&f.ty)))
+                .collect(),
+        ),
+        Ty::Enum(values) => values
+            .first()
+            .map_or(JsonValue::Null, |v| JsonValue::String(v.clone())),
+        Ty::Lit(v) => JsonValue::parse(&v.display()).unwrap_or(JsonValue::Null),
+        Ty::Union(members) => members.first().map_or(JsonValue::Null, sample),
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -883,7 +911,15 @@ proptest! {
         let (text, _) = plangen::plan_text(&plan);
         let run = compile(&world, "gen.plan", &text);
         let ir = sound_ir(&run, &world)?;
+        // Every binding recorded as a value of its declared type (a
+        // reused step's recorded values must fit it: E0309), the least
+        // one, so that it is within the generated `<=` ceilings.
         let mut artifacts = eval::Artifacts::new();
+        if let Some(checked) = run.outcome.checked.plans.first() {
+            for b in &checked.bindings {
+                artifacts.insert(b.name.clone(), sample(&b.ty));
+            }
+        }
         for s in &ir.steps {
             s.args.values().for_each(|v| shape(v, &mut artifacts));
         }

@@ -14,7 +14,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Span, Spanned};
 use crate::syntax::ast;
 
-pub use types::{Counted, FieldTy, Ty};
+pub use types::{Counted, FieldTy, PathStep, Ty};
 pub use value::{Date, Datetime, LiteralError, Value};
 
 /// One tool of the catalogue.

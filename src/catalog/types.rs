@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::value::{self, Value};
 use crate::limits;
-use crate::syntax::ast;
+use crate::syntax::ast::{self, PathSeg};
 
 /// A type of the plan language (`docs/language.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -323,6 +323,46 @@ impl Ty {
         ) || matches!(self.strip_optional(), Ty::Union(ms) if ms.iter().all(Ty::is_scalar))
     }
 
+    /// One segment of a path into a value of this type (`.field` or
+    /// `[n]`), an optional type looked through: the checker's E0202 and an
+    /// editor's hover read paths the same way.
+    pub fn path_step(&self, seg: &PathSeg) -> PathStep<'_> {
+        let (cur, optional) = match self {
+            Ty::Optional(inner) => (&**inner, true),
+            other => (other, false),
+        };
+        match (seg, cur) {
+            (_, Ty::Error | Ty::Any) => PathStep::Opaque(cur.clone()),
+            (PathSeg::Field(f), Ty::Record(fields)) => match fields.iter().find(|x| &x.name == f) {
+                Some(field) => PathStep::Into(field.ty.clone(), optional || field.optional),
+                None => PathStep::NoField(fields),
+            },
+            (PathSeg::Field(_), other) => PathStep::NotRecord(other),
+            (PathSeg::Index(_), Ty::List(inner)) => PathStep::Into((**inner).clone(), optional),
+            (PathSeg::Index(_), other) => PathStep::NotList(other),
+        }
+    }
+
+    /// The type at `path` in a value of this type (optional when a step
+    /// on the way may be absent); `None` when the path does not exist.
+    pub fn at_path(&self, path: &[PathSeg]) -> Option<Ty> {
+        let mut cur = self.clone();
+        let mut optional = false;
+        for seg in path {
+            match cur.path_step(seg) {
+                PathStep::Into(ty, o) => {
+                    cur = ty;
+                    optional |= o;
+                }
+                PathStep::Opaque(ty) => return Some(ty),
+                PathStep::NoField(_) | PathStep::NotRecord(_) | PathStep::NotList(_) => {
+                    return None;
+                }
+            }
+        }
+        Some(if optional { Ty::optional(cur) } else { cur })
+    }
+
     /// The field `name` of a record type, if this is one and has it.
     pub fn field(&self, name: &str) -> Option<&FieldTy> {
         match self {
@@ -492,6 +532,21 @@ impl fmt::Display for Ty {
             },
         }
     }
+}
+
+/// One segment of a path into a type ([`Ty::path_step`]).
+#[derive(Debug)]
+pub enum PathStep<'t> {
+    /// Into this type; `true` when the value there may be absent.
+    Into(Ty, bool),
+    /// `any` or an error: whatever the rest of the path, this type.
+    Opaque(Ty),
+    /// A record without the field: its fields.
+    NoField(&'t [FieldTy]),
+    /// A field of a type that is not a record.
+    NotRecord(&'t Ty),
+    /// An element of a type that is not a list.
+    NotList(&'t Ty),
 }
 
 #[cfg(test)]

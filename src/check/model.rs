@@ -134,7 +134,22 @@ pub struct CheckedArg {
     /// untrusted tool produced it (it travels through bindings, member
     /// access, records, lists and interpolation; the output of a trusted
     /// tool is trusted whatever went into it).
-    pub untrusted_from: Option<usize>,
+    pub untrusted_from: Option<Untrusted>,
+}
+
+/// Where an argument's untrusted data comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Untrusted {
+    /// The output of this step of the plan (its index).
+    Step(usize),
+    /// An artifact of a progress record (a replan), committed by step
+    /// `step` (at index `at` of the record) calling the untrusted `tool`:
+    /// a recorded value is checked as a literal, and keeps its taint.
+    Recorded {
+        step: String,
+        tool: String,
+        at: usize,
+    },
 }
 
 /// A value with its type and where it was written.

@@ -108,6 +108,12 @@ struct Checker<'a, 'e> {
     deps: Vec<Vec<Dependency>>,
     /// The recorded artifacts the plan refers to (`plan/replan.rs`).
     artifacts_in: std::collections::BTreeMap<String, crate::progress::JsonValue>,
+    /// The taint of the last untrusted recorded artifact a value used, set
+    /// while an argument is checked (`plan/replan.rs`).
+    recorded_taint: Option<Untrusted>,
+    /// Per step, the recorded values of its binds when it is reused,
+    /// decided before authorization (`plan/replan.rs`).
+    reuse: Vec<Option<std::collections::BTreeMap<String, crate::progress::JsonValue>>>,
 }
 
 /// Checks one plan against the environment, returning its model and the
@@ -131,6 +137,8 @@ pub(crate) fn check_plan<'a>(
         plan_damaged: false,
         deps: vec![Vec::new(); n],
         artifacts_in: std::collections::BTreeMap::new(),
+        recorded_taint: None,
+        reuse: Vec::new(),
     };
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
@@ -141,6 +149,14 @@ pub(crate) fn check_plan<'a>(
     for ((i, step), binds) in plan.steps.iter().enumerate().zip(binds) {
         steps.push(c.check_step(i, step, binds));
     }
+    // Reuse is known before authorization: a ceiling over a reused step's
+    // artifact is decided from its recorded value.
+    c.decide_reuse(&steps);
+    for (step, checked) in plan.steps.iter().zip(steps.iter_mut()) {
+        if let Some(t) = c.tool(checked.index) {
+            checked.authz = c.check_policy(checked.index, step, t, &checked.args);
+        }
+    }
     c.effect_edges(&steps);
     for (step, deps) in steps.iter_mut().zip(c.deps.iter_mut()) {
         deps.sort_by_key(|d| (d.step, d.reason));
@@ -150,7 +166,7 @@ pub(crate) fn check_plan<'a>(
     let schedule = c.order(&steps);
     c.lints(&steps);
     c.budget();
-    let replan = c.replan(&steps);
+    let replan = c.replan();
 
     let mut approvals = Vec::new();
     let mut scopes: Vec<String> = Vec::new();
@@ -396,56 +412,51 @@ impl<'a> Checker<'a, '_> {
         let mut optional = false;
         let mut prefix = String::from("$");
         for seg in &path.segments {
-            if let Ty::Optional(inner) = &cur {
-                optional = true;
-                cur = (**inner).clone();
-            }
-            match (&seg.node, &cur) {
-                (_, Ty::Error) => return Ty::Error,
-                (_, Ty::Any) => return Ty::Any,
-                (PathSeg::Field(f), Ty::Record(fields)) => {
-                    match fields.iter().find(|x| &x.name == f) {
-                        Some(field) => {
-                            optional |= field.optional;
-                            cur = field.ty.clone();
+            match cur.path_step(&seg.node) {
+                catalog::PathStep::Into(ty, o) => {
+                    cur = ty;
+                    optional |= o;
+                }
+                catalog::PathStep::Opaque(ty) => return ty,
+                catalog::PathStep::NoField(fields) => {
+                    let PathSeg::Field(f) = &seg.node else {
+                        return Ty::Error;
+                    };
+                    let names: Vec<&str> = fields.iter().map(|x| x.name.as_str()).collect();
+                    let near = self.env.nearest(f, names.iter().copied());
+                    let mut d = Diagnostic::new(
+                        Code::E0202,
+                        seg.span,
+                        format!(
+                            "`{prefix}` has no field `{f}` in the result of `{}`",
+                            tool.name
+                        ),
+                    )
+                    .with_label("no such field")
+                    .with_secondary(
+                        tool.name_span,
+                        format!("`{}` returns `{}`", tool.name, tool.result),
+                    );
+                    d = match suggest::did_you_mean(&near) {
+                        Some(help) => {
+                            let fixed = near.first().map(|b| format!(".{b}")).unwrap_or_default();
+                            d.with_help(help).with_fix(
+                                format!("replace with `{fixed}`"),
+                                seg.span,
+                                fixed,
+                            )
                         }
                         None => {
-                            let names: Vec<&str> = fields.iter().map(|x| x.name.as_str()).collect();
-                            let near = self.env.nearest(f, names.iter().copied());
-                            let mut d = Diagnostic::new(
-                                Code::E0202,
-                                seg.span,
-                                format!(
-                                    "`{prefix}` has no field `{f}` in the result of `{}`",
-                                    tool.name
-                                ),
-                            )
-                            .with_label("no such field")
-                            .with_secondary(
-                                tool.name_span,
-                                format!("`{}` returns `{}`", tool.name, tool.result),
-                            );
-                            d = match suggest::did_you_mean(&near) {
-                                Some(help) => {
-                                    let fixed =
-                                        near.first().map(|b| format!(".{b}")).unwrap_or_default();
-                                    d.with_help(help).with_fix(
-                                        format!("replace with `{fixed}`"),
-                                        seg.span,
-                                        fixed,
-                                    )
-                                }
-                                None => d.with_help(format!(
-                                    "`{prefix}` has the fields {}",
-                                    list_names(&names)
-                                )),
-                            };
-                            self.report(i, d);
-                            return Ty::Error;
+                            d.with_help(format!("`{prefix}` has the fields {}", list_names(&names)))
                         }
-                    }
+                    };
+                    self.report(i, d);
+                    return Ty::Error;
                 }
-                (PathSeg::Field(f), other) => {
+                catalog::PathStep::NotRecord(other) => {
+                    let PathSeg::Field(f) = &seg.node else {
+                        return Ty::Error;
+                    };
                     let d = Diagnostic::new(
                         Code::E0202,
                         seg.span,
@@ -459,8 +470,10 @@ impl<'a> Checker<'a, '_> {
                     self.report(i, d);
                     return Ty::Error;
                 }
-                (PathSeg::Index(_), Ty::List(inner)) => cur = (**inner).clone(),
-                (PathSeg::Index(n), other) => {
+                catalog::PathStep::NotList(other) => {
+                    let PathSeg::Index(n) = &seg.node else {
+                        return Ty::Error;
+                    };
                     let d = Diagnostic::new(
                         Code::E0202,
                         seg.span,
@@ -562,10 +575,6 @@ impl<'a> Checker<'a, '_> {
                 ast::Clause::Bind { .. } | ast::Clause::Error(_) => {}
             }
         }
-        let authz = match tool {
-            Some(t) => self.check_policy(i, step, t, &args),
-            None => Authz::default(),
-        };
         let untrusted_inputs = args
             .iter()
             .filter(|a| a.untrusted_from.is_some())
@@ -593,7 +602,8 @@ impl<'a> Checker<'a, '_> {
             on_unmet: on_unmet.map_or(ast::OnUnmet::Replan, |o| o.node),
             retry: retry.map(|r| r.node),
             depends_on: Vec::new(),
-            authz,
+            // Decided after reuse (`check_plan`).
+            authz: Authz::default(),
             untrusted_inputs,
         }
     }

@@ -824,8 +824,10 @@ impl Machine {
             if let Some(j) = self.index(&change.name)
                 && let Some(st) = self.state(j)
             {
+                // Marking, not deletion: a complete step's artifacts stay
+                // in the record, marked, so that a replan still using
+                // one is told so (E0308).
                 st.status = Status::Invalid;
-                st.binds.clear();
             }
             self.trace(
                 event("invalidated", Some(&change.name))
@@ -867,7 +869,7 @@ impl Machine {
                 idempotent: Some(step.idempotent),
                 attempts: st.attempts,
                 args: st.args.clone().unwrap_or_default(),
-                binds: if st.status == Status::Complete {
+                binds: if matches!(st.status, Status::Complete | Status::Invalid) {
                     st.binds.clone()
                 } else {
                     Artifacts::new()
@@ -1063,6 +1065,51 @@ mod tests {
         assert!(m.complete("nope", value("v")).is_err());
         assert!(m.complete("a", value("v")).unwrap().is_none());
         assert!(m.complete("a", value("v")).is_err(), "already complete");
+    }
+
+    /// Marking, not deletion: a complete step the executor invalidates
+    /// keeps its recorded artifacts, so that a replan still using one is
+    /// told it is no longer usable (E0308).
+    #[test]
+    fn an_invalidated_complete_step_keeps_its_binds_in_the_record() {
+        const CHAIN: &str = r#"{"name": "chain", "steps": [
+            {"name": "c", "tool": "kv.get", "args": {"key": "flag"}, "binds": {"w": "$.value"}},
+            {"name": "a", "tool": "kv.get", "args": {"key": "src"}, "binds": {"v": "$.value"},
+             "pre": {"probe": "field_equals", "path": "w", "value": "go"}},
+            {"name": "b", "tool": "kv.get", "args": {"key": "${v}"}, "binds": {"y": "$.value"}}]}"#;
+        let c = Compiler::new(
+            &[("tools.plan", TOOLS)],
+            Some(("policy.plan", POLICY)),
+            None,
+        );
+        let checked = c.check("plan.json", CHAIN, SourceKind::Json);
+        let ir = Arc::new(checked.ir.unwrap_or_default().remove(0));
+        // An earlier run (of another plan) bound `v` and completed `b`
+        // with it: `b` is complete here without being dispatched.
+        let prior: ProgressRecord = serde_json::from_str(
+            r#"{"progress_version": "1.0", "plan": "old", "replans_used": 0, "steps": [
+              {"name": "old_a", "tool": "kv.get", "status": "complete", "attempts": 1,
+               "args": {"key": "src"}, "binds": {"v": "k1"}},
+              {"name": "b", "tool": "kv.get", "status": "complete", "attempts": 1,
+               "args": {"key": "k1"}, "binds": {"y": "z"}}]}"#,
+        )
+        .unwrap();
+        let mut m = Machine::new(ir, &BTreeSet::new(), Some(&prior)).unwrap();
+        assert_eq!(
+            m.record().step("b").map(|s| s.status),
+            Some(Status::Complete)
+        );
+        let [first] = m.next(true).unwrap().try_into().unwrap();
+        assert_eq!(first.step, "c");
+        m.complete("c", value("stop")).unwrap();
+        // `a`'s precondition fails: `a` and its data dependent `b` are
+        // invalid; `b` keeps what it had committed, marked.
+        assert!(m.next(true).unwrap().is_empty());
+        let record = m.record();
+        let b = record.step("b").unwrap();
+        assert_eq!(b.status, Status::Invalid);
+        assert_eq!(b.binds.get("y").and_then(|v| v.as_str()), Some("z"));
+        assert_eq!(record.step("a").map(|s| s.status), Some(Status::Invalid));
     }
 
     #[test]

@@ -168,7 +168,8 @@ impl Analysis {
 
 /// Indexes the names of every parsed file: tool and parameter declarations,
 /// policy rules and ceilings, and in each checked plan its steps, tools,
-/// arguments, references, binds and `after` targets.
+/// arguments, references, `pre` paths' bindings, binds and `after`
+/// targets.
 fn index(outcome: &Outcome) -> Vec<Occ> {
     let mut occs = Vec::new();
     let mut plans: HashMap<Span, &ast::PlanDecl> = HashMap::new();
@@ -325,6 +326,20 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                     },
                     true,
                 ),
+                // A `pre` path starts at a binding: a use of it.
+                ast::Clause::Pre(p) => {
+                    if let Some(root) = p.path().and_then(|path| path.root.as_ref()) {
+                        push(
+                            occs,
+                            root.span,
+                            Sym::Binding {
+                                plan: pi,
+                                name: root.node.clone(),
+                            },
+                            false,
+                        );
+                    }
+                }
                 ast::Clause::After { steps, .. } => {
                     for s in steps {
                         push(

@@ -68,6 +68,18 @@ pub struct Traits {
     pub untrusted: bool,
 }
 
+/// Whether a tool's output is untrusted: the policy's rule for it decides
+/// both ways (`untrusted`, `untrusted false`), else the catalogue. A
+/// recorded step's tool may have left the catalogue: then only the policy
+/// can say.
+pub fn untrusted_output(tool: Option<&catalog::Tool>, rule: Option<&Rule>) -> bool {
+    match rule {
+        Some(r) if r.untrusted.is_some() => true,
+        Some(r) if r.trusted.is_some() => false,
+        _ => tool.is_some_and(|t| t.untrusted),
+    }
+}
+
 impl Traits {
     /// The traits of `tool` under its policy rule, if any. Where both state
     /// an effect or idempotence, they agree, or the policy was refused for
@@ -83,11 +95,7 @@ impl Traits {
             .as_ref()
             .or(rule.and_then(|r| r.idempotent.as_ref()))
             .is_some_and(|i| i.node);
-        let untrusted = match rule {
-            Some(r) if r.untrusted.is_some() => true,
-            Some(r) if r.trusted.is_some() => false,
-            _ => tool.untrusted,
-        };
+        let untrusted = untrusted_output(Some(tool), rule);
         Traits {
             effect,
             idempotent,

@@ -457,6 +457,21 @@ pub struct Probe {
     pub span: Span,
 }
 
+impl Probe {
+    /// The path the probe tests; `None` for a JSON count without one, or
+    /// a probe the front end could not read.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.kind {
+            ProbeKind::Len { path, .. }
+            | ProbeKind::Compare { path, .. }
+            | ProbeKind::In { path, .. }
+            | ProbeKind::Contains { path, .. }
+            | ProbeKind::Exists { path } => Some(path),
+            ProbeKind::CountDefault { .. } | ProbeKind::Error => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ProbeKind {
     /// `len(PATH) OP N`

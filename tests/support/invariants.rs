@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use planc::ir::{CmpOp, DependencyReason, Effect, Literal, PlanIr, Value};
+use planc::progress::JsonValue;
 
 /// What the policy says of one tool, as plain data.
 #[derive(Clone, Debug, Default)]
@@ -157,6 +158,20 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                                 ));
                             }
                         }
+                        // A reused step's artifact has its recorded value
+                        // in the IR: decided at compile time, like a literal.
+                        Value::Ref {
+                            binding,
+                            step: from,
+                            path,
+                        } if let Some(recorded) = reused_value(ir, from, binding, path) => {
+                            if !holds(&recorded, *op, limit) {
+                                out.push(format!(
+                                    "step `{}`: reused `{arg}` breaks its ceiling",
+                                    step.name
+                                ));
+                            }
+                        }
                         _ => {
                             let guarded = step.authz.guards.iter().any(|g| {
                                 &g.arg == arg && g.op == *op && holds(&g.limit, CmpOp::Eq, limit)
@@ -228,6 +243,27 @@ fn collect_refs<'a>(v: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
 }
 
 /// Whether `value op limit` holds, comparing numbers exactly.
+/// The recorded value a reference to a reused step's binding names, as a
+/// literal; `None` when the step is not reused, or the value is absent or
+/// not a single value (then a guard is expected, as for any reference).
+fn reused_value(ir: &PlanIr, step: &str, binding: &str, path: &[String]) -> Option<Literal> {
+    let producer = ir.steps.iter().find(|s| s.name == step)?;
+    if producer.reuse != Some(true) {
+        return None;
+    }
+    let mut at = producer.artifacts.as_ref()?.get(binding)?;
+    for m in path {
+        at = at.get(m)?;
+    }
+    match at {
+        JsonValue::Number(n) => Some(Literal::Decimal(n.as_str().to_string())),
+        JsonValue::String(t) => Some(Literal::String(t.clone())),
+        JsonValue::Bool(b) => Some(Literal::Bool(*b)),
+        JsonValue::Null => Some(Literal::Null),
+        JsonValue::Array(_) | JsonValue::Object(_) => None,
+    }
+}
+
 fn holds(value: &Literal, op: CmpOp, limit: &Literal) -> bool {
     let ord = match (number(value), number(limit)) {
         (Some(a), Some(b)) => compare_decimal(&a, &b),

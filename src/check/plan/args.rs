@@ -68,8 +68,9 @@ impl<'a> Checker<'a, '_> {
                 (Some(_), Some(p)) => p.ty.clone(),
                 (None, _) => Ty::Error,
             };
+            self.recorded_taint = None;
             let value = self.check_expr(i, &arg.value, &expected, What::Arg(&arg.name.node));
-            let untrusted_from = self.taint_of(&value);
+            let untrusted_from = self.taint_of(&value).or(self.recorded_taint.take());
             out.push(CheckedArg {
                 name: arg.name.node.clone(),
                 name_span: arg.name.span,
@@ -137,12 +138,15 @@ impl<'a> Checker<'a, '_> {
         out
     }
 
-    /// The untrusted step a value's data comes from, if any.
-    pub(super) fn taint_of(&self, value: &TypedValue) -> Option<usize> {
+    /// The untrusted step a value's data comes from through the plan's
+    /// bindings, if any (a recorded artifact's taint is
+    /// [`Checker::recorded_taint`]).
+    pub(super) fn taint_of(&self, value: &TypedValue) -> Option<Untrusted> {
         value.references().iter().find_map(|r| {
             self.bindings
                 .get(r.binding_index)
                 .and_then(|b| b.untrusted_from)
+                .map(Untrusted::Step)
         })
     }
 

@@ -129,10 +129,34 @@ impl<'a> Checker<'a, '_> {
             if arg.value.ty.is_error() || matches!(arg.value.kind, ValueKind::Error) {
                 continue;
             }
+            // A reused step's artifact has a recorded value: it will not
+            // change (it was observed), so it is decided now, as a literal.
+            if let Some((v, by, at)) = self.reused_literal(i, &arg.value) {
+                match v.satisfies(c.op, limit) {
+                    Some(true) => {}
+                    Some(false) => {
+                        let d = ceiling_breach(step, arg, &v, c, &origin);
+                        let recorded = format!(
+                            "step `{by}` recorded `{}`: it is reused, not run again",
+                            v.display()
+                        );
+                        let d = match at {
+                            Some(at) => d.with_secondary(at, recorded),
+                            None => d.with_note(recorded),
+                        };
+                        self.report(i, d);
+                    }
+                    None => self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin),
+                }
+                continue;
+            }
             match &arg.value.kind {
                 ValueKind::Literal(v) => match v.satisfies(c.op, limit) {
                     Some(true) => {}
-                    Some(false) => self.ceiling_breach(i, step, arg, v, c, &origin),
+                    Some(false) => {
+                        let d = ceiling_breach(step, arg, v, c, &origin);
+                        self.report(i, d);
+                    }
                     None => self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin),
                 },
                 _ if arg.value.references().is_empty() => {
@@ -252,50 +276,49 @@ impl<'a> Checker<'a, '_> {
         ));
         self.report(i, default_label(d, arg));
     }
+}
 
-    pub(super) fn ceiling_breach(
-        &mut self,
-        i: usize,
-        step: &ast::Step,
-        arg: &CheckedArg,
-        v: &Value,
-        c: &policy::CeilingRule,
-        origin: &str,
-    ) {
-        let above = matches!(c.op, CmpOp::Le | CmpOp::Lt);
-        let verb = if above { "exceeds" } else { "breaks" };
-        let label = if arg.from_default {
-            format!(
-                "the default `{}` = `{}` is used here",
-                arg.name,
-                v.display()
-            )
-        } else if above {
-            "above the ceiling".to_string()
-        } else {
-            "outside the ceiling".to_string()
-        };
-        let d = Diagnostic::new(
-            Code::E0303,
-            ceiling_at(step, arg),
-            format!(
-                "`{}` = `{}` {verb} the ceiling `{}` of {origin}",
-                arg.name,
-                v.display(),
-                c.text()
-            ),
+/// E0303: a value known now (a literal, a default, a recorded value)
+/// over a ceiling.
+fn ceiling_breach(
+    step: &ast::Step,
+    arg: &CheckedArg,
+    v: &Value,
+    c: &policy::CeilingRule,
+    origin: &str,
+) -> Diagnostic {
+    let above = matches!(c.op, CmpOp::Le | CmpOp::Lt);
+    let verb = if above { "exceeds" } else { "breaks" };
+    let label = if arg.from_default {
+        format!(
+            "the default `{}` = `{}` is used here",
+            arg.name,
+            v.display()
         )
-        .with_label(label)
-        .with_secondary(c.span, format!("ceiling declared here, in {origin}"));
-        let d = default_label(d, arg).with_help(match &c.limit {
+    } else if above {
+        "above the ceiling".to_string()
+    } else {
+        "outside the ceiling".to_string()
+    };
+    let d = Diagnostic::new(
+        Code::E0303,
+        ceiling_at(step, arg),
+        format!(
+            "`{}` = `{}` {verb} the ceiling `{}` of {origin}",
+            arg.name,
+            v.display(),
+            c.text()
+        ),
+    )
+    .with_label(label)
+    .with_secondary(c.span, format!("ceiling declared here, in {origin}"));
+    default_label(d, arg).with_help(match &c.limit {
             Some(l) if above => format!(
                 "the policy allows at most `{}` here: a larger value needs a change of policy, not of plan",
                 l.display()
             ),
             _ => "change the value to one the policy allows".to_string(),
-        });
-        self.report(i, d);
-    }
+        })
 }
 
 /// Where a diagnostic about an argument under a ceiling points: at the

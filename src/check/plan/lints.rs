@@ -113,14 +113,36 @@ impl<'a> Checker<'a, '_> {
             // W0404: untrusted data into a write.
             if writes {
                 for a in &s.args {
-                    let Some(origin) = a.untrusted_from else {
+                    let Some(origin) = &a.untrusted_from else {
                         continue;
                     };
-                    let (oname, otool, ospan) = match self.plan.steps.get(origin) {
-                        Some(o) => (o.name.node.as_str(), o.tool.node.as_str(), o.tool.span),
-                        None => continue,
+                    let (otool, secondary) = match origin {
+                        Untrusted::Step(o) => match self.plan.steps.get(*o) {
+                            Some(o) => (
+                                o.tool.node.as_str(),
+                                Some((
+                                    o.tool.span,
+                                    format!(
+                                        "step `{}` calls `{}`, whose output is untrusted",
+                                        o.name.node, o.tool.node
+                                    ),
+                                )),
+                            ),
+                            None => continue,
+                        },
+                        Untrusted::Recorded { step, tool, at } => (
+                            tool.as_str(),
+                            self.record_step_span(*at).map(|span| {
+                                (
+                                    span,
+                                    format!(
+                                        "recorded by step `{step}`, which called `{tool}`: its output is untrusted"
+                                    ),
+                                )
+                            }),
+                        ),
                     };
-                    let d = Diagnostic::new(
+                    let mut d = Diagnostic::new(
                         Code::W0404,
                         a.value.span,
                         format!(
@@ -129,8 +151,10 @@ impl<'a> Checker<'a, '_> {
                         ),
                     )
                     .with_label("untrusted data")
-                    .with_secondary(ospan, format!("step `{oname}` calls `{otool}`, whose output is untrusted"))
                     .with_help("the plan fixes control flow, not data: write the value into the plan, or have a person review it before this step");
+                    if let Some((span, label)) = secondary {
+                        d = d.with_secondary(span, label);
+                    }
                     self.report(i, d);
                 }
             }

@@ -90,14 +90,7 @@ impl<'a> Checker<'a, '_> {
     /// E0202 as for any reference, and a `data` edge to its producer), and
     /// the probe is typed against the artifact's type.
     pub(super) fn check_pre(&mut self, i: usize, probe: &ast::Probe) -> Option<CheckedPre> {
-        let path = match &probe.kind {
-            ast::ProbeKind::Error | ast::ProbeKind::CountDefault { .. } => return None,
-            ast::ProbeKind::Len { path, .. }
-            | ast::ProbeKind::Compare { path, .. }
-            | ast::ProbeKind::In { path, .. }
-            | ast::ProbeKind::Contains { path, .. }
-            | ast::ProbeKind::Exists { path } => path,
-        };
+        let path = probe.path()?;
         // Both front ends read a `pre` path as a binding and its fields.
         let reference = path.as_reference()?;
         let (subject, ty) = self.resolve_ref(i, &reference, path.span)?;

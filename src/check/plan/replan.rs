@@ -1,13 +1,22 @@
 //! A replan checked against the progress record of the run it repairs
 //! (DESIGN 9.3). The hook into the checker is narrow: references that name
 //! a recorded artifact instead of a binding of the plan
-//! ([`Checker::recorded_ref`], [`Checker::recorded_text`]), and one pass
-//! after the steps are checked ([`Checker::replan`]).
+//! ([`Checker::recorded_ref`], [`Checker::recorded_text`]), one pass after
+//! the steps' arguments are checked and before authorization
+//! ([`Checker::decide_reuse`], so that a ceiling over a reused step's
+//! artifact is decided from its recorded value: [`Checker::reused_literal`]),
+//! and the model's part at the end ([`Checker::replan`]).
 //!
 //! - A `complete` step's artifacts are in scope. A reference to one is its
 //!   recorded value, checked where it stands as a literal written there
 //!   would be: typed against the parameter, and under a ceiling decided now
-//!   (E0303 when over it; within it, neither a guard nor N0302).
+//!   (E0303 when over it; within it, neither a guard nor N0302). The record
+//!   does not say which part of its tool's result the artifact was bound
+//!   from, so the value's own type is what is checked. It keeps its taint:
+//!   an untrusted tool's recorded output marks the argument it feeds.
+//! - A reused step's bindings keep the type the tool declares at their
+//!   `bind` path, and hold their recorded values: each use is checked to
+//!   fit (E0309), and a ceiling over one is decided now, as above.
 //! - A reference to an artifact of an `invalid` step (kept by invalidation,
 //!   no longer reusable) or one a `failed` step never committed is E0308.
 //! - A step named like a `complete` step, with the same tool, the same
@@ -31,8 +40,9 @@ use crate::progress::{FailureKind, JsonValue, ProgressRecord, Status, StepRecord
 
 /// Where a recorded artifact comes from.
 enum Recorded<'r> {
-    /// Committed by a `complete` step: in scope, with its value.
-    Complete(&'r StepRecord, &'r JsonValue),
+    /// Committed by a `complete` step (at this index of the record): in
+    /// scope, with its value.
+    Complete(&'r StepRecord, &'r JsonValue, usize),
     /// Of a step that is `invalid` or `failed`: not to be used.
     Lost(&'r StepRecord, usize),
 }
@@ -52,7 +62,7 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// Where step `index` of the record is written, else the record.
-    fn record_step_span(&self, index: usize) -> Option<Span> {
+    pub(super) fn record_step_span(&self, index: usize) -> Option<Span> {
         let spans = self.env.progress?.spans;
         spans.steps.get(index).copied().or(spans.record)
     }
@@ -63,7 +73,7 @@ impl<'a> Checker<'a, '_> {
         record.steps.iter().enumerate().find_map(|(at, s)| {
             if let Some(v) = s.binds.get(name) {
                 return Some(match s.status {
-                    Status::Complete => Recorded::Complete(s, v),
+                    Status::Complete => Recorded::Complete(s, v, at),
                     _ => Recorded::Lost(s, at),
                 });
             }
@@ -207,8 +217,18 @@ impl<'a> Checker<'a, '_> {
                 self.report(i, d);
                 None
             }
-            Recorded::Complete(step, value) => {
+            Recorded::Complete(step, value, at) => {
                 self.artifacts_in.insert(name.to_string(), value.clone());
+                // A recorded value is written as a literal, but its data
+                // is what the tool returned: an untrusted tool's stays so.
+                let rule = self.env.policy.and_then(|p| p.rule(&step.tool));
+                if crate::policy::untrusted_output(self.env.catalog.get(&step.tool), rule) {
+                    self.recorded_taint = Some(Untrusted::Recorded {
+                        step: step.name.clone(),
+                        tool: step.tool.clone(),
+                        at,
+                    });
+                }
                 let mut at = value;
                 let mut shown = name.to_string();
                 for m in &r.members {
@@ -258,12 +278,13 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// The pass after every step is checked: the replan budget, reuse and
-    /// repeated effects. `None` without a progress record.
-    pub(super) fn replan(&mut self, steps: &[CheckedStep]) -> Option<Replan> {
-        let progress = self.env.progress?;
+    /// The pass after every step's arguments are checked, before
+    /// authorization: which steps are reused, and repeated effects.
+    pub(super) fn decide_reuse(&mut self, steps: &[CheckedStep]) {
+        let Some(progress) = self.env.progress else {
+            return;
+        };
         let record = progress.record;
-        self.replan_budget(record);
         let mut known: eval::Artifacts = BTreeMap::new();
         let mut reuse = Vec::with_capacity(steps.len());
         for step in steps {
@@ -276,11 +297,149 @@ impl<'a> Checker<'a, '_> {
             }
             reuse.push(reused);
         }
+        self.reuse = reuse;
+        for step in steps {
+            for arg in &step.args {
+                self.check_reused_uses(step.index, &arg.value);
+            }
+        }
+    }
+
+    /// The replan's part of the model, and the replan budget. `None`
+    /// without a progress record.
+    pub(super) fn replan(&mut self) -> Option<Replan> {
+        let record = self.record()?;
+        self.replan_budget(record);
         Some(Replan {
             replans_used: record.replans_used,
             artifacts_in: std::mem::take(&mut self.artifacts_in),
-            reuse,
+            reuse: std::mem::take(&mut self.reuse),
         })
+    }
+
+    /// The recorded value a reference to a reused step's binding holds
+    /// (its members followed; `None` for an absent member); `None` when the
+    /// binding's step is not reused.
+    fn reused_value(&self, r: &RefValue) -> Option<Option<JsonValue>> {
+        let binds = self.reuse.get(r.step)?.as_ref()?;
+        let mut at = binds.get(&r.binding);
+        for m in &r.members {
+            at = at.and_then(|v| v.get(m));
+        }
+        Some(at.cloned())
+    }
+
+    /// A recorded value as the literal it stands for, typed as `ty`; the
+    /// diagnostics it would get, written there, otherwise (not reported).
+    fn recorded_literal(
+        &mut self,
+        i: usize,
+        value: &JsonValue,
+        ty: &Ty,
+        span: Span,
+    ) -> Result<TypedValue, Vec<Diagnostic>> {
+        let before = self.diags.len();
+        let checked = self.check_expr(i, &json_expr(value, span), ty, What::Plain("the value"));
+        let found: Vec<Diagnostic> = self.diags.drain(before..).collect();
+        if found.iter().any(Diagnostic::is_error) {
+            Err(found)
+        } else {
+            Ok(checked)
+        }
+    }
+
+    /// E0309 for each reference in `value` to a reused step's binding whose
+    /// recorded value does not fit the binding's declared type: the type
+    /// comes from the tool's declaration, the value from the record, and
+    /// the two must agree for the value to be used as known.
+    fn check_reused_uses(&mut self, i: usize, value: &TypedValue) {
+        let mut uses: Vec<(&RefValue, &Ty)> = Vec::new();
+        let mut stack = vec![value];
+        while let Some(v) = stack.pop() {
+            match &v.kind {
+                ValueKind::Literal(_) | ValueKind::Error => {}
+                ValueKind::Ref(r) => uses.push((r, &v.ty)),
+                ValueKind::Interp(parts) => uses.extend(parts.iter().filter_map(|p| match p {
+                    InterpPiece::Ref { reference, ty } => Some((reference, ty)),
+                    InterpPiece::Text(_) => None,
+                })),
+                ValueKind::List(items) => stack.extend(items.iter()),
+                ValueKind::Record(entries) => stack.extend(entries.iter().map(|(_, v)| v)),
+            }
+        }
+        for (r, ty) in uses {
+            if ty.is_error() {
+                continue;
+            }
+            let Some(recorded) = self.reused_value(r) else {
+                continue;
+            };
+            let step = r.step_name.clone();
+            let shown_value = recorded.as_ref().map_or("absent".to_string(), |v| {
+                format!("`{}`", v.to_json_string())
+            });
+            // An absent field is `null` to its type: fine when optional.
+            let value = recorded.unwrap_or(JsonValue::Null);
+            if self.recorded_literal(i, &value, ty, r.span).is_ok() {
+                continue;
+            }
+            let mut shown = r.binding.clone();
+            for m in &r.members {
+                shown.push('.');
+                shown.push_str(m);
+            }
+            let mut d = Diagnostic::new(
+                Code::E0309,
+                r.span,
+                format!(
+                    "`{shown}` is recorded as {shown_value}, which does not fit its declared type `{ty}`"
+                ),
+            )
+            .with_label(format!("does not fit `{ty}`"))
+            .with_help(format!(
+                "the record disagrees with what `{}` declares: run step `{step}` again (change it, or mark its artifact changed with `planc invalidate --event changed:{}`), or correct the tool's declared result",
+                self.env
+                    .progress
+                    .and_then(|p| p.record.step(&step))
+                    .map_or("the tool", |s| s.tool.as_str()),
+                r.binding
+            ));
+            if let Some(at) = self.artifact_span(&r.binding) {
+                d = d.with_secondary(
+                    at,
+                    format!("`{}` was recorded here, by step `{step}`", r.binding),
+                );
+            }
+            if let Some(b) = self.bindings.get(r.binding_index) {
+                d = d.with_secondary(
+                    b.path_span,
+                    format!("`{}` is bound here, and typed by the tool's result", b.name),
+                );
+            }
+            self.report(i, d);
+        }
+    }
+
+    /// The recorded value of an argument that refers to a reused step's
+    /// binding, as a literal of the argument's type, with the step that
+    /// recorded it and where: known now, as a literal written there would
+    /// be (`None` otherwise, and when it does not fit: E0309 says so).
+    pub(super) fn reused_literal(
+        &mut self,
+        i: usize,
+        value: &TypedValue,
+    ) -> Option<(Value, String, Option<Span>)> {
+        let ValueKind::Ref(r) = &value.kind else {
+            return None;
+        };
+        let recorded = self.reused_value(r)??;
+        match self.recorded_literal(i, &recorded, &value.ty, value.span) {
+            Ok(TypedValue {
+                kind: ValueKind::Literal(v),
+                ..
+            }) => Some((v, r.step_name.clone(), self.artifact_span(&r.binding))),
+            _ => None,
+        }
     }
 
     /// E0305 when the run has used its replans. The record of this very

@@ -475,7 +475,7 @@ impl Ctx<'_> {
 }
 
 /// The probe forms of the text, as (label, snippet, plain text).
-const TEXT_PROBES: [(&str, &str, &str); 5] = [
+const TEXT_PROBES: [(&str, &str, &str); 6] = [
     (
         "len(PATH) == N",
         "len(\\$.${1:path}) == ${2:1}",
@@ -493,10 +493,15 @@ const TEXT_PROBES: [(&str, &str, &str); 5] = [
         "\\$.${1:path} not in [${2:values}]",
         "$. not in []",
     ),
+    (
+        "PATH contains VALUE",
+        "\\$.${1:path} contains ${2:value}",
+        "$. contains ",
+    ),
 ];
 
 /// The probe objects of the JSON form, one per kind.
-const JSON_PROBES: [(&str, &str, &str); 6] = [
+const JSON_PROBES: [(&str, &str, &str); 7] = [
     (
         "result_count",
         r#"{"probe": "result_count", "path": "\$.${1:path}", "equals": ${2:1}}"#,
@@ -526,5 +531,10 @@ const JSON_PROBES: [(&str, &str, &str); 6] = [
         "field_compare",
         r#"{"probe": "field_compare", "path": "\$.${1:path}", "op": "${2:>=}", "value": ${3:0}}"#,
         r#"{"probe": "field_compare", "path": "$.", "op": ">=", "value": 0}"#,
+    ),
+    (
+        "contains",
+        r#"{"probe": "contains", "path": "\$.${1:path}", "value": ${2:null}}"#,
+        r#"{"probe": "contains", "path": "$.", "value": null}"#,
     ),
 ];

@@ -8,12 +8,28 @@ use crate::catalog::Tool;
 use crate::check::{CheckedPlan, DepReason};
 use crate::lsp::analysis::{Analysis, Occ, Sym};
 use crate::lsp::{Failure, Server, convert};
+use crate::progress::JsonValue;
+use crate::source::{SourceFile, Span};
+use crate::syntax::ast::{self, PathSeg};
 use crate::policy::Traits;
 
 pub fn hover(s: &Server<'_>, p: lsp::HoverParams) -> Result<Option<lsp::Hover>, Failure> {
     let Some((a, file, offset)) = at(s, &p.text_document_position_params) else {
         return Ok(None);
     };
+    let kind = if s.caps.markdown {
+        lsp::MarkupKind::Markdown
+    } else {
+        lsp::MarkupKind::PlainText
+    };
+    // A probe's path: the type at it (its root binding's hover is part of
+    // it, for `pre`).
+    if let Some((span, value)) = hover_probe_path(a, file, offset) {
+        return Ok(Some(lsp::Hover {
+            contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind, value }),
+            range: Some(convert::range(file, span)),
+        }));
+    }
     let Some(occ) = a.occ_at(a.doc, offset) else {
         return Ok(None);
     };
@@ -31,15 +47,90 @@ pub fn hover(s: &Server<'_>, p: lsp::HoverParams) -> Result<Option<lsp::Hover>, 
     let Some(value) = text else {
         return Ok(None);
     };
-    let kind = if s.caps.markdown {
-        lsp::MarkupKind::Markdown
-    } else {
-        lsp::MarkupKind::PlainText
-    };
     Ok(Some(lsp::Hover {
         contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind, value }),
         range: Some(convert::range(file, occ.span)),
     }))
+}
+
+/// The path of a `pre` or `post` probe under the cursor, with the type
+/// at it: in the tool's result for `post` (`$.status`), in the binding's
+/// value for `pre` (`settings.region`), and the recorded value when the
+/// binding's step is reused or the name is a recorded artifact.
+fn hover_probe_path(a: &Analysis, file: &SourceFile, offset: usize) -> Option<(Span, String)> {
+    let within = |span: Span| span.start as usize <= offset && offset <= span.end as usize;
+    let module = a.doc_module()?;
+    let (decl, step) = module.items.iter().find_map(|item| match item {
+        ast::Item::Plan(p) => p.steps.iter().find(|s| within(s.span)).map(|s| (p, s)),
+        _ => None,
+    })?;
+    let (probe, pre) = step.clauses.iter().find_map(|c| match c {
+        ast::Clause::Pre(p) if p.path().is_some_and(|p| within(p.span)) => Some((p, true)),
+        ast::Clause::Post(p) if p.path().is_some_and(|p| within(p.span)) => Some((p, false)),
+        _ => None,
+    })?;
+    let path = probe.path()?;
+    let segs: Vec<PathSeg> = path.segments.iter().map(|s| s.node.clone()).collect();
+    let shown = file.slice(path.span);
+    let plan = a
+        .outcome
+        .checked
+        .plans
+        .iter()
+        .find(|p| p.name_span == decl.name.span)?;
+    let mut out = Vec::new();
+    if pre {
+        let root = path.root.as_ref()?;
+        match plan.bindings.iter().find(|b| b.name == root.node) {
+            Some(b) => {
+                let ty = b.ty.at_path(&segs)?;
+                out.push(code_block(&format!("{shown}: {ty}")));
+                let by = plan.steps.get(b.step)?;
+                out.push(format!(
+                    "tested before the step is dispatched; `{}` is bound by step `{}` from `{}`",
+                    b.name, by.name, b.path_text
+                ));
+                let reused = plan
+                    .replan
+                    .as_ref()
+                    .and_then(|r| r.reuse.get(b.step)?.as_ref());
+                if let Some(v) = reused.and_then(|binds| recorded_at(binds.get(&b.name)?, &segs)) {
+                    out.push(format!(
+                        "step `{}` is reused: recorded `{}`",
+                        by.name,
+                        v.to_json_string()
+                    ));
+                }
+            }
+            None => {
+                let recorded = plan.replan.as_ref()?.artifacts_in.get(&root.node)?;
+                let v = recorded_at(recorded, &segs)?;
+                out.push(code_block(&format!("{shown} = {}", v.to_json_string())));
+                out.push(format!(
+                    "tested before the step is dispatched; `{}` is a recorded artifact",
+                    root.node
+                ));
+            }
+        }
+    } else {
+        let tool = a.outcome.checked.catalog.get(&step.tool.node)?;
+        let ty = tool.result.at_path(&segs)?;
+        out.push(code_block(&format!("{shown}: {ty}")));
+        out.push(format!(
+            "tested after the call, in the result of `{}`",
+            tool.name
+        ));
+    }
+    Some((path.span, out.join("\n\n")))
+}
+
+/// The recorded value at a path's segments.
+fn recorded_at<'v>(value: &'v JsonValue, segs: &[PathSeg]) -> Option<&'v JsonValue> {
+    segs.iter().try_fold(value, |v, seg| match (seg, v) {
+        (PathSeg::Field(f), _) => v.get(f),
+        (PathSeg::Index(n), JsonValue::Array(items)) => items.get(usize::try_from(*n).ok()?),
+        (PathSeg::Index(_), _) => None,
+    })
 }
 
 fn code_block(text: &str) -> String {
