@@ -33,7 +33,7 @@ use crate::limits;
 use crate::policy::{self, CeilingRule, Policy, Rule};
 use crate::syntax::ast::CmpOp;
 use crate::syntax::json_plan::{self as plan, REFERENCE_PATTERN, escape_text};
-use crate::syntax::literal::IDENT_PATTERN;
+use crate::syntax::lexicon::{self, IDENT_PATTERN};
 
 /// Which flavour of JSON Schema to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,7 +293,7 @@ impl Spec {
             "binds" => json!({"type": "object", "propertyNames": ident.clone(),
                               "additionalProperties": path.clone(),
                               "description": "binding name → path into the result, for later steps to refer to as `${name}`"}),
-            "on_unmet" => json!({"enum": plan::ON_UNMET}),
+            "on_unmet" => json!({"enum": lexicon::ON_UNMET}),
             "retry" => with_description(
                 forms::count(),
                 "retries on a tool error (the tool is idempotent)",

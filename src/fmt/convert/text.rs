@@ -8,7 +8,7 @@ use crate::syntax::ast::{
     Clause, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, PlanDecl, PolicyDecl,
     Probe, ProbeKind, Reference, Step, ToolDecl, Type, TypeKind,
 };
-use crate::syntax::literal::is_ident;
+use crate::syntax::lexicon::{is_ident, is_scope, is_tool_name};
 
 pub(super) fn to_text(module: &Module) -> Result<String> {
     let mut out = String::new();
@@ -78,7 +78,7 @@ fn ident<'n>(name: &'n Name, what: &str) -> Result<&'n str> {
 
 /// A tool name: an identifier, or identifiers joined by dots.
 fn tool_name(name: &Name) -> Result<&str> {
-    if name.node.split('.').all(is_ident) {
+    if is_tool_name(&name.node) {
         Ok(&name.node)
     } else {
         fail(
@@ -325,14 +325,7 @@ fn type_text(t: &Type, level: usize, wide: bool, out: &mut String) -> Result<()>
 // ---------------------------------------------------------------- policies as text
 
 fn scope_text(s: &Name) -> Result<&str> {
-    let mut parts = s.node.split(':');
-    let ok = parts.next().is_some_and(is_ident)
-        && parts.all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '*' | '-' | '.' | '+'))
-        });
-    if ok {
+    if is_scope(&s.node) {
         Ok(&s.node)
     } else {
         fail(

@@ -36,7 +36,8 @@ use super::ast::{
     Path, PathSeg, PlanDecl, Probe, ProbeKind, RecordEntry, Reference, Step,
 };
 use super::json::{Json, Value};
-use super::json_reader::{Fields, Reader, is_ident};
+use super::json_reader::{Fields, Reader};
+use super::lexicon::{self, is_ident};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::limits;
 use crate::source::{Span, Spanned};
@@ -74,7 +75,6 @@ pub(crate) const PROBE_KINDS: &[&str] = &[
     "field_compare",
     "contains",
 ];
-pub(crate) const ON_UNMET: &[&str] = &["replan", "halt", "escalate"];
 /// The keys of one element of `binds` written as an array (the form a
 /// closed-object schema can describe): `{"name": …, "path": …}`.
 pub(crate) const BIND_KEYS: &[&str] = &["name", "path"];
@@ -270,7 +270,7 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
                 if let Some(s) = r.string("on_unmet", v) {
                     match OnUnmet::from_name(s) {
                         Some(o) => clauses.push(Clause::OnUnmet(Spanned::new(o, v.span))),
-                        None => r.report(bad_word(v, s, "`on_unmet`", ON_UNMET)),
+                        None => r.report(bad_word(v, s, "`on_unmet`", &lexicon::ON_UNMET)),
                     }
                 }
             }

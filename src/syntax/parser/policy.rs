@@ -28,18 +28,6 @@ pub(super) fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     list_of(scope, recovery, Token::LBracket, Delim::Bracket)
 }
 
-/// Words a policy rule's tool may not be named: a clause or an item
-/// keyword standing where a rule starts is a clause gone astray.
-pub(super) const RESERVED_IN_POLICY: [&str; 7] = [
-    "requires",
-    "approval",
-    "where",
-    "untrusted",
-    "human",
-    "actor",
-    "max_steps",
-];
-
 /// Words and scopes written where a bracketed scope list belongs (after
 /// `requires`), up to the next clause keyword: what the fix wraps.
 pub(super) fn bare_words<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -47,7 +35,7 @@ pub(super) fn bare_words<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
 ) -> impl Parser<'t, I, Vec<Name>, Ex<E>> + Clone {
     select! {
         Token::Scope(s) = e => name_of(file, s, e.span()),
-        Token::Ident(s) = e if !RULE_WORDS.contains(&s) => name_of(file, s, e.span()),
+        Token::Ident(s) = e if !lexicon::RULE_CLAUSES.contains(&s) => name_of(file, s, e.span()),
     }
     .separated_by(just(Token::Comma).or_not())
     .collect()
@@ -134,7 +122,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             }
         });
     let after_approval = select! {
-        Token::Ident(w) = e if !RULE_WORDS.contains(&w) => name_of(file, w, e.span()),
+        Token::Ident(w) = e if !lexicon::RULE_CLAUSES.contains(&w) => name_of(file, w, e.span()),
     }
     .or_not();
     let approval = word("approval")
@@ -228,7 +216,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         .then(rule_clause.repeated().collect::<Vec<_>>())
         .map_with(|(tool, clauses), e| {
             let span = sp(e);
-            if RESERVED_IN_POLICY.contains(&tool.node.as_str()) {
+            if lexicon::RESERVED_IN_POLICY.contains(&tool.node.as_str()) {
                 st(e).report(
                     Diagnostic::new(
                         Code::E0001,
