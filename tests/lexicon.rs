@@ -1,8 +1,8 @@
 //! One fact in one place: the text and JSON front ends read the same
-//! language. Each rule of the lexicon (identifiers, scopes, calendar
-//! dates and times, string escapes, paths, the step limit) is fed, as a
-//! table of inputs, through both forms, and both must give the same
-//! verdict (and, when they accept, the same IR).
+//! language. Each rule of the lexicon (identifiers, scopes, `on_unmet`
+//! words, calendar dates and times, string escapes) is fed, as a table of
+//! inputs, through both forms, and both must give the same verdict (and,
+//! when they accept, the same IR).
 
 // Test helpers outside `#[test]` functions fail the test by panicking
 // and indexing.
@@ -243,5 +243,45 @@ fn calendar_rules_are_the_same_in_both_forms() {
             ok,
             "datetime `{at}`"
         );
+    }
+}
+
+#[test]
+fn string_escapes_are_the_same_in_both_forms() {
+    use planc::syntax::json_plan::escape_interp;
+    use planc::syntax::literal::escape_text;
+    let table = [
+        "plain",
+        "",
+        "a \"quoted\" word",
+        "back\\slash",
+        "line\nbreak",
+        "tab\tand\rreturn",
+        "nul\0byte",
+        "${x} is not a reference",
+        "$${x}",
+        "$",
+        "{}",
+        "é 😀",
+        "\u{7f}\u{1}\u{1b}",
+        "\u{2028}\u{2029}",
+    ];
+    for s in table {
+        let mut spelt = String::new();
+        escape_text(s, &mut spelt);
+        let (text, json) = one_step(
+            &format!("s: \"{spelt}\""),
+            serde_json::json!({"s": escape_interp(s)}),
+        );
+        assert!(
+            agree(&format!("string {s:?}"), &text, &json),
+            "string {s:?}"
+        );
+        let c = compiler();
+        let ir = check_text(&c, &text).ir.unwrap_or_default();
+        let arg =
+            serde_json::to_value(&ir).unwrap_or_default()[0]["steps"][0]["args"]["s"]["value"]
+                .clone();
+        assert_eq!(arg, serde_json::json!(s), "string {s:?} as {spelt}");
     }
 }

@@ -7,6 +7,8 @@
 //! judge (a string is interpolated where an expression stands, and plain
 //! text where a literal stands).
 
+use std::fmt::Write as _;
+
 use super::ast::{ExprKind, InterpPart, Literal, Reference};
 use super::lexicon::is_ident;
 use crate::catalog::{Date, Datetime};
@@ -224,6 +226,29 @@ fn reference_in(file: FileId, offset: usize, text: &str) -> Option<Spanned<Refer
         },
         Span::new(file, offset, offset + text.len()),
     ))
+}
+
+/// A string's text between quotes, escaped for the text form: every
+/// character it has an escape for, `\$` before `{` (so that no `${` is an
+/// interpolation), and other control characters as `\u{…}`: what
+/// [`decode`] and [`decode_interp`] read back.
+pub fn escape_text(s: &str, out: &mut String) {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            '$' if chars.peek() == Some(&'{') => out.push_str("\\$"),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
 }
 
 /// Checks that a `DATE` token is a calendar date, the rule of

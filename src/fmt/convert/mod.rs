@@ -63,7 +63,7 @@
 
 mod json;
 mod text;
-pub(crate) use text::{escape_text, string_text};
+pub(crate) use text::string_text;
 
 use crate::source::{Span, Spanned};
 use crate::syntax::ast::{Effect, Module, Reference, ToolDecl};

@@ -47,7 +47,7 @@ mod expr;
 mod paths;
 mod probes;
 
-pub use expr::escape_text;
+pub use expr::escape_interp;
 pub(crate) use expr::plain_expr;
 use expr::*;
 use paths::*;
@@ -133,18 +133,10 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
         Some(v) => match v.as_array() {
             None => r.ill_typed("`steps`", v, "an array of steps"),
             Some(items) => {
-                if items.len() > limits::MAX_STEPS
-                    && let Some(extra) = items.get(limits::MAX_STEPS)
+                if let Some(extra) = items.get(limits::MAX_STEPS)
+                    && let Some(d) = limits::too_many_steps(items.len(), extra.span)
                 {
-                    r.report(Diagnostic::new(
-                        Code::E0003,
-                        extra.span,
-                        format!(
-                            "plan of {} steps, over the limit of {} steps",
-                            items.len(),
-                            limits::MAX_STEPS
-                        ),
-                    ));
+                    r.report(d);
                 }
                 let items = items.get(..limits::MAX_STEPS).unwrap_or(items);
                 let StepNames { names, by_number } = step_names(items);
