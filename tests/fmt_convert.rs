@@ -856,11 +856,6 @@ fn what_json_cannot_express_is_refused_at_its_span() {
             "rule for tool `t.x` is given twice",
         ),
         (
-            "policy p {\n    actor [a:b+c]\n}\n".to_string(),
-            "a:b+c",
-            "scope `a:b+c`",
-        ),
-        (
             "tool t.x(a: string = foo) -> any read\n".to_string(),
             "foo",
             "names a binding",

@@ -672,12 +672,12 @@ fn generated_plans_never_get_the_codes_the_schema_rules_out() {
 #[test]
 fn patterns_agree_with_the_readers() {
     use planc::syntax::json_plan::{BINDING_PATH_PATTERN, PATH_PATTERN, REFERENCE_PATTERN};
-    use planc::syntax::literal::{IDENT_PATTERN, is_ident};
+    use planc::syntax::lexicon::{IDENT_PATTERN, is_ident};
     let ident = validator(&json!({"pattern": IDENT_PATTERN}));
     let reference = validator(&json!({"pattern": REFERENCE_PATTERN}));
     let path = validator(&json!({"pattern": PATH_PATTERN}));
     let binding_path = validator(&json!({"pattern": BINDING_PATH_PATTERN}));
-    let scope = validator(&json!({"pattern": planc::syntax::json_policy::SCOPE_PATTERN}));
+    let scope = validator(&json!({"pattern": planc::syntax::lexicon::SCOPE_PATTERN}));
     let mut runner = TestRunner::deterministic();
     // Dates and datetimes: every one the reader takes has the shape.
     use planc::catalog::value::{DATE_PATTERN, DATETIME_PATTERN};

@@ -483,9 +483,9 @@ module.exports = grammar({
     date: _ => token(/[0-9]{4}-[0-9]{2}-[0-9]{2}/),
 
     datetime: _ => token(seq(
-      /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}/,
+      /[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}/,
       optional(/\.[0-9]+/),
-      choice('Z', /[+-][0-9]{2}:[0-9]{2}/),
+      choice('Z', 'z', /[+-][0-9]{2}:[0-9]{2}/),
     )),
 
     // `///` attaches to what follows; it wins over `//` where the grammar

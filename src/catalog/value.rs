@@ -117,23 +117,36 @@ pub struct Date {
 impl Date {
     /// Reads `YYYY-MM-DD`, refusing dates that do not exist (`2026-02-30`).
     pub fn parse(s: &str) -> Option<Date> {
+        Date::read(s).ok()
+    }
+
+    /// [`Date::parse`], saying why a text is not a calendar date: the one
+    /// rule of both forms (the text form's E0002, the JSON form's E0204).
+    pub fn read(s: &str) -> Result<Date, String> {
         let b = s.as_bytes();
+        let shape = || format!("`{s}` is not of the form `YYYY-MM-DD`");
         if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-            return None;
+            return Err(shape());
         }
-        let year = digits(s.get(0..4)?)?;
-        let month = digits(s.get(5..7)?)?;
-        let day = digits(s.get(8..10)?)?;
-        let date = Date {
-            year: u16::try_from(year).ok()?,
-            month: u8::try_from(month).ok()?,
-            day: u8::try_from(day).ok()?,
-        };
-        (date.month >= 1
-            && date.month <= 12
-            && date.day >= 1
-            && date.day <= days_in_month(date.year, date.month))
-        .then_some(date)
+        let field = |r: std::ops::Range<usize>| s.get(r).and_then(digits).ok_or_else(shape);
+        let (year, month, day) = (field(0..4)?, field(5..7)?, field(8..10)?);
+        if !(1..=12).contains(&month) {
+            return Err(format!("there is no month {month:02}"));
+        }
+        let (year, month) = (
+            u16::try_from(year).map_err(|_| shape())?,
+            u8::try_from(month).map_err(|_| shape())?,
+        );
+        let days = days_in_month(year, month);
+        if day == 0 || day > u32::from(days) {
+            let name = MONTHS.get(usize::from(month) - 1).unwrap_or(&"");
+            return Err(format!("{name} {year:04} has {days} days"));
+        }
+        Ok(Date {
+            year,
+            month,
+            day: u8::try_from(day).map_err(|_| shape())?,
+        })
     }
 
     /// Days since 1970-01-01 (negative before).
@@ -157,6 +170,23 @@ impl fmt::Display for Date {
     }
 }
 
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// The Gregorian rule: every fourth year, but not every hundredth, but
+/// every four hundredth.
 fn is_leap(year: u16) -> bool {
     (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
 }
@@ -195,38 +225,52 @@ pub struct Datetime {
 
 impl Datetime {
     pub fn parse(s: &str) -> Option<Datetime> {
-        let date = Date::parse(s.get(0..10)?)?;
-        let rest = s.get(10..)?;
-        let rest = rest.strip_prefix('T').or_else(|| rest.strip_prefix('t'))?;
+        Datetime::read(s).ok()
+    }
+
+    /// [`Datetime::parse`], saying why a text is not a date and time: the
+    /// one rule of both forms. An RFC 3339 date and time, `T` and `Z` in
+    /// either case; a second's fraction exact to the nanosecond; a leap
+    /// second only as `23:59:60` in UTC (as JSON Schema's `date-time`
+    /// asks; which days had one is not checked).
+    pub fn read(s: &str) -> Result<Datetime, String> {
+        let shape =
+            || format!("`{s}` is not of the form `YYYY-MM-DDThh:mm:ss`, then `Z` or an offset");
+        let date = Date::read(s.get(0..10).ok_or_else(shape)?)?;
+        let rest = s.get(10..).ok_or_else(shape)?;
+        let rest = rest
+            .strip_prefix('T')
+            .or_else(|| rest.strip_prefix('t'))
+            .ok_or_else(shape)?;
         let b = rest.as_bytes();
         if b.get(2) != Some(&b':') || b.get(5) != Some(&b':') {
-            return None;
+            return Err(shape());
         }
-        let hour = digits(rest.get(0..2)?)?;
-        let minute = digits(rest.get(3..5)?)?;
-        let second = digits(rest.get(6..8)?)?;
+        let field = |r: std::ops::Range<usize>| rest.get(r).and_then(digits).ok_or_else(shape);
+        let (hour, minute, second) = (field(0..2)?, field(3..5)?, field(6..8)?);
         if hour > 23 || minute > 59 || second > 60 {
-            return None;
+            return Err(format!(
+                "there is no time {hour:02}:{minute:02}:{second:02}"
+            ));
         }
-        let mut rest = rest.get(8..)?;
+        let mut rest = rest.get(8..).ok_or_else(shape)?;
         let mut nanos = 0u32;
         if let Some(frac) = rest.strip_prefix('.') {
             let n = frac.bytes().take_while(u8::is_ascii_digit).count();
-            if n == 0 {
-                return None;
-            }
-            let text = frac.get(..n)?;
+            let text = frac.get(..n).filter(|t| !t.is_empty()).ok_or_else(shape)?;
             // Nanosecond precision; further digits must be zeros to be exact.
             let (kept, dropped) = text.split_at(n.min(9));
             if !dropped.bytes().all(|c| c == b'0') {
-                return None;
+                return Err(format!(
+                    "the fraction of a second `.{text}` is finer than a nanosecond"
+                ));
             }
-            let mut v = digits(kept)?;
+            let mut v = digits(kept).ok_or_else(shape)?;
             for _ in kept.len()..9 {
                 v *= 10;
             }
             nanos = v;
-            rest = frac.get(n..)?;
+            rest = frac.get(n..).ok_or_else(shape)?;
         }
         let offset_minutes = match rest {
             "Z" | "z" => 0,
@@ -234,20 +278,27 @@ impl Datetime {
                 let sign = match rest.as_bytes().first() {
                     Some(b'+') => 1,
                     Some(b'-') => -1,
-                    _ => return None,
+                    _ => return Err(shape()),
                 };
                 if rest.len() != 6 || rest.as_bytes().get(3) != Some(&b':') {
-                    return None;
+                    return Err(shape());
                 }
-                let h = digits(rest.get(1..3)?)?;
-                let m = digits(rest.get(4..6)?)?;
+                let h = rest.get(1..3).and_then(digits).ok_or_else(shape)?;
+                let m = rest.get(4..6).and_then(digits).ok_or_else(shape)?;
                 if h > 23 || m > 59 {
-                    return None;
+                    return Err(format!("there is no offset {rest}"));
                 }
-                sign * i32::try_from(h * 60 + m).ok()?
+                sign * i32::try_from(h * 60 + m).map_err(|_| shape())?
             }
         };
-        Some(Datetime {
+        // The minute of the day in UTC: a leap second ends 23:59 UTC.
+        let local = i32::try_from(hour * 60 + minute).map_err(|_| shape())?;
+        if second == 60 && (local - offset_minutes).rem_euclid(1440) != 1439 {
+            return Err(format!(
+                "there is no time {hour:02}:{minute:02}:60: a leap second is 23:59:60 in UTC"
+            ));
+        }
+        Ok(Datetime {
             text: s.to_string(),
             date,
             seconds: hour * 3600 + minute * 60 + second,

@@ -12,6 +12,7 @@ use crate::policy::{self, Policy, Rule, Traits};
 use crate::source::{Span, Spanned};
 use crate::suggest;
 use crate::syntax::ast::{self, CmpOp, Effect, PathSeg};
+use crate::syntax::lexicon;
 
 use super::graph;
 use super::model::*;
@@ -351,6 +352,20 @@ impl<'a> Checker<'a, '_> {
         for (i, step) in self.plan.steps.iter().enumerate() {
             let mut mine = Vec::new();
             for (name, path) in step.binds() {
+                let value_word = lexicon::VALUE_WORDS.contains(&name.node.as_str());
+                if value_word {
+                    let d = Diagnostic::new(
+                        Code::E0112,
+                        name.span,
+                        format!("`{}` cannot name a binding", name.node),
+                    )
+                    .with_label(format!(
+                        "a reference to it reads as the value `{}`",
+                        name.node
+                    ))
+                    .with_help("`true`, `false` and `null` are values wherever a value is read: give the binding another name");
+                    self.report(i, d);
+                }
                 let ty = match self.tool(i) {
                     Some(t) => self.type_path(i, &t.result, path, t),
                     None => Ty::Error,
@@ -367,7 +382,8 @@ impl<'a> Checker<'a, '_> {
                     // Trust is the catalogue's and the policy's call: the
                     // output of a trusted tool is trusted whatever went in.
                     untrusted_from: self.untrusted_tool(i).then_some(i),
-                    uses: 0,
+                    // Refused already: not reported unused as well.
+                    uses: usize::from(value_word),
                 });
                 mine.push(idx);
                 match self.binding_index.entry(name.node.as_str()) {

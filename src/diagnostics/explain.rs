@@ -22,6 +22,7 @@ pub fn page(code: Code) -> &'static str {
         Code::E0107 => include_str!("../../docs/explain/E0107.md"),
         Code::E0108 => include_str!("../../docs/explain/E0108.md"),
         Code::E0111 => include_str!("../../docs/explain/E0111.md"),
+        Code::E0112 => include_str!("../../docs/explain/E0112.md"),
         Code::E0201 => include_str!("../../docs/explain/E0201.md"),
         Code::E0202 => include_str!("../../docs/explain/E0202.md"),
         Code::E0203 => include_str!("../../docs/explain/E0203.md"),

@@ -6,8 +6,9 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::types::{CmpOp, Guard, Literal, PreProbe, Probe, Subject, Value};
-use crate::fmt::convert::{escape_text, string_text};
+use crate::fmt::convert::string_text;
 use crate::syntax::ast;
+use crate::syntax::literal::escape_text;
 
 impl CmpOp {
     /// The operator as written: `==`, `<=`, ...

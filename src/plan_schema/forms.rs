@@ -12,7 +12,7 @@ use crate::limits;
 use crate::syntax::json_catalog as cat;
 use crate::syntax::json_plan as plan;
 use crate::syntax::json_policy as pol;
-use crate::syntax::literal::IDENT_PATTERN;
+use crate::syntax::lexicon::{self, IDENT_PATTERN, SCOPE_PATTERN};
 
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -83,7 +83,7 @@ pub fn plan() -> Value {
                 _ => json!({"$ref": "#/$defs/path"}),
             })},
         ], "description": "names for values of the result: binding name → path"}),
-        "on_unmet" => json!({"enum": plan::ON_UNMET}),
+        "on_unmet" => json!({"enum": lexicon::ON_UNMET}),
         "retry" => {
             let mut c = count();
             if let Some(o) = c.as_object_mut() {
@@ -308,8 +308,7 @@ pub fn catalog() -> Value {
 
 /// The JSON policy form.
 pub fn policy() -> Value {
-    let scopes =
-        json!({"type": "array", "items": {"type": "string", "pattern": pol::SCOPE_PATTERN}});
+    let scopes = json!({"type": "array", "items": {"type": "string", "pattern": SCOPE_PATTERN}});
     let limits = json!({"type": "object", "propertyNames": {"$ref": "#/$defs/identifier"},
                         "additionalProperties": {"type": ["string", "number", "boolean", "null"]}});
     let rule = closed(pol::RULE_KEYS, &[], |k| match k {

@@ -32,8 +32,8 @@ use crate::catalog::{self, Catalog, Tool, Ty};
 use crate::limits;
 use crate::policy::{self, CeilingRule, Policy, Rule, Traits};
 use crate::syntax::ast::CmpOp;
-use crate::syntax::json_plan::{self as plan, REFERENCE_PATTERN, escape_text};
-use crate::syntax::literal::IDENT_PATTERN;
+use crate::syntax::json_plan::{self as plan, REFERENCE_PATTERN, escape_interp};
+use crate::syntax::lexicon::{self, IDENT_PATTERN};
 
 /// Which flavour of JSON Schema to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,7 +293,7 @@ impl Spec {
             "binds" => json!({"type": "object", "propertyNames": ident.clone(),
                               "additionalProperties": path.clone(),
                               "description": "binding name → path into the result, for later steps to refer to as `${name}`"}),
-            "on_unmet" => json!({"enum": plan::ON_UNMET}),
+            "on_unmet" => json!({"enum": lexicon::ON_UNMET}),
             "retry" => with_description(
                 forms::count(),
                 "retries on a tool error (the tool is idempotent)",
@@ -416,7 +416,7 @@ impl Spec {
             Ty::Any | Ty::Error if self.strict() => forms::literal(),
             Ty::Any | Ty::Error => json!({}),
             Ty::Enum(values) => {
-                let spelt: Vec<String> = values.iter().map(|v| escape_text(v)).collect();
+                let spelt: Vec<String> = values.iter().map(|v| escape_interp(v)).collect();
                 json!({"type": "string", "enum": spelt})
             }
             Ty::List(inner) => json!({"type": "array", "items": self.value(inner)}),
@@ -529,12 +529,14 @@ impl Spec {
                 },
             },
             (Ty::String | Ty::Any | Ty::Error, V::String(v)) => match op {
-                CmpOp::Eq => set_once(o, "const", json!(escape_text(v))),
-                CmpOp::Ne => !self.strict() && set_once(o, "not", json!({"const": escape_text(v)})),
+                CmpOp::Eq => set_once(o, "const", json!(escape_interp(v))),
+                CmpOp::Ne => {
+                    !self.strict() && set_once(o, "not", json!({"const": escape_interp(v)}))
+                }
                 _ => false,
             },
             (Ty::Enum(_), V::String(v)) => {
-                let spelt = escape_text(v);
+                let spelt = escape_interp(v);
                 let Some(Value::Array(values)) = o.get_mut("enum") else {
                     return false;
                 };

@@ -40,7 +40,7 @@ impl Event {
     /// Reads `precondition:STEP`, `failed:STEP`, `changed:ARTIFACT` or `goal`.
     pub fn parse(s: &str) -> Result<Event, String> {
         let named = |name: &str, what: &str| -> Result<String, String> {
-            if crate::syntax::literal::is_ident(name) {
+            if crate::syntax::lexicon::is_ident(name) {
                 Ok(name.to_owned())
             } else {
                 Err(format!("`{name}` is not a {what} name"))

@@ -23,7 +23,7 @@ use crate::source::{FileId, PointerTable, Span};
 use crate::syntax::ast::{Item, Module};
 use crate::syntax::json::{self, Json, Value};
 use crate::syntax::json_reader::Reader;
-use crate::syntax::literal::is_ident;
+use crate::syntax::lexicon::is_ident;
 
 /// The keys of each shape the reader knows.
 pub const RECORD_KEYS: &[&str] = &["progress_version", "plan", "goal", "replans_used", "steps"];

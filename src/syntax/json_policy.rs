@@ -26,7 +26,8 @@ use super::ast::{
 };
 use super::json::{Json, Value};
 use super::json_plan::literal;
-use super::json_reader::{Reader, is_ident};
+use super::json_reader::Reader;
+use super::lexicon::{is_ident, is_scope};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Spanned;
 
@@ -232,20 +233,4 @@ fn scopes(r: &mut Reader<'_>, v: &Json<'_>) -> Vec<Name> {
         out.push(Spanned::new(s.to_string(), item.text_span()));
     }
     out
-}
-
-/// [`is_scope`] as a JSON Schema `pattern`.
-pub const SCOPE_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_*.\-]+)*$";
-
-/// A scope as the text form spells it: an identifier, then parts of
-/// letters, digits, `_`, `*`, `-` and `.` after each `:`.
-pub(crate) fn is_scope(s: &str) -> bool {
-    let mut parts = s.split(':');
-    let head_ok = parts.next().is_some_and(is_ident);
-    head_ok
-        && parts.all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '*' | '-' | '.'))
-        })
 }

@@ -1,7 +1,6 @@
 //! What the JSON readers of plans, catalogues and policies share: the
 //! [`Reader`] state and its reports (ill-typed values, unknown, duplicate
-//! and missing keys), [`Fields`] looked up by the keys a shape allows, and
-//! [`is_ident`].
+//! and missing keys), and [`Fields`] looked up by the keys a shape allows.
 
 use std::borrow::Cow;
 
@@ -298,14 +297,6 @@ impl<'v, 'a> Fields<'v, 'a> {
             .iter()
             .filter(move |m| found.iter().flatten().any(|f| std::ptr::eq(*f, *m)))
     }
-}
-
-/// Whether `s` is an identifier of the plan language: a letter or `_`, then
-/// letters, digits and `_`.
-pub fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]

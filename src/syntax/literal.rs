@@ -7,7 +7,11 @@
 //! judge (a string is interpolated where an expression stands, and plain
 //! text where a literal stands).
 
+use std::fmt::Write as _;
+
 use super::ast::{ExprKind, InterpPart, Literal, Reference};
+use super::lexicon::is_ident;
+use crate::catalog::{Date, Datetime};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{FileId, Span, Spanned};
 
@@ -224,93 +228,39 @@ fn reference_in(file: FileId, offset: usize, text: &str) -> Option<Spanned<Refer
     ))
 }
 
-/// [`is_ident`] as a JSON Schema `pattern` (an ECMA-262 regular
-/// expression), for the schemas of the JSON forms.
-pub const IDENT_PATTERN: &str = "^[A-Za-z_][A-Za-z0-9_]*$";
-
-/// An identifier of the grammar: `[A-Za-z_][A-Za-z0-9_]*`.
-pub fn is_ident(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+/// A string's text between quotes, escaped for the text form: every
+/// character it has an escape for, `\$` before `{` (so that no `${` is an
+/// interpolation), and other control characters as `\u{…}`: what
+/// [`decode`] and [`decode_interp`] read back.
+pub fn escape_text(s: &str, out: &mut String) {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            '$' if chars.peek() == Some(&'{') => out.push_str("\\$"),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
 }
 
-/// Checks that `YYYY-MM-DD` (already of that shape) is a calendar date.
+/// Checks that a `DATE` token is a calendar date, the rule of
+/// [`Date::read`]; `Err` says why not.
 pub fn check_date(s: &str) -> Result<(), String> {
-    let num = |a: usize, b: usize| s.get(a..b).and_then(|t| t.parse::<u32>().ok()).unwrap_or(0);
-    let (year, month, day) = (num(0, 4), num(5, 7), num(8, 10));
-    if !(1..=12).contains(&month) {
-        return Err(format!("there is no month {month:02}"));
-    }
-    let days = days_in_month(year, month);
-    if day == 0 || day > days {
-        return Err(format!(
-            "{} {year:04} has {days} days",
-            MONTHS.get(month as usize - 1).unwrap_or(&"")
-        ));
-    }
-    Ok(())
+    Date::read(s).map(drop)
 }
 
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-fn days_in_month(year: u32, month: u32) -> u32 {
-    match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
-            29
-        }
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Checks a `DATETIME` token (already of its shape): a calendar date, a
-/// time of day, and an offset of at most 23:59.
+/// Checks that a `DATETIME` token is a real date and time, the rule of
+/// [`Datetime::read`]; `Err` says why not.
 pub fn check_datetime(s: &str) -> Result<(), String> {
-    check_date(s.get(..10).unwrap_or(""))?;
-    let num = |a: usize| {
-        s.get(a..a + 2)
-            .and_then(|t| t.parse::<u32>().ok())
-            .unwrap_or(99)
-    };
-    let (hour, minute, second) = (num(11), num(14), num(17));
-    if hour > 23 || minute > 59 || second > 59 {
-        return Err(format!(
-            "there is no time {hour:02}:{minute:02}:{second:02}"
-        ));
-    }
-    if !s.ends_with('Z') {
-        let n = s.len();
-        let oh = s
-            .get(n - 5..n - 3)
-            .and_then(|t| t.parse::<u32>().ok())
-            .unwrap_or(99);
-        let om = s
-            .get(n - 2..)
-            .and_then(|t| t.parse::<u32>().ok())
-            .unwrap_or(99);
-        if oh > 23 || om > 59 {
-            return Err(format!(
-                "there is no offset {}",
-                s.get(n - 6..).unwrap_or("")
-            ));
-        }
-    }
-    Ok(())
+    Datetime::read(s).map(drop)
 }
 
 /// The E0002 for a `DATE` token that is not on the calendar.

@@ -8,6 +8,7 @@ pub mod json_plan;
 pub mod json_policy;
 pub mod json_reader;
 pub mod lexer;
+pub mod lexicon;
 pub mod literal;
 pub mod parser;
 

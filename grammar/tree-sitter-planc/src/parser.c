@@ -1963,7 +1963,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         '>', 71,
         '?', 61,
         '[', 63,
-        '\\', 21,
+        '\\', 20,
         ']', 64,
         '{', 65,
         '|', 62,
@@ -1983,7 +1983,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '"') ADVANCE(74);
       if (lookahead == '$') ADVANCE(78);
       if (lookahead == '/') ADVANCE(76);
-      if (lookahead == '\\') ADVANCE(21);
+      if (lookahead == '\\') ADVANCE(20);
       if (lookahead == '\t' ||
           lookahead == '\r' ||
           lookahead == ' ') ADVANCE(75);
@@ -1993,7 +1993,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '\n') SKIP(11);
       if (lookahead == '"') ADVANCE(74);
       if (lookahead == '/') ADVANCE(80);
-      if (lookahead == '\\') ADVANCE(21);
+      if (lookahead == '\\') ADVANCE(20);
       if (lookahead == '\t' ||
           lookahead == '\r' ||
           lookahead == ' ') ADVANCE(79);
@@ -2033,9 +2033,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 6:
       if (lookahead == '.') ADVANCE(35);
-      if (lookahead == 'Z') ADVANCE(101);
       if (lookahead == '+' ||
           lookahead == '-') ADVANCE(45);
+      if (lookahead == 'Z' ||
+          lookahead == 'z') ADVANCE(101);
       END_STATE();
     case 7:
       if (lookahead == '/') ADVANCE(8);
@@ -2103,18 +2104,12 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(98);
       END_STATE();
     case 19:
-      if (lookahead == 'Z') ADVANCE(101);
-      if (lookahead == '+' ||
-          lookahead == '-') ADVANCE(45);
+      if (lookahead == ']') ADVANCE(92);
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(19);
       END_STATE();
     case 20:
-      if (lookahead == ']') ADVANCE(92);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(20);
-      END_STATE();
-    case 21:
       ADVANCE_MAP(
-        'u', 22,
+        'u', 21,
         '"', 82,
         '$', 82,
         '0', 82,
@@ -2124,11 +2119,17 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         't', 82,
       );
       END_STATE();
-    case 22:
+    case 21:
       if (lookahead == '{') ADVANCE(46);
+      END_STATE();
+    case 22:
+      if (lookahead == '}') ADVANCE(82);
       END_STATE();
     case 23:
       if (lookahead == '}') ADVANCE(82);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'F') ||
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(22);
       END_STATE();
     case 24:
       if (lookahead == '}') ADVANCE(82);
@@ -2155,10 +2156,11 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('a' <= lookahead && lookahead <= 'f')) ADVANCE(26);
       END_STATE();
     case 28:
-      if (lookahead == '}') ADVANCE(82);
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(27);
+      if (lookahead == '+' ||
+          lookahead == '-') ADVANCE(45);
+      if (lookahead == 'Z' ||
+          lookahead == 'z') ADVANCE(101);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(28);
       END_STATE();
     case 29:
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(99);
@@ -2179,10 +2181,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(101);
       END_STATE();
     case 35:
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(19);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(28);
       END_STATE();
     case 36:
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(20);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(19);
       END_STATE();
     case 37:
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(30);
@@ -2214,7 +2216,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 46:
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(28);
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(27);
       END_STATE();
     case 47:
       if (('A' <= lookahead && lookahead <= 'Z') ||
@@ -2541,7 +2543,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 100:
       ACCEPT_TOKEN(sym_date);
-      if (lookahead == 'T') ADVANCE(39);
+      if (lookahead == 'T' ||
+          lookahead == 't') ADVANCE(39);
       END_STATE();
     case 101:
       ACCEPT_TOKEN(sym_datetime);

@@ -9,8 +9,8 @@ use crate::syntax::ast::{
     Clause, CmpOp, Doc, Effect, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, Param,
     Path, PlanDecl, PolicyDecl, PolicyRule, Prim, Probe, ProbeKind, Step, ToolDecl, Type, TypeKind,
 };
-use crate::syntax::json_plan::escape_text as escape_interp;
-use crate::syntax::json_policy::is_scope;
+use crate::syntax::json_plan::escape_interp;
+use crate::syntax::lexicon::is_scope;
 
 pub(super) fn to_json(module: &Module) -> Result<String> {
     let doc = match kind(module)? {

@@ -67,7 +67,7 @@
 
 mod json;
 mod text;
-pub(crate) use text::{escape_text, string_text};
+pub(crate) use text::string_text;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{FileId, SourceMap, Span, Spanned};

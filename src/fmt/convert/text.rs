@@ -8,7 +8,8 @@ use crate::syntax::ast::{
     Clause, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, PlanDecl, PolicyDecl,
     Probe, ProbeKind, Reference, Step, ToolDecl, Type, TypeKind,
 };
-use crate::syntax::literal::is_ident;
+use crate::syntax::lexicon::{is_ident, is_scope, is_tool_name};
+use crate::syntax::literal::escape_text;
 
 pub(super) fn to_text(module: &Module) -> Result<String> {
     let mut out = String::new();
@@ -78,7 +79,7 @@ fn ident<'n>(name: &'n Name, what: &str) -> Result<&'n str> {
 
 /// A tool name: an identifier, or identifiers joined by dots.
 fn tool_name(name: &Name) -> Result<&str> {
-    if name.node.split('.').all(is_ident) {
+    if is_tool_name(&name.node) {
         Ok(&name.node)
     } else {
         fail(
@@ -89,28 +90,6 @@ fn tool_name(name: &Name) -> Result<&str> {
                 name.node
             ),
         )
-    }
-}
-
-/// A string's text between quotes, escaped for the text form: every
-/// character it has an escape for, `\$` before `{` (so that no `${` is an
-/// interpolation), and other control characters as `\u{…}`.
-pub(crate) fn escape_text(s: &str, out: &mut String) {
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            '$' if chars.peek() == Some(&'{') => out.push_str("\\$"),
-            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
-            c => out.push(c),
-        }
     }
 }
 
@@ -325,14 +304,7 @@ fn type_text(t: &Type, level: usize, wide: bool, out: &mut String) -> Result<()>
 // ---------------------------------------------------------------- policies as text
 
 fn scope_text(s: &Name) -> Result<&str> {
-    let mut parts = s.node.split(':');
-    let ok = parts.next().is_some_and(is_ident)
-        && parts.all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '*' | '-' | '.' | '+'))
-        });
-    if ok {
+    if is_scope(&s.node) {
         Ok(&s.node)
     } else {
         fail(

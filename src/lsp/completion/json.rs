@@ -9,9 +9,8 @@ use crate::catalog::Ty;
 use crate::lsp::json_scan::{self, Frame, Kind, Role, Scalar, Slot};
 use crate::source::Span;
 // The keys and values the JSON form reads: the reader's own lists.
-use crate::syntax::json_plan::{
-    BUDGET_KEYS, ON_UNMET, OPS, PLAN_KEYS, PROBE_KINDS, STEP_KEYS, probe_keys,
-};
+use crate::syntax::json_plan::{BUDGET_KEYS, OPS, PLAN_KEYS, PROBE_KINDS, STEP_KEYS, probe_keys};
+use crate::syntax::lexicon::ON_UNMET;
 
 /// Where in a JSON plan's step the cursor is, from the scan, and what it
 /// has typed.
@@ -63,7 +62,7 @@ fn present(f: &Frame, start: usize) -> Vec<&str> {
 /// A step's name as the JSON form reads it: `name`, or a string `id`, else
 /// `step_N` from `n` or a numeric `id`, else from its index.
 fn json_step_name(step: &Frame, index: usize) -> String {
-    let ident = |s: &&str| crate::syntax::json_reader::is_ident(s);
+    let ident = |s: &&str| crate::syntax::lexicon::is_ident(s);
     if let Some(name) = ["name", "id"]
         .iter()
         .find_map(|k| step.str(k).filter(ident))
@@ -173,7 +172,7 @@ impl Ctx<'_> {
                 Role::Key => self.keys(STEP_KEYS, &present(at.step, at.start), replace, form),
                 Role::Value(Some(k)) => match k.as_str() {
                     "tool" => self.tools(replace, form),
-                    "on_unmet" => self.keywords(ON_UNMET, replace, form),
+                    "on_unmet" => self.keywords(&ON_UNMET, replace, form),
                     "after" => self.step_items(self.json_steps(at), replace, form),
                     "post" if form.bare() => self.probes(tool, replace, form),
                     _ => Vec::new(),

@@ -9,6 +9,7 @@ use crate::check::CheckedPlan;
 use crate::lsp::cursor::{Tok, back, brackets, ident, is_kw, step_call, tok, tokens};
 use crate::source::Span;
 use crate::syntax::lexer::Token;
+use crate::syntax::lexicon;
 
 /// What an open bracket is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,9 +208,7 @@ impl<'a> Ctx<'a> {
                 let prev = ident(&toks, last);
                 // The last clause keyword of the body, for lists (`after a, b`).
                 let clause = toks.iter().skip(inner + 1).rev().find_map(|t| match t.0 {
-                    Token::Ident(
-                        k @ ("pre" | "post" | "bind" | "on_unmet" | "retry" | "after"),
-                    ) => Some(k),
+                    Token::Ident(k) if lexicon::CLAUSES.contains(&k) => Some(k),
                     _ => None,
                 });
                 let after_list = prev == Some("after")
@@ -224,7 +223,7 @@ impl<'a> Ctx<'a> {
                 } else if prev == Some("post") {
                     self.probes(tool, replace, Form::Text)
                 } else if prev == Some("on_unmet") {
-                    self.keywords(&["replan", "halt", "escalate"], replace, Form::Text)
+                    self.keywords(&lexicon::ON_UNMET, replace, Form::Text)
                 } else if after_list {
                     self.step_items(self.text_steps(step_at), replace, Form::Text)
                 } else if tok(&toks, last) == Some(Token::Assign)
@@ -236,11 +235,7 @@ impl<'a> Ctx<'a> {
                 {
                     Vec::new()
                 } else {
-                    self.keywords(
-                        &["pre", "post", "bind", "on_unmet", "retry", "after"],
-                        replace,
-                        Form::Text,
-                    )
+                    self.keywords(&lexicon::CLAUSES, replace, Form::Text)
                 }
             }
             Opener::PlanBody => {
@@ -251,27 +246,19 @@ impl<'a> Ctx<'a> {
                 } else if matches!(ident(&toks, last), Some("step" | "replans" | "max_steps")) {
                     Vec::new()
                 } else {
-                    self.keywords(&["step", "replans", "max_steps"], replace, Form::Text)
+                    self.keywords(&lexicon::PLAN_ITEMS, replace, Form::Text)
                 }
             }
             Opener::PolicyBody => {
                 if ident(&toks, last) == Some("effect") {
                     return self.keywords(&["read", "write"], replace, Form::Text);
                 }
-                let mut items = self.keywords(
-                    &[
-                        "actor",
-                        "max_steps",
-                        "requires",
-                        "approval",
-                        "where",
-                        "untrusted",
-                        "effect",
-                        "idempotent",
-                    ],
-                    replace,
-                    Form::Text,
-                );
+                let words: Vec<&str> = lexicon::POLICY_ITEMS
+                    .iter()
+                    .chain(&lexicon::RULE_CLAUSES)
+                    .copied()
+                    .collect();
+                let mut items = self.keywords(&words, replace, Form::Text);
                 items.extend(self.tools(replace, Form::Text));
                 items
             }

@@ -27,9 +27,10 @@ pub(super) fn expr(r: &mut Reader<'_>, v: &Json<'_>) -> Expr {
     Spanned::new(kind, v.span)
 }
 
-/// Plain text as an argument string spells it: `${` escaped as `$${`,
-/// which [`string_expr`] turns back into `${`.
-pub fn escape_text(s: &str) -> String {
+/// Plain text as a JSON argument string spells it: `${` escaped as `$${`,
+/// which [`string_expr`] turns back into `${`. (The text form's escapes
+/// are [`crate::syntax::literal::escape_text`].)
+pub fn escape_interp(s: &str) -> String {
     s.replace("${", "$${")
 }
 

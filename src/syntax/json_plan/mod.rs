@@ -36,7 +36,8 @@ use super::ast::{
     Path, PathSeg, PlanDecl, Probe, ProbeKind, RecordEntry, Reference, Step,
 };
 use super::json::{Json, Value};
-use super::json_reader::{Fields, Reader, is_ident};
+use super::json_reader::{Fields, Reader};
+use super::lexicon::{self, is_ident};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::limits;
 use crate::source::{Span, Spanned};
@@ -46,7 +47,7 @@ mod expr;
 mod paths;
 mod probes;
 
-pub use expr::escape_text;
+pub use expr::escape_interp;
 pub(crate) use expr::plain_expr;
 use expr::*;
 use paths::*;
@@ -74,7 +75,6 @@ pub(crate) const PROBE_KINDS: &[&str] = &[
     "field_compare",
     "contains",
 ];
-pub(crate) const ON_UNMET: &[&str] = &["replan", "halt", "escalate"];
 /// The keys of one element of `binds` written as an array (the form a
 /// closed-object schema can describe): `{"name": …, "path": …}`.
 pub(crate) const BIND_KEYS: &[&str] = &["name", "path"];
@@ -133,18 +133,10 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
         Some(v) => match v.as_array() {
             None => r.ill_typed("`steps`", v, "an array of steps"),
             Some(items) => {
-                if items.len() > limits::MAX_STEPS
-                    && let Some(extra) = items.get(limits::MAX_STEPS)
+                if let Some(extra) = items.get(limits::MAX_STEPS)
+                    && let Some(d) = limits::too_many_steps(items.len(), extra.span)
                 {
-                    r.report(Diagnostic::new(
-                        Code::E0003,
-                        extra.span,
-                        format!(
-                            "plan of {} steps, over the limit of {} steps",
-                            items.len(),
-                            limits::MAX_STEPS
-                        ),
-                    ));
+                    r.report(d);
                 }
                 let items = items.get(..limits::MAX_STEPS).unwrap_or(items);
                 let StepNames { names, by_number } = step_names(items);
@@ -270,7 +262,7 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
                 if let Some(s) = r.string("on_unmet", v) {
                     match OnUnmet::from_name(s) {
                         Some(o) => clauses.push(Clause::OnUnmet(Spanned::new(o, v.span))),
-                        None => r.report(bad_word(v, s, "`on_unmet`", ON_UNMET)),
+                        None => r.report(bad_word(v, s, "`on_unmet`", &lexicon::ON_UNMET)),
                     }
                 }
             }

@@ -21,6 +21,7 @@ use chumsky::util::MaybeRef;
 
 use super::ast::{self, Doc, Expr, ExprKind, Literal, Name};
 use super::lexer::{SpannedToken, Token, single_token};
+use super::lexicon;
 use super::literal;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{FileId, Span, Spanned};
@@ -279,29 +280,29 @@ fn describe(file: FileId, e: &Rich<'_, Token<'_>>) -> Diagnostic {
 fn keywords_of(p: &RichPattern<'_, Token<'_>>) -> Vec<&'static str> {
     match p {
         RichPattern::Token(t) => match &**t {
-            Token::Ident(w) => KEYWORDS.iter().copied().filter(|k| k == w).collect(),
+            Token::Ident(w) => lexicon::KEYWORDS
+                .iter()
+                .copied()
+                .filter(|k| k == w)
+                .collect(),
             _ => Vec::new(),
         },
         RichPattern::Label(l) => match l.as_ref() {
-            LABEL_DECL => vec!["tool", "policy", "plan"],
-            LABEL_PLAN_ITEM => vec!["step", "replans", "max_steps"],
-            LABEL_POLICY_ITEM => vec!["actor", "max_steps"],
-            LABEL_CLAUSE => CLAUSE_WORDS.to_vec(),
-            LABEL_RULE_CLAUSE => RULE_WORDS.to_vec(),
-            LABEL_ATTR => vec!["read", "write", "idempotent", "untrusted"],
-            LABEL_ON_UNMET => vec!["replan", "halt", "escalate"],
+            LABEL_DECL => lexicon::DECLARATIONS.to_vec(),
+            LABEL_PLAN_ITEM => lexicon::PLAN_ITEMS.to_vec(),
+            LABEL_POLICY_ITEM => lexicon::POLICY_ITEMS.to_vec(),
+            LABEL_CLAUSE => lexicon::CLAUSES.to_vec(),
+            LABEL_RULE_CLAUSE => lexicon::RULE_CLAUSES.to_vec(),
+            LABEL_ATTR => lexicon::TOOL_ATTRS.to_vec(),
+            LABEL_ON_UNMET => lexicon::ON_UNMET.to_vec(),
             LABEL_TYPE => ast::Prim::ALL.iter().map(|p| p.as_str()).collect(),
-            LABEL_PROBE | LABEL_PRE_PROBE => vec!["len", "exists"],
+            LABEL_PROBE | LABEL_PRE_PROBE => lexicon::PROBE_WORDS.to_vec(),
             _ => Vec::new(),
         },
         _ => Vec::new(),
     }
 }
 
-const KEYWORDS: [&str; 16] = [
-    "tool", "policy", "plan", "step", "pre", "post", "bind", "on_unmet", "retry", "after",
-    "requires", "approval", "where", "human", "in", "contains",
-];
 const LABEL_DECL: &str = "a declaration (`tool`, `policy` or `plan`)";
 const LABEL_PLAN_ITEM: &str = "a step";
 const LABEL_POLICY_ITEM: &str = "a policy rule";

@@ -232,20 +232,11 @@ pub(super) fn plan<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                     PlanItem::Step(s) => decl.steps.push(s),
                 }
             }
-            if let Some(extra) = decl.steps.get(crate::limits::MAX_STEPS) {
-                state.report(
-                    Diagnostic::new(
-                        Code::E0003,
-                        extra.name.span,
-                        format!(
-                            "plan `{}` has {} steps, the limit is {}",
-                            decl.name.node,
-                            decl.steps.len(),
-                            crate::limits::MAX_STEPS
-                        ),
-                    )
-                    .with_label("one step too many"),
-                );
+            if let Some(extra) = decl.steps.get(crate::limits::MAX_STEPS)
+                && let Some(d) = crate::limits::too_many_steps(decl.steps.len(), extra.name.span)
+            {
+                state.report(d);
+                decl.steps.truncate(crate::limits::MAX_STEPS);
             }
             decl
         })

@@ -30,13 +30,6 @@ pub(super) fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     list_of(scope, recovery, Token::LBracket, Delim::Bracket)
 }
 
-/// Whether a policy rule's tool may not be named `w`: a clause keyword
-/// ([`RULE_WORDS`]), the approver or an item keyword standing where a rule
-/// starts is a clause gone astray.
-fn reserved_in_policy(w: &str) -> bool {
-    RULE_WORDS.contains(&w) || ["human", "actor", "max_steps"].contains(&w)
-}
-
 /// Words and scopes written where a bracketed scope list belongs (after
 /// `requires`), up to the next clause keyword: what the fix wraps.
 pub(super) fn bare_words<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -44,7 +37,7 @@ pub(super) fn bare_words<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
 ) -> impl Parser<'t, I, Vec<Name>, Ex<E>> + Clone {
     select! {
         Token::Scope(s) = e => name_of(file, s, e.span()),
-        Token::Ident(s) = e if !RULE_WORDS.contains(&s) => name_of(file, s, e.span()),
+        Token::Ident(s) = e if !lexicon::RULE_CLAUSES.contains(&s) => name_of(file, s, e.span()),
     }
     .separated_by(just(Token::Comma).or_not())
     .collect()
@@ -149,7 +142,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             }
         });
     let after_approval = select! {
-        Token::Ident(w) = e if !RULE_WORDS.contains(&w) => name_of(file, w, e.span()),
+        Token::Ident(w) = e if !lexicon::RULE_CLAUSES.contains(&w) => name_of(file, w, e.span()),
     }
     .or_not();
     let approval = word("approval")
@@ -219,7 +212,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         });
     // `effect read|write`: the keyword commits, like `approval`.
     let after_effect = select! {
-        Token::Ident(w) = e if !RULE_WORDS.contains(&w) => name_of(file, w, e.span()),
+        Token::Ident(w) = e if !lexicon::RULE_CLAUSES.contains(&w) => name_of(file, w, e.span()),
     }
     .or_not();
     let effect = word("effect")
@@ -266,7 +259,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         .then(rule_clause.repeated().collect::<Vec<_>>())
         .map_with(|(tool, clauses), e| {
             let span = sp(e);
-            if reserved_in_policy(&tool.node) {
+            if lexicon::RESERVED_IN_POLICY.contains(&tool.node.as_str()) {
                 st(e).report(
                     Diagnostic::new(
                         Code::E0001,

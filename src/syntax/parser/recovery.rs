@@ -54,16 +54,6 @@ pub(super) enum Sync {
     Close(Delim),
 }
 
-pub(super) const CLAUSE_WORDS: [&str; 6] = ["pre", "post", "bind", "on_unmet", "retry", "after"];
-pub(super) const RULE_WORDS: [&str; 6] = [
-    "requires",
-    "approval",
-    "where",
-    "untrusted",
-    "effect",
-    "idempotent",
-];
-
 pub(super) fn is_ident(t: Option<Token<'_>>, words: &[&str]) -> bool {
     matches!(t, Some(Token::Ident(s)) if words.contains(&s))
 }
@@ -83,7 +73,7 @@ pub(super) fn stops(
     let starts_decl = matches!(t, Token::Ident("tool" | "policy" | "plan")) && is_name(next);
     let starts_step = matches!(t, Token::Ident("step")) && matches!(next, Some(Token::Ident(_)));
     let starts_block = t == Token::LBrace
-        && (next == Some(Token::RBrace) || is_ident(next, &CLAUSE_WORDS))
+        && (next == Some(Token::RBrace) || is_ident(next, &lexicon::CLAUSES))
         && !matches!(third, Some(Token::Colon));
     match sync {
         Sync::Top => starts_decl || matches!(t, Token::Doc(_)),
@@ -92,7 +82,7 @@ pub(super) fn stops(
                 || (t == Token::Ident("actor") && next == Some(Token::LBracket))
                 || (t == Token::Ident("max_steps") && matches!(next, Some(Token::Int(_))))
                 || matches!(t, Token::DottedName(_))
-                || (matches!(t, Token::Ident(_)) && is_ident(next, &RULE_WORDS))
+                || (matches!(t, Token::Ident(_)) && is_ident(next, &lexicon::RULE_CLAUSES))
         }
         Sync::Plan => {
             starts_decl

@@ -10,8 +10,6 @@ pub(super) enum Attr {
     Unknown,
 }
 
-pub(super) const ATTRS: [&str; 4] = ["read", "write", "idempotent", "untrusted"];
-
 /// A word after a tool's result type that is not an attribute, nor the
 /// start of the next declaration: reported with the nearest attribute.
 pub(super) fn unknown_attr<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
@@ -32,7 +30,9 @@ pub(super) fn unknown_attr<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
                 let mut d = Diagnostic::new(Code::E0001, at, format!("unknown tool attribute `{w}`"))
                     .with_label("not an attribute")
                     .with_note("the attributes are `read` or `write`, then `idempotent` and `untrusted` where they apply");
-                if let Some(h) = crate::suggest::did_you_mean(&crate::suggest::nearest(w, ATTRS)) {
+                if let Some(h) =
+                    crate::suggest::did_you_mean(&crate::suggest::nearest(w, lexicon::TOOL_ATTRS))
+                {
                     d = d.with_help(h);
                 }
                 state.report(d);
