@@ -21,7 +21,7 @@ use planc::project;
 use super::Failure;
 use super::args::Options;
 use super::check::one_plan;
-use super::load::{config_for, display_path, load, start_folder};
+use super::load::{Replans, config_for, display_path, load, start_folder};
 use super::report::{report, status};
 
 pub struct RunOptions {
@@ -97,7 +97,7 @@ fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
             .map_err(|e| Failure(format!("`{}`: {e}", display_path(plan))))?;
         return Ok(Some(ir));
     }
-    let mut job = load(&[plan.to_path_buf()], &options.inputs)?;
+    let mut job = load(&[plan.to_path_buf()], &options.inputs, Replans::No)?;
     let outcome = driver::run(&mut job);
     let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
