@@ -53,6 +53,53 @@ function commaSep1(rule) {
   return seq(rule, repeat(seq(',', rule)));
 }
 
+/**
+ * The probe forms (`len`, `exists`, a comparison, `in`, `contains`) over a
+ * path of the given kind, as hidden rules named `PREFIX_len`, ...: `$`
+ * paths in `post` (`_post`), a binding with its fields in `pre` (`_pre`).
+ * Either way each form is the same node (`len_probe`, ...): see
+ * `probeChoice`.
+ */
+function probeForms(prefix, subject) {
+  return {
+    [`${prefix}_len`]: $ => seq(
+      'len', '(', field('path', subject($)), ')',
+      field('operator', $._cmp_op),
+      field('value', $.integer),
+    ),
+    [`${prefix}_exists`]: $ => seq('exists', '(', field('path', subject($)), ')'),
+    [`${prefix}_comparison`]: $ => seq(
+      field('path', subject($)),
+      field('operator', $._cmp_op),
+      field('value', $._literal),
+    ),
+    [`${prefix}_membership`]: $ => seq(
+      field('path', subject($)),
+      optional(field('negated', 'not')),
+      'in',
+      '[',
+      optional(commaSep1Trailing(field('value', $._literal))),
+      ']',
+    ),
+    [`${prefix}_contains`]: $ => seq(
+      field('path', subject($)),
+      'contains',
+      field('value', $._literal),
+    ),
+  };
+}
+
+/** The probe forms of `probeForms(prefix, ...)`, each as its probe node. */
+function probeChoice($, prefix) {
+  return choice(
+    alias($[`${prefix}_len`], $.len_probe),
+    alias($[`${prefix}_exists`], $.exists_probe),
+    alias($[`${prefix}_comparison`], $.comparison_probe),
+    alias($[`${prefix}_membership`], $.membership_probe),
+    alias($[`${prefix}_contains`], $.contains_probe),
+  );
+}
+
 module.exports = grammar({
   name: 'planc',
 
@@ -69,7 +116,8 @@ module.exports = grammar({
     $._item,
     $._type,
     $._expression,
-    $._probe,
+    $._pre_probe,
+    $._post_probe,
     $._clause,
     $._rule_clause,
   ],
@@ -276,10 +324,10 @@ module.exports = grammar({
     ),
 
     // A `pre` probe's path is a binding with its fields, never `$`
-    // (planc.ebnf `pre_probe`); the probe rules take either subject.
-    pre_clause: $ => seq('pre', field('probe', $._probe)),
+    // (planc.ebnf `pre_probe`); a `post` probe's is a `$` path (`probe`).
+    pre_clause: $ => seq('pre', field('probe', $._pre_probe)),
 
-    post_clause: $ => seq('post', field('probe', $._probe)),
+    post_clause: $ => seq('post', field('probe', $._post_probe)),
 
     bind_clause: $ => seq(
       'bind',
@@ -299,44 +347,16 @@ module.exports = grammar({
 
     // ------------------------------------------------------------ probes
 
-    _probe: $ => choice(
-      $.len_probe,
-      $.exists_probe,
-      $.comparison_probe,
-      $.membership_probe,
-      $.contains_probe,
-    ),
+    _pre_probe: $ => probeChoice($, '_pre'),
 
-    _subject: $ => choice($.path, $.identifier, $.dotted_name),
+    _post_probe: $ => probeChoice($, '_post'),
 
-    len_probe: $ => seq(
-      'len', '(', field('path', $._subject), ')',
-      field('operator', $._cmp_op),
-      field('value', $.integer),
-    ),
+    ...probeForms('_pre', $ => $._subject),
 
-    exists_probe: $ => seq('exists', '(', field('path', $._subject), ')'),
+    ...probeForms('_post', $ => $.path),
 
-    comparison_probe: $ => seq(
-      field('path', $._subject),
-      field('operator', $._cmp_op),
-      field('value', $._literal),
-    ),
-
-    membership_probe: $ => seq(
-      field('path', $._subject),
-      optional(field('negated', 'not')),
-      'in',
-      '[',
-      optional(commaSep1Trailing(field('value', $._literal))),
-      ']',
-    ),
-
-    contains_probe: $ => seq(
-      field('path', $._subject),
-      'contains',
-      field('value', $._literal),
-    ),
+    // A binding with its fields (`settings.region`): a `pre` probe's path.
+    _subject: $ => choice($.identifier, $.dotted_name),
 
     _cmp_op: _ => choice(...CMP_OPS),
 
