@@ -271,7 +271,17 @@ pub fn add_file(
 /// content when `None`). Bytes that are not UTF-8 are added up to the
 /// first invalid byte, and that byte is an E0002 the run reports.
 pub fn add_bytes(job: &mut Job, name: String, bytes: Vec<u8>, kind: Option<SourceKind>) -> FileId {
-    match decode_text(bytes) {
+    add_decoded(job, name, decode_text(bytes), kind)
+}
+
+/// [`add_bytes`] for bytes already decoded by [`decode_text`].
+pub fn add_decoded(
+    job: &mut Job,
+    name: String,
+    decoded: Result<String, NotUtf8>,
+    kind: Option<SourceKind>,
+) -> FileId {
+    match decoded {
         Ok(text) => {
             let kind = kind.unwrap_or_else(|| SourceKind::sniff(&text));
             job.sources.add_with_kind(name, text, kind)

@@ -334,6 +334,75 @@ fn a_file_that_is_not_utf8_is_e0002_in_every_format() {
 }
 
 #[test]
+fn fmt_and_run_report_a_file_that_is_not_utf8() {
+    let dir = scratch("utf8_fmt_run");
+    let file = dir.join("bad.plan");
+    let bytes = b"plan p \"g\" {\n\xff\xfe}";
+    std::fs::write(&file, bytes).unwrap();
+    let file = file.to_str().unwrap();
+    // `fmt`, `fmt --check` and `fmt --to`: E0002 at the first bad byte,
+    // exit 1, the file left as it was.
+    for args in [
+        vec!["fmt", file],
+        vec!["fmt", "--check", file],
+        vec!["fmt", "--to", "json", file],
+    ] {
+        let o = run(&[args.as_slice(), &["--color", "never"]].concat());
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let text = stderr(&o);
+        assert!(text.contains("[E0002] Error"), "{args:?}: {text}");
+        assert!(
+            text.contains("invalid byte at offset 13"),
+            "{args:?}: {text}"
+        );
+        assert!(text.contains("bad.plan:"), "{args:?}: {text}");
+    }
+    assert_eq!(std::fs::read(file).unwrap(), bytes);
+    let o = run_stdin(&["fmt", "-"], bytes);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("E0002"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("<stdin>"), "{}", stderr(&o));
+
+    // `run` of a plan or IR file that is not UTF-8: the diagnostic, nothing
+    // runs (exit 2, as for a plan that does not compile).
+    let o = run(&[
+        "run",
+        "--format",
+        "short",
+        file,
+        "--tools",
+        "fixture:none.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.plan:2:1: error[E0002]:"),
+        "{}",
+        stderr(&o)
+    );
+    // A progress record that is not UTF-8: the same, before any tool runs.
+    let record = dir.join("progress.json");
+    std::fs::write(&record, b"{\"steps\": \xc3}").unwrap();
+    let o = run(&[
+        "run",
+        "--format",
+        "short",
+        "examples/northwind/downgrade.plan",
+        "--approve-all",
+        "--progress",
+        record.to_str().unwrap(),
+        "--tools",
+        "fixture:none.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("progress.json:1:11: error[E0002]:"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&record).unwrap(), b"{\"steps\": \xc3}");
+}
+
+#[test]
 fn a_file_that_is_not_utf8_is_e0002_in_every_role() {
     let dir = scratch("utf8_roles");
     let ok_plan = "plan p \"g\" {\n}\n";

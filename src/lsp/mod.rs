@@ -230,7 +230,7 @@ pub(crate) struct Server<'c> {
     dirty: HashSet<lsp::Uri>,
     /// The text of catalogue and policy files read from disk, or why they
     /// could not be read; dropped when the client reports a change.
-    disk: HashMap<PathBuf, Result<String, String>>,
+    disk: HashMap<PathBuf, Result<Result<String, crate::project::NotUtf8>, String>>,
     /// The compilers built from each project's catalogue and policy, with
     /// what they were built from ([`workspace::CompilerKey`]).
     compilers: Vec<(workspace::CompilerKey, std::sync::Arc<crate::Compiler>)>,

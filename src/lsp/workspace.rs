@@ -13,9 +13,12 @@ use super::analysis::Analysis;
 use super::{Document, Server, convert, uri};
 use crate::Compiler;
 use crate::driver::{self, Job, Role};
-use crate::project::{self, Config};
+use crate::project::{self, Config, NotUtf8};
 use crate::source::SourceKind;
 use crate::source::SourceMap;
+
+/// A file's text, or its valid part and the first byte that is not UTF-8.
+type Decoded = Result<String, NotUtf8>;
 
 impl Server<'_> {
     pub(super) fn open(&mut self, item: lsp::TextDocumentItem) {
@@ -199,11 +202,11 @@ impl Server<'_> {
         // else as a plan.
         let mut roles: Vec<Role> = Vec::new();
         // The catalogue and policy files other than the document: name,
-        // text, URI, role.
-        let mut files: Vec<(String, String, Option<lsp::Uri>, Role)> = Vec::new();
+        // text (or its valid part, when not UTF-8), URI, role.
+        let mut files: Vec<(String, Decoded, Option<lsp::Uri>, Role)> = Vec::new();
         let mut actor = None;
         // The progress record a replan is checked against: name, text, URI.
-        let mut progress: Option<(String, String, Option<lsp::Uri>)> = None;
+        let mut progress: Option<(String, Decoded, Option<lsp::Uri>)> = None;
         if let Some(config) = &config {
             deps.push(config.path.clone());
             if let Some(p) = &path {
@@ -253,8 +256,10 @@ impl Server<'_> {
         }
         let config_name = config.as_ref().map(|c| c.path.display().to_string());
         let mut uris: Vec<Option<lsp::Uri>> = files.iter().map(|f| f.2.clone()).collect();
+        let all_text = files.iter().all(|f| f.1.is_ok());
         let mut a = if roles.is_empty()
             && !files.is_empty()
+            && all_text
             && project_errors.is_empty()
             && progress.is_none()
         {
@@ -264,7 +269,7 @@ impl Server<'_> {
             let key = CompilerKey {
                 files: files
                     .into_iter()
-                    .map(|(name, text, _, role)| (name, text, role))
+                    .map(|(name, text, _, role)| (name, text.unwrap_or_else(|bad| bad.valid), role))
                     .collect(),
                 actor,
                 config: config_name,
@@ -282,7 +287,8 @@ impl Server<'_> {
         } else {
             let mut job = Job::default();
             for (name, text, _, role) in files {
-                let id = job.sources.add(name, text);
+                let kind = SourceKind::from_name(&name);
+                let id = project::add_decoded(&mut job, name, text, Some(kind));
                 match role {
                     Role::Catalog => job.catalog.push(id),
                     _ => job.policy.push(id),
@@ -301,9 +307,7 @@ impl Server<'_> {
                 }
             }
             if let Some((name, text, dep_uri)) = progress {
-                let id = job
-                    .sources
-                    .add_with_kind(name, text, crate::source::SourceKind::Json);
+                let id = project::add_decoded(&mut job, name, text, Some(SourceKind::Json));
                 uris.push(dep_uri);
                 job.progress = Some(id);
             }
@@ -390,16 +394,18 @@ impl Server<'_> {
         self.docs.values().find(|d| d.path.as_deref() == Some(path))
     }
 
-    /// The text of a catalogue or policy file, and its URI: the open
-    /// document's when there is one, else the disk's (cached).
-    pub(super) fn read(&mut self, path: &Path) -> Result<(String, Option<lsp::Uri>), String> {
+    /// The text of a catalogue, policy or progress file, and its URI: the
+    /// open document's when there is one, else the disk's (cached). Bytes
+    /// on disk that are not UTF-8 are the valid part and the offset of the
+    /// first bad byte (an E0002 on that file).
+    pub(super) fn read(&mut self, path: &Path) -> Result<(Decoded, Option<lsp::Uri>), String> {
         if let Some(doc) = self.doc_by_path(path) {
-            return Ok((doc.text.clone(), Some(doc.uri.clone())));
+            return Ok((Ok(doc.text.clone()), Some(doc.uri.clone())));
         }
         let text = self
             .disk
             .entry(path.to_path_buf())
-            .or_insert_with(|| project::read_source(path))
+            .or_insert_with(|| project::read_bytes(path).map(project::decode_text))
             .clone()?;
         Ok((text, uri::from_path(path)))
     }
