@@ -13,7 +13,7 @@ use super::analysis::Analysis;
 use super::{Document, Server, convert, uri};
 use crate::Compiler;
 use crate::driver::{self, Job, Role};
-use crate::project::{self, Config, NotUtf8};
+use crate::project::{self, Config, Input, NotUtf8, Settings};
 use crate::source::SourceKind;
 use crate::source::SourceMap;
 
@@ -183,15 +183,15 @@ impl Server<'_> {
         }
         let mut project_errors = Vec::new();
         let mut deps = Vec::new();
-        let config = match path.as_deref().and_then(Path::parent) {
+        let settings = match path.as_deref().and_then(Path::parent) {
             Some(dir) => match self.config(dir) {
-                Ok(c) => c,
+                Ok(s) => s,
                 Err(e) => {
                     project_errors.push(e);
-                    None
+                    Settings::default()
                 }
             },
-            None => None,
+            None => Settings::default(),
         };
         let name = path
             .as_ref()
@@ -204,57 +204,43 @@ impl Server<'_> {
         // The catalogue and policy files other than the document: name,
         // text (or its valid part, when not UTF-8), URI, role.
         let mut files: Vec<(String, Decoded, Option<lsp::Uri>, Role)> = Vec::new();
-        let mut actor = None;
         // The progress record a replan is checked against: name, text, URI.
         let mut progress: Option<(String, Decoded, Option<lsp::Uri>)> = None;
-        if let Some(config) = &config {
-            deps.push(config.path.clone());
-            if let Some(p) = &path {
-                if config.catalog.iter().any(|c| c == p) {
-                    roles.push(Role::Catalog);
-                }
-                if config.policy.as_ref() == Some(p) {
-                    roles.push(Role::Policy);
-                }
+        if let Some(config) = &settings.config {
+            deps.push(config.clone());
+        }
+        for (dep, input) in settings.inputs() {
+            let role = match input {
+                Input::Catalog => Some(Role::Catalog),
+                Input::Policy => Some(Role::Policy),
+                // `progress`: the document is a replan, checked against
+                // the record as `planc check --progress` checks it.
+                Input::Progress => None,
+            };
+            let itself = path.as_deref() == Some(dep);
+            if role.is_some() || !itself {
+                deps.push(dep.to_path_buf());
             }
-            let named = config
-                .catalog
-                .iter()
-                .map(|p| (p, Role::Catalog))
-                .chain(config.policy.iter().map(|p| (p, Role::Policy)));
-            for (dep, dep_role) in named {
-                deps.push(dep.clone());
-                if Some(dep) == path.as_ref() {
-                    continue;
-                }
-                match self.read(dep) {
-                    Ok((text, dep_uri)) => {
-                        files.push((dep.display().to_string(), text, dep_uri, dep_role));
-                    }
-                    Err(e) => project_errors.push(e),
-                }
+            if itself {
+                roles.extend(role);
+                continue;
             }
-            actor = config.actor.clone();
-            // `progress`: the document is a replan, checked against the
-            // record as `planc check --progress` checks it.
-            if let Some(dep) = config
-                .progress
-                .as_ref()
-                .filter(|p| Some(*p) != path.as_ref())
-            {
-                deps.push(dep.clone());
-                match self.read(dep) {
-                    Ok((text, dep_uri)) => {
-                        progress = Some((dep.display().to_string(), text, dep_uri))
+            match self.read(dep) {
+                Ok((text, dep_uri)) => {
+                    let name = dep.display().to_string();
+                    match role {
+                        Some(role) => files.push((name, text, dep_uri, role)),
+                        None => progress = Some((name, text, dep_uri)),
                     }
-                    Err(e) => project_errors.push(e),
                 }
+                Err(e) => project_errors.push(e),
             }
         }
+        let mut actor = settings.actor.clone();
         if let Some(a) = &self.actor {
             actor = Some(a.clone());
         }
-        let config_name = config.as_ref().map(|c| c.path.display().to_string());
+        let config_name = settings.config.as_ref().map(|c| c.display().to_string());
         let mut uris: Vec<Option<lsp::Uri>> = files.iter().map(|f| f.2.clone()).collect();
         let all_text = files.iter().all(|f| f.1.is_ok());
         let mut a = if roles.is_empty()
@@ -360,18 +346,24 @@ impl Server<'_> {
         compiler
     }
 
-    pub(super) fn config(&mut self, dir: &Path) -> Result<Option<Config>, String> {
+    /// The settings of plans in `dir`: the flags and the `planc.toml`
+    /// found from it upward (an open, edited one wins over the one on
+    /// disk), as `project::settings` gives them to the command line.
+    pub(super) fn config(&mut self, dir: &Path) -> Result<Settings, String> {
         if let Some(c) = self.configs.get(dir) {
             return c.clone();
         }
-        // An open, edited `planc.toml` wins over the one on disk.
-        let found = match self.open_config(dir) {
-            Some(found) => found,
-            None => project::discover(dir),
-        }
-        .map(|c| self.overrides.apply(c, dir));
-        self.configs.insert(dir.to_path_buf(), found.clone());
-        found
+        let found = if self.overrides.consults_config() {
+            match self.open_config(dir) {
+                Some(found) => found,
+                None => project::discover(dir),
+            }
+        } else {
+            Ok(None)
+        };
+        let settings = found.map(|c| self.overrides.apply(c));
+        self.configs.insert(dir.to_path_buf(), settings.clone());
+        settings
     }
 
     /// The nearest `planc.toml` from `dir` up, when it is open in the editor.
