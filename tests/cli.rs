@@ -913,7 +913,29 @@ fn fmt_writes_checks_and_refuses() {
         "plan p { step a = t.x(s: \"${x}\") }",
     );
     assert_eq!((code, out.as_str()), (1, ""));
-    assert!(err.starts_with("<stdin>:1:26: error: the string"), "{err}");
+    assert!(err.contains("[E0701] Error: the string"), "{err}");
+    assert!(err.contains("<stdin>:1:26"), "{err}");
+    // In the format asked for, as every diagnostic.
+    let (code, _, err) = run(
+        &["fmt", "--to", "json", "--format", "short", "-"],
+        "plan p { step a = t.x(s: \"${x}\") }",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("<stdin>:1:26: error[E0701]: the string"),
+        "{err}"
+    );
+    let (code, _, err) = run(
+        &["fmt", "--to", "plan", "--format", "json", "-"],
+        r#"{"name": "p", "steps": [{"n": 1, "name": "a", "tool": "t.x", "args": {"a-b": 1}}]}"#,
+    );
+    assert_eq!(code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&err).unwrap();
+    assert_eq!(doc["diagnostics"][0]["code"], "E0702", "{err}");
+    assert_eq!(
+        doc["diagnostics"][0]["pointer"], "/steps/0/args/a-b",
+        "{err}"
+    );
     // One file at a time, and not with --check.
     assert_eq!(run(&["fmt", "--to", "json", "a.plan", "b.plan"], "").0, 2);
     assert_eq!(run(&["fmt", "--check", "--to", "json", "a.plan"], "").0, 2);

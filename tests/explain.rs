@@ -55,6 +55,21 @@ fn compile(
         .collect()
 }
 
+/// The codes converting an example to the other form yields (a
+/// conversion code's page: text into JSON, JSON into text).
+fn convert(name: &str, text: &str, kind: SourceKind) -> Vec<(Code, Severity)> {
+    let mut sources = planc::SourceMap::new();
+    let id = sources.add_with_kind(name, text, kind);
+    let form = match kind {
+        SourceKind::Text => planc::fmt::convert::Form::Json,
+        SourceKind::Json => planc::fmt::convert::Form::Plan,
+    };
+    match planc::fmt::convert::convert(&mut sources, id, form, None) {
+        Ok(_) => Vec::new(),
+        Err(diags) => diags.iter().map(|d| (d.code, d.severity)).collect(),
+    }
+}
+
 #[test]
 fn page_examples_are_true() {
     for &code in Code::ALL {
@@ -80,7 +95,14 @@ fn page_examples_are_true() {
         let fixed = fixed.unwrap_or_else(|| panic!("{code}: no `## Fixed` example"));
 
         let ctx = explain::context(page);
-        let got = compile("failing", &failing, kind, &ctx);
+        let run = |name: &str, text: &str| {
+            if code.is_conversion() {
+                convert(name, text, kind)
+            } else {
+                compile(name, text, kind, &ctx)
+            }
+        };
+        let got = run("failing", &failing);
         let not_notes: Vec<Code> = got
             .iter()
             .filter(|(_, s)| *s != Severity::Note)
@@ -103,7 +125,7 @@ fn page_examples_are_true() {
             );
         }
 
-        let got = compile("fixed", &fixed, kind, &ctx);
+        let got = run("fixed", &fixed);
         let not_notes: Vec<Code> = got
             .iter()
             .filter(|(_, s)| *s != Severity::Note)

@@ -12,8 +12,8 @@
 //!   compiles to the IR of the original (but for `source` and spans); a
 //!   second conversion writes the same bytes as the first.
 //! - What the JSON form (or the text form) cannot express is refused with
-//!   a `ConvertError` at the construct's span, never written with another
-//!   meaning.
+//!   a diagnostic (E0701 into JSON, E0702 into text) at the construct's
+//!   span, never written with another meaning.
 //! - Every ok fixture converts, or is refused, without a panic; what
 //!   converts reads back without errors.
 
@@ -23,7 +23,7 @@ mod plangen;
 use std::path::{Path, PathBuf};
 
 use planc::driver::{self, Job};
-use planc::fmt::convert::{ConvertError, to_json, to_text};
+use planc::fmt::convert::{to_json, to_text};
 use planc::syntax::{self, ast};
 use planc::{Diagnostic, FileId};
 use proptest::prelude::*;
@@ -257,6 +257,86 @@ fn every_example_round_trips_to_the_same_ir() {
         }
     }
     assert!(seen >= 4, "{seen} example plans");
+}
+
+/// `text` without what its JSON form leaves out
+/// ([`planc::fmt::convert::left_out_of_json`]): a line that holds only a
+/// comment goes whole (and the `///` lines after a doc comment's first),
+/// a trailing comment with the spaces before it.
+fn without_comments(text: &str) -> String {
+    let module = parse(Doc::Text, text);
+    let mut out = String::new();
+    let mut at = 0;
+    for start in planc::fmt::convert::left_out_of_json(text, &module) {
+        let start = start as usize;
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let mut end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        if text[start..].starts_with("///") {
+            while text[end..]
+                .trim_start_matches('\n')
+                .trim_start()
+                .starts_with("///")
+            {
+                let next = end + 1;
+                end = text[next..].find('\n').map_or(text.len(), |i| next + i);
+            }
+        }
+        if text[line_start..start].trim().is_empty() {
+            out.push_str(&text[at..line_start]);
+            at = (end + 1).min(text.len());
+        } else {
+            out.push_str(text[at..start].trim_end());
+            at = end;
+        }
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Every `.plan` file of the examples (plans, catalogues, policies), laid
+/// out, converted to JSON and back to text (with the catalogue of its
+/// folder, as `planc fmt --to plan` reads it) and laid out, is the file
+/// itself but for its plain comments, which JSON cannot hold.
+#[test]
+fn every_example_comes_back_from_json_as_it_was_laid_out() {
+    let mut files = Vec::new();
+    for dir in ["northwind", "config_dag", "pallet_credit"] {
+        let dir = root().join("examples").join(dir);
+        let config = planc::project::discover(&dir).unwrap().unwrap();
+        let mut diags = Vec::new();
+        let tools: Vec<ast::Module> = config
+            .catalog
+            .iter()
+            .map(|p| parse(Doc::Text, &read(p)))
+            .collect();
+        let catalog =
+            planc::catalog::Catalog::build(tools.iter().flat_map(|m| m.tools()), &mut diags);
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|e| e == "plan") {
+                files.push((p, catalog.clone()));
+            }
+        }
+    }
+    assert!(files.len() >= 10, "{} example files", files.len());
+    for (path, catalog) in &files {
+        let laid_out = planc::fmt::layout::layout(&read(path)).unwrap();
+        let module = parse(Doc::Text, &laid_out);
+        let doc = if module.plans().next().is_some() {
+            Doc::Plan
+        } else if module.policies().next().is_some() {
+            Doc::Policy
+        } else {
+            Doc::Catalog
+        };
+        let j = to_json(&module).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let mut back = parse(doc, &j);
+        planc::fmt::convert::make_explicit(&mut back, catalog);
+        let t = to_text(&back).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let got = planc::fmt::layout::layout(&t).unwrap();
+        let want = planc::fmt::layout::layout(&without_comments(&laid_out)).unwrap();
+        assert_eq!(got, want, "{}: text → JSON → text", path.display());
+    }
 }
 
 #[test]
@@ -526,7 +606,7 @@ fn policies_convert_with_every_clause() {
     let t = text(Doc::Policy, &j);
     assert_eq!(
         t,
-        "policy p {\n    actor [crm:read, billing:*, plain]\n    max_steps 12\n\n    a.b requires [crm:read] approval human where x >= \"2026-01-01\", y >= -3, amount <= 500.00\n    c untrusted\n    d\n}\n"
+        "policy p {\n    actor [crm:read, billing:*, plain]\n    max_steps 12\n\n    a.b requires [crm:read] approval human where x >= \"2026-01-01\", y >= -3, amount <= 500.00\n    c requires [] untrusted\n    d requires []\n}\n"
     );
 }
 
@@ -587,7 +667,7 @@ fn probes_of_every_form_convert() {
 
 // ---------------------------------------------------------------- refusals
 
-fn span(e: &ConvertError) -> std::ops::Range<usize> {
+fn span(e: &Diagnostic) -> std::ops::Range<usize> {
     e.span.start as usize..e.span.end as usize
 }
 
@@ -596,7 +676,7 @@ fn span(e: &ConvertError) -> std::ops::Range<usize> {
 fn refused(
     doc: Doc,
     src: &str,
-    to: fn(&ast::Module) -> Result<String, ConvertError>,
+    to: fn(&ast::Module) -> Result<String, Box<Diagnostic>>,
     at: &str,
     says: &str,
 ) {
@@ -611,7 +691,14 @@ fn refused(
         "{:?} does not say {says:?}",
         err.message
     );
-    assert!(!err.to_string().is_empty());
+    // Text is refused on its way into JSON, JSON on its way into text.
+    let code = if matches!(doc, Doc::Text) {
+        planc::Code::E0701
+    } else {
+        planc::Code::E0702
+    };
+    assert_eq!(err.code, code, "{err:?}");
+    assert!(err.help.is_some() && !err.label.is_empty(), "{err:?}");
 }
 
 const STEP0: &str = "step a = t.x() {\n        bind x = $.v\n    }\n";
@@ -1014,4 +1101,41 @@ fn the_command_names_what_json_leaves_out_and_reads_the_catalogue() {
             .contains("as_of: \"2026-03-04\")")
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Forms that are empty but say something (an actor with no scopes, a rule
+/// that requires none, an empty record or list, a plan with no steps) come
+/// back from JSON as they were written.
+#[test]
+fn empty_forms_survive_json_both_ways() {
+    let cases = [
+        (
+            Doc::Policy,
+            "policy p {\n    actor []\n\n    config.parse requires []\n    a.b requires [] approval human\n}\n",
+        ),
+        (Doc::Policy, "policy p {\n    max_steps 0\n}\n"),
+        (Doc::Catalog, "tool t.x() -> {} read\n"),
+        (
+            Doc::Catalog,
+            "tool t.x(a: [string] = [], b: { c: int } = {}) -> any read\n",
+        ),
+        (Doc::Plan, "plan p {\n}\n"),
+        (Doc::Plan, "plan p {\n    replans 0\n    max_steps 0\n}\n"),
+        (
+            Doc::Plan,
+            "plan p {\n    step a = t.x(l: [], r: {}, s: \"\") {\n        post $.x in []\n        post $.y not in []\n        post $.s == \"\"\n    }\n}\n",
+        ),
+    ];
+    for (doc, src) in cases {
+        let j = json(Doc::Text, src);
+        assert_eq!(text(doc, &j), src, "{j}");
+        assert_eq!(planc::fmt::layout::layout(src).unwrap(), src);
+    }
+    // A rule written without `requires` means `requires []`, which is how
+    // it comes back.
+    let j = json(Doc::Text, "policy p {\n    a.b approval human\n}\n");
+    assert_eq!(
+        text(Doc::Policy, &j),
+        "policy p {\n    a.b requires [] approval human\n}\n"
+    );
 }

@@ -12,7 +12,9 @@
 //! - Every error and warning has a help line: an agent loop must be able to
 //!   act on the JSON document alone.
 //! - Fixtures under `tests/ui/syntax/` are parsed only (they pin the front
-//!   end's diagnostics); all others run the whole pipeline.
+//!   end's diagnostics); those under `tests/ui/fmt/` are converted to the
+//!   other form (`planc fmt --to`: text to JSON, JSON to text); all others
+//!   run the whole pipeline.
 //! - Catalogue and policy come from the nearest `planc.toml` up to
 //!   `tests/ui/`, else from the fixture itself (a `.plan` file may declare
 //!   tools, a policy and a plan together); so does the progress record a
@@ -113,6 +115,17 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         let mut d = driver::parse(&mut job.sources, id, driver::Role::Plan).1;
         planc::diagnostics::sort(&mut d);
         d
+    } else if relative(path).starts_with("tests/ui/fmt/") {
+        // Fixtures of the conversion (`planc fmt --to`): a text file is
+        // converted to JSON, a JSON file to text.
+        let id = job.plans[0];
+        let form = match job.sources.get(id).map(|f| f.kind) {
+            Some(planc::SourceKind::Json) => planc::fmt::convert::Form::Plan,
+            _ => planc::fmt::convert::Form::Json,
+        };
+        planc::fmt::convert::convert(&mut job.sources, id, form, None)
+            .err()
+            .unwrap_or_default()
     } else {
         driver::run(&mut job).diagnostics
     };

@@ -143,6 +143,10 @@ pub enum Command {
         /// form) to this form, on standard output.
         #[arg(long, value_enum, value_name = "FORM")]
         to: Option<Form>,
+        /// How to print the diagnostics of a file that does not parse or
+        /// convert (on stderr).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
         /// When to colour the report of a file that does not parse.
         #[arg(long, value_enum, default_value_t = Color::Auto)]
         color: Color,

@@ -10,9 +10,9 @@ use planc::driver::{self, Job};
 use planc::project;
 
 use super::Failure;
-use super::args::{Color, Form};
+use super::args::{Color, Form, Format};
 use super::load::{add_file, display_path, stdin_bytes};
-use super::report::report_human;
+use super::report::report_files;
 
 /// What `planc fmt` does with a file whose layout differs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,12 @@ pub enum FmtMode {
 /// one that cannot be read or a layout that would
 /// change more than whitespace stops the command (status 2). `--check` and
 /// `--diff` write nothing and exit with 1 when a file is not laid out.
-pub fn fmt(files: &[PathBuf], mode: FmtMode, color: Color) -> Result<ExitCode, Failure> {
+pub fn fmt(
+    files: &[PathBuf],
+    mode: FmtMode,
+    format: Format,
+    color: Color,
+) -> Result<ExitCode, Failure> {
     let mut code = ExitCode::SUCCESS;
     for path in files {
         let stdin = path == Path::new("-");
@@ -48,7 +53,7 @@ pub fn fmt(files: &[PathBuf], mode: FmtMode, color: Color) -> Result<ExitCode, F
             Err(planc::fmt::layout::LayoutError::Syntax(diagnostics)) => {
                 let mut sources = planc::SourceMap::new();
                 sources.add_with_kind(name, text, SourceKind::Text);
-                report_human(&sources, &diagnostics, color);
+                report_files(&sources, &diagnostics, format, color);
                 code = ExitCode::from(1);
                 continue;
             }
@@ -115,7 +120,12 @@ pub fn read_input(
 /// as a plan, a catalogue or a policy, told apart by its keys) and written
 /// in the other, on standard output. A file with syntax errors, or holding
 /// what the other form cannot express, is reported (status 1).
-pub fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, Failure> {
+pub fn convert(
+    files: &[PathBuf],
+    form: Form,
+    format: Format,
+    color: Color,
+) -> Result<ExitCode, Failure> {
     let [path] = files else {
         return Err(Failure(format!(
             "`--to` converts one file at a time ({} given)",
@@ -127,60 +137,40 @@ pub fn convert(files: &[PathBuf], form: Form, color: Color) -> Result<ExitCode, 
     };
     let mut sources = planc::SourceMap::new();
     let id = sources.add_with_kind(name, text, kind);
-    let (mut module, diagnostics) = driver::parse(&mut sources, id, driver::Role::Plan);
-    if diagnostics
-        .iter()
-        .any(|d| d.severity == planc::Severity::Error)
-    {
-        report_human(&sources, &diagnostics, color);
-        return Ok(ExitCode::from(1));
-    }
-    if form == Form::Plan
-        && let Some(catalog) = catalogue_near(path)
-    {
-        planc::fmt::convert::make_explicit(&mut module, &catalog);
-    }
-    let converted = match form {
-        Form::Json => planc::fmt::convert::to_json(&module),
-        // Laid out as `planc fmt` would, when the layout takes it.
-        Form::Plan => planc::fmt::convert::to_text(&module)
-            .map(|t| planc::fmt::layout::layout(&t).unwrap_or(t)),
+    let (to, catalog) = match form {
+        Form::Json => (planc::fmt::convert::Form::Json, None),
+        Form::Plan => (planc::fmt::convert::Form::Plan, catalogue_near(path)),
     };
-    match converted {
-        Ok(out) => {
-            std::io::stdout()
-                .write_all(out.as_bytes())
-                .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
-            if form == Form::Json
-                && let Some(f) = sources.get(id).filter(|f| f.kind == SourceKind::Text)
-            {
-                let left_out = planc::fmt::convert::left_out_of_json(&f.text, &module);
-                if let Some(&first) = left_out.first() {
-                    let at = f.line_col(first);
-                    eprintln!(
-                        "{}:{}:{}: note: the JSON form holds no comments: {} left out (doc comments of tools, parameters and fields are kept as descriptions)",
-                        f.name,
-                        at.line,
-                        at.column,
-                        if left_out.len() == 1 {
-                            "1 comment".to_string()
-                        } else {
-                            format!("{} comments", left_out.len())
-                        }
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+    let converted = match planc::fmt::convert::convert(&mut sources, id, to, catalog.as_ref()) {
+        Ok(c) => c,
+        Err(diagnostics) => {
+            report_files(&sources, &diagnostics, format, color);
+            return Ok(ExitCode::from(1));
         }
-        Err(e) => {
-            let (file, at) = match sources.get(e.span.file) {
-                Some(f) => (f.name.as_str(), f.line_col(e.span.start)),
-                None => ("", Default::default()),
-            };
-            eprintln!("{file}:{}:{}: error: {}", at.line, at.column, e.message);
-            Ok(ExitCode::from(1))
+    };
+    std::io::stdout()
+        .write_all(converted.text.as_bytes())
+        .map_err(|e| Failure(format!("cannot write the result: {e}")))?;
+    if form == Form::Json
+        && let Some(f) = sources.get(id).filter(|f| f.kind == SourceKind::Text)
+    {
+        let left_out = planc::fmt::convert::left_out_of_json(&f.text, &converted.module);
+        if let Some(&first) = left_out.first() {
+            let at = f.line_col(first);
+            eprintln!(
+                "{}:{}:{}: note: the JSON form holds no comments: {} left out (doc comments of tools, parameters and fields are kept as descriptions)",
+                f.name,
+                at.line,
+                at.column,
+                if left_out.len() == 1 {
+                    "1 comment".to_string()
+                } else {
+                    format!("{} comments", left_out.len())
+                }
+            );
         }
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The catalogue of the `planc.toml` found from `path`'s folder (the

@@ -84,14 +84,16 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
         Command::Fmt {
             files,
             to: Some(form),
+            format,
             color,
             ..
-        } => fmt::convert(&files, form, color),
+        } => fmt::convert(&files, form, format, color),
         Command::Fmt {
             files,
             check,
             diff,
             to: None,
+            format,
             color,
         } => {
             let mode = match (check, diff) {
@@ -99,7 +101,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
                 (true, false) => FmtMode::Check,
                 (false, false) => FmtMode::Write,
             };
-            fmt::fmt(&files, mode, color)
+            fmt::fmt(&files, mode, format, color)
         }
         Command::Run {
             plan,

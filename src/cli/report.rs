@@ -151,6 +151,25 @@ pub fn print_result(text: &str) -> Result<(), Failure> {
         .map_err(|e| Failure(format!("cannot write the result: {e}")))
 }
 
+/// Prints the diagnostics of files read outside a job (`planc fmt`) in the
+/// chosen format, on stderr: standard output carries the command's result.
+pub fn report_files(
+    sources: &planc::SourceMap,
+    diagnostics: &[planc::Diagnostic],
+    format: Format,
+    color: Color,
+) {
+    match format {
+        Format::Human => report_human(sources, diagnostics, color),
+        Format::Short => eprint!("{}", render::short(sources, diagnostics)),
+        Format::Json => eprint!("{}", render::json(sources, diagnostics)),
+        Format::Sarif => eprint!(
+            "{}",
+            render::sarif(sources, diagnostics, &render::SarifOptions::default())
+        ),
+    }
+}
+
 /// Prints diagnostics as human reports on stderr, with the summary line.
 pub fn report_human(sources: &planc::SourceMap, diagnostics: &[planc::Diagnostic], color: Color) {
     let mut s = render::human(sources, diagnostics, color.on_stderr());

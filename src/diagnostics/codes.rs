@@ -73,6 +73,8 @@ codes! {
     E0603 Error "step recorded twice in a progress record";
     E0604 Error "a recorded step's fields contradict its status";
     E0605 Error "artifact recorded by two steps";
+    E0701 Error "a construct the JSON form cannot express, converting text to JSON (`planc fmt --to json`)";
+    E0702 Error "a name or value the text form cannot spell, converting JSON to text (`planc fmt --to plan`)";
     N0301 Note "step needs human approval";
     N0302 Note "ceiling over a referenced argument, enforced at dispatch by a guard";
     N0303 Note "step reused from the progress record: it completed with the same tool and arguments";
@@ -99,6 +101,12 @@ impl Code {
     /// editors show it faded rather than underlined.
     pub fn is_unnecessary(self) -> bool {
         matches!(self, Code::W0403)
+    }
+
+    /// Whether the code is found by converting a file to the other form
+    /// (`planc fmt --to`), not by checking it.
+    pub fn is_conversion(self) -> bool {
+        matches!(self, Code::E0701 | Code::E0702)
     }
 
     /// Reads a code as a user types it (`e0106`, `E0106`).

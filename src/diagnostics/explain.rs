@@ -47,6 +47,8 @@ pub fn page(code: Code) -> &'static str {
         Code::E0603 => include_str!("../../docs/explain/E0603.md"),
         Code::E0604 => include_str!("../../docs/explain/E0604.md"),
         Code::E0605 => include_str!("../../docs/explain/E0605.md"),
+        Code::E0701 => include_str!("../../docs/explain/E0701.md"),
+        Code::E0702 => include_str!("../../docs/explain/E0702.md"),
         Code::W0406 => include_str!("../../docs/explain/W0406.md"),
         Code::W0501 => include_str!("../../docs/explain/W0501.md"),
         Code::W0502 => include_str!("../../docs/explain/W0502.md"),

@@ -1,7 +1,8 @@
 //! The text form's layout (`planc fmt`).
 //!
 //! The layout works on the file's tokens and comments, guided by its syntax
-//! tree, and changes whitespace only:
+//! tree, and changes whitespace only (but for the comma it adds after
+//! the last item of a list it breaks):
 //!
 //! - every declaration, policy item and rule, plan item, step and step
 //!   clause starts a line; so does every doc comment and what follows it;
@@ -13,11 +14,16 @@
 //! - a line is indented four spaces per open bracket line, and four more
 //!   when it continues the line before (a rule broken before `where`);
 //! - within a line, one space between tokens, none inside `(` `[`, before
-//!   `,` `:` `?` and closing brackets, nor between a name and its `(`.
+//!   `,` `:` `?` and closing brackets, nor between a name and its `(`;
+//! - a line wider than [`WIDTH`] is broken at the outermost bracket still
+//!   on one line that spans it (the last of those as deep), until the
+//!   lines fit or no such bracket is left;
+//! - a bracket of items laid out as a block holds one item per line, each
+//!   followed by a comma (the one token the layout may add).
 //!
 //! A file with syntax errors is not laid out. Before the result is returned
 //! its tokens and comments are compared with the input's: a layout that
-//! would change anything but whitespace is refused as an internal error,
+//! would change anything else is refused as an internal error,
 //! so the command can never change what a plan means or drop a comment.
 
 use std::collections::HashSet;
@@ -47,9 +53,212 @@ pub fn layout(text: &str) -> Result<String, LayoutError> {
     let pieces = pieces(text);
     let anchors = anchors(&module, &pieces);
     let split = splits(&module, &pieces);
-    let out = print(&pieces, &anchors, &split);
-    verify(&pieces, &split, &out)?;
-    Ok(out)
+    let brackets = Brackets::new(&pieces, &holds_items(&module, &pieces));
+    let mut multi = multiline(&pieces, &anchors);
+    // Brackets are broken, outermost first, until every line fits or no
+    // bracket on a line that does not fit is left to break: a few rounds,
+    // one per level of nesting broken.
+    loop {
+        let shape = Shape::new(&pieces, &brackets, &multi);
+        let (out, lines) = print(&pieces, &anchors, &split, &shape);
+        let wider = to_break(&out, &lines, &brackets, &multi);
+        if wider.is_empty() {
+            verify(&pieces, &split, &shape.comma_after, &out)?;
+            return Ok(out);
+        }
+        for i in wider {
+            if let Some(m) = multi.get_mut(i) {
+                *m = true;
+            }
+        }
+    }
+}
+
+/// The widest line the layout aims for, in characters: a line wider than
+/// this is broken at its brackets where it can be.
+pub const WIDTH: usize = 100;
+
+/// The opening brackets of comma-separated items (arguments, parameters,
+/// record fields and entries, list values, scopes), where a comma may
+/// follow the last item; not a block (`{` of a plan, policy or step), a
+/// list type (`[string]`) nor the path of `len(…)` or `exists(…)`.
+fn holds_items(module: &ast::Module, pieces: &[Piece<'_>]) -> HashSet<usize> {
+    // Inside a tool declaration, a `[` is a list type unless it is in a
+    // parameter's default value.
+    let mut types: Vec<(usize, usize)> = Vec::new();
+    let mut values: Vec<(usize, usize)> = Vec::new();
+    for item in &module.items {
+        if let ast::Item::Tool(t) = item {
+            types.push((t.span.start as usize, t.span.end as usize));
+            for d in t.params.iter().filter_map(|p| p.default.as_ref()) {
+                values.push((d.span.start as usize, d.span.end as usize));
+            }
+        }
+    }
+    let within =
+        |spans: &[(usize, usize)], at: usize| spans.iter().any(|&(a, b)| a <= at && at < b);
+    let mut out = HashSet::new();
+    let mut prev: Option<Token<'_>> = None;
+    for (i, p) in pieces.iter().enumerate() {
+        let Kind::Tok(t) = p.kind else { continue };
+        let items = match t {
+            Token::LParen => matches!(
+                prev,
+                Some(Token::Ident(n) | Token::DottedName(n)) if !matches!(n, "len" | "exists")
+            ),
+            Token::LBrace => matches!(
+                prev,
+                Some(
+                    Token::Colon
+                        | Token::Arrow
+                        | Token::Comma
+                        | Token::LBracket
+                        | Token::LParen
+                        | Token::Assign
+                        | Token::Pipe
+                )
+            ),
+            Token::LBracket => !within(&types, p.start) || within(&values, p.start),
+            _ => false,
+        };
+        if items {
+            out.insert(i);
+        }
+        prev = Some(t);
+    }
+    out
+}
+
+/// The brackets of a file: for each piece, the innermost bracket it is
+/// in, and for each opening bracket, its nesting depth, the piece that
+/// closes it and whether it holds items ([`holds_items`]).
+struct Brackets {
+    parent: Vec<Option<usize>>,
+    depth: Vec<usize>,
+    close: Vec<Option<usize>>,
+    items: HashSet<usize>,
+}
+
+impl Brackets {
+    fn new(pieces: &[Piece<'_>], items: &HashSet<usize>) -> Self {
+        let n = pieces.len();
+        let (mut parent, mut depth, mut close) = (vec![None; n], vec![0; n], vec![None; n]);
+        let mut open: Vec<usize> = Vec::new();
+        for (i, p) in pieces.iter().enumerate() {
+            if p.kind.closes()
+                && let Some(o) = open.pop()
+                && let Some(c) = close.get_mut(o)
+            {
+                *c = Some(i);
+            }
+            if let Some(slot) = parent.get_mut(i) {
+                *slot = open.last().copied();
+            }
+            if p.kind.opens() {
+                if let Some(d) = depth.get_mut(i) {
+                    *d = open.len();
+                }
+                open.push(i);
+            }
+        }
+        Brackets {
+            parent,
+            depth,
+            close,
+            items: items.clone(),
+        }
+    }
+}
+
+/// What the layout adds to a file's line breaks: a bracket of items laid
+/// out as a block holds one item per line, each followed by a comma.
+struct Shape {
+    /// The commas after which a line breaks.
+    break_after: HashSet<usize>,
+    /// The pieces after which a comma is added: the last item of such a
+    /// list, when it has none.
+    comma_after: HashSet<usize>,
+    multi: Vec<bool>,
+}
+
+impl Shape {
+    fn new(pieces: &[Piece<'_>], brackets: &Brackets, multi: &[bool]) -> Self {
+        let is_list =
+            |o: usize| multi.get(o).copied().unwrap_or(false) && brackets.items.contains(&o);
+        let mut break_after = HashSet::new();
+        for (i, p) in pieces.iter().enumerate() {
+            if p.kind.is(Token::Comma)
+                && let Some(Some(o)) = brackets.parent.get(i)
+                && is_list(*o)
+            {
+                break_after.insert(i);
+            }
+        }
+        let mut comma_after = HashSet::new();
+        for &o in brackets.items.iter().filter(|&&o| is_list(o)) {
+            let Some(Some(c)) = brackets.close.get(o) else {
+                continue;
+            };
+            let last = (o + 1..*c).rev().find(|&j| {
+                pieces
+                    .get(j)
+                    .is_some_and(|p| matches!(p.kind, Kind::Tok(_)))
+            });
+            if let Some(j) = last
+                && j != o
+                && !pieces.get(j).is_some_and(|p| p.kind.is(Token::Comma))
+            {
+                comma_after.insert(j);
+            }
+        }
+        Shape {
+            break_after,
+            comma_after,
+            multi: multi.to_vec(),
+        }
+    }
+}
+
+/// The brackets to break next: on each line wider than [`WIDTH`], the
+/// outermost bracket still on one line that spans it (the last of them
+/// when several are as deep: the result of a tool before its
+/// parameters, a step's arguments rather than what they hold).
+fn to_break(out: &str, lines: &[usize], brackets: &Brackets, multi: &[bool]) -> Vec<usize> {
+    let wide: HashSet<usize> = out
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.chars().count() > WIDTH)
+        .map(|(n, _)| n)
+        .collect();
+    if wide.is_empty() {
+        return Vec::new();
+    }
+    // For each wide line, the best bracket so far: (depth, index).
+    let mut best: std::collections::HashMap<usize, (usize, usize)> = Default::default();
+    for (i, close) in brackets.close.iter().enumerate() {
+        let Some(c) = *close else { continue };
+        if c == i + 1 || multi.get(i).copied().unwrap_or(true) {
+            continue;
+        }
+        let (Some(&from), Some(&to), Some(&depth)) =
+            (lines.get(i), lines.get(c), brackets.depth.get(i))
+        else {
+            continue;
+        };
+        for line in from..=to {
+            if !wide.contains(&line) {
+                continue;
+            }
+            let slot = best.entry(line).or_insert((depth, i));
+            if depth < slot.0 || (depth == slot.0 && i > slot.1) {
+                *slot = (depth, i);
+            }
+        }
+    }
+    let mut chosen: Vec<usize> = best.into_values().map(|(_, i)| i).collect();
+    chosen.sort_unstable();
+    chosen.dedup();
+    chosen
 }
 
 /// Where each plain `//` comment of `text` starts (byte offsets, in
@@ -290,8 +499,16 @@ fn multiline(pieces: &[Piece<'_>], anchors: &HashSet<usize>) -> Vec<bool> {
     multi
 }
 
-fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>) -> String {
+/// The file written out, and the line (from 0) each piece is on.
+fn print(
+    pieces: &[Piece<'_>],
+    anchors: &HashSet<usize>,
+    split: &HashSet<usize>,
+    shape: &Shape,
+) -> (String, Vec<usize>) {
     let mut out = String::new();
+    let mut lines = Vec::with_capacity(pieces.len());
+    let mut line = 0usize;
     let mut open: Vec<Open> = Vec::new();
     let mut indent = 0usize;
     // The last token (not comment) written, for continuation lines.
@@ -301,7 +518,7 @@ fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>)
     // after a close (`) {` of a step whose arguments run over several
     // lines) belongs to the line that opened the closed one.
     let mut closed_indent = 0usize;
-    let multi = multiline(pieces, anchors);
+    let multi = &shape.multi;
     for (i, p) in pieces.iter().enumerate() {
         let kind = p.kind;
         let anchored = anchors.contains(&i) || kind.is_doc() || prev.is_some_and(|k| k.is_doc());
@@ -312,9 +529,15 @@ fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>)
         let trailing_comment = matches!(kind, Kind::Comment(_)) && p.breaks == 0;
         let opens_block = in_block && prev.is_some_and(|k| k.opens()) && !trailing_comment;
         let closes_block = in_block && kind.closes();
+        let next_item = i
+            .checked_sub(1)
+            .is_some_and(|j| shape.break_after.contains(&j))
+            && !trailing_comment;
         let newline = match prev {
             None => false,
-            Some(_) if after_comment || anchored || opens_block || closes_block => true,
+            Some(_) if after_comment || anchored || opens_block || closes_block || next_item => {
+                true
+            }
             // A comma stays with what it follows.
             Some(_) if kind.is(Token::Comma) => false,
             Some(_) => p.breaks > 0,
@@ -335,9 +558,11 @@ fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>)
         if newline {
             trim_line_end(&mut out);
             out.push('\n');
+            line += 1;
             let blank = p.breaks >= 2 && !prev.is_some_and(|k| k.opens()) && !kind.closes();
             if blank {
                 out.push('\n');
+                line += 1;
             }
             for _ in 0..indent {
                 out.push_str("    ");
@@ -356,6 +581,10 @@ fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>)
             }
             _ => out.push_str(kind.text()),
         }
+        if shape.comma_after.contains(&i) {
+            out.push(',');
+        }
+        lines.push(line);
         if kind.opens() {
             let after_close = prev.is_some_and(|k| k.closes()) && !newline;
             open.push(Open {
@@ -372,7 +601,7 @@ fn print(pieces: &[Piece<'_>], anchors: &HashSet<usize>, split: &HashSet<usize>)
     if !out.is_empty() {
         out.push('\n');
     }
-    out
+    (out, lines)
 }
 
 fn trim_line_end(out: &mut String) {
@@ -395,16 +624,24 @@ fn space(a: Kind<'_>, b: Kind<'_>) -> bool {
 
 /// Refuses a layout whose tokens and comments differ from the input's:
 /// the output, lexed again, must give the same texts in the same order
-/// (split scope tokens as their three parts). Token kinds follow from
+/// (split scope tokens as their three parts, with the commas added after
+/// the pieces of `comma_after`). Token kinds follow from
 /// their texts, and a space always follows a colon, so equal texts are
 /// equal tokens.
-fn verify(input: &[Piece<'_>], split: &HashSet<usize>, out: &str) -> Result<(), LayoutError> {
+fn verify(
+    input: &[Piece<'_>],
+    split: &HashSet<usize>,
+    comma_after: &HashSet<usize>,
+    out: &str,
+) -> Result<(), LayoutError> {
     let expected: Vec<(&str, usize)> = input
         .iter()
         .enumerate()
         .flat_map(|(i, p)| {
+            let added = comma_after.contains(&i).then_some(",");
             texts(p, split.contains(&i))
                 .into_iter()
+                .chain(added)
                 .map(move |t| (t, p.start))
         })
         .collect();

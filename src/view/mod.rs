@@ -1,6 +1,6 @@
 //! Views of a compiled plan for people: the dependency graph in DOT and
 //! Mermaid (`graph.rs`), and the review page, one self-contained HTML file
-//! for the person who approves the plan (`review.rs`, with the graph drawn
+//! for the person who approves the plan (`review/`, with the graph drawn
 //! by `svg.rs`). Everything here is built from the IR, the contract the
 //! executor runs, so what a reviewer sees is what will run. No IO.
 

@@ -383,26 +383,50 @@ fn step_json(index: usize, s: &Step) -> Result<J> {
         ("tool", str_j(&s.tool.node)),
         ("args", args.into_j()),
     ];
+    let mut clauses: Vec<(&str, J)> = Vec::new();
     for (key, mut probes) in [("pre", pres), ("post", posts)] {
         if probes.len() == 1 {
-            o.extend(probes.pop().map(|p| (key, p)));
+            clauses.extend(probes.pop().map(|p| (key, p)));
         } else if !probes.is_empty() {
-            o.push((key, J::Arr(probes)));
+            clauses.push((key, J::Arr(probes)));
         }
     }
     if !binds.members.is_empty() {
-        o.push(("binds", binds.into_j()));
+        clauses.push(("binds", binds.into_j()));
     }
     if let Some(u) = on_unmet {
-        o.push(("on_unmet", str_j(u)));
+        clauses.push(("on_unmet", str_j(u)));
     }
     if let Some(r) = retry {
-        o.push(("retry", J::Num(r.to_string())));
+        clauses.push(("retry", J::Num(r.to_string())));
     }
     if !after.is_empty() {
-        o.push(("after", J::Arr(after)));
+        clauses.push(("after", J::Arr(after)));
     }
+    // The keys in the order of their first clauses: the JSON reader makes
+    // clauses in the order of the keys, so a step whose clauses of a kind
+    // are together comes back as it was written.
+    clauses.sort_by_key(|(key, _)| {
+        s.clauses
+            .iter()
+            .position(|c| clause_key(c) == Some(key))
+            .unwrap_or(usize::MAX)
+    });
+    o.extend(clauses);
     Ok(obj(o))
+}
+
+/// The key of a JSON step that holds a clause.
+fn clause_key(c: &Clause) -> Option<&'static str> {
+    match c {
+        Clause::Pre(_) => Some("pre"),
+        Clause::Post(_) => Some("post"),
+        Clause::Bind { .. } => Some("binds"),
+        Clause::OnUnmet(_) => Some("on_unmet"),
+        Clause::Retry(_) => Some("retry"),
+        Clause::After { steps, .. } if !steps.is_empty() => Some("after"),
+        Clause::After { .. } | Clause::Error(_) => None,
+    }
 }
 
 fn probe_json(p: &Probe) -> Result<J> {

@@ -10,7 +10,7 @@
 //!   file that mixes kinds, or holds two plans or two policies, is refused
 //!   at the first declaration that does not fit, rather than guessed at.
 //! - **Refused, never changed.** Whatever the JSON form would read back with
-//!   another meaning is a [`ConvertError`] naming the construct and its span:
+//!   another meaning is a diagnostic (E0701; E0702 into text) at its span:
 //!   a string that is exactly one interpolation (`"${x}"` is a string in the
 //!   text form, the reference itself in JSON), a literal `$` right before an
 //!   interpolation (JSON reads `$${` as an escaped `${`), a ceiling other than
@@ -50,8 +50,12 @@
 //!   literal; `planc fmt --to plan` reads the catalogue of the `planc.toml`
 //!   found from the file). JSON steps get their names (`step_N` for a
 //!   numbered step); `after` by number is already a name in the tree.
-//!   Long calls come out on one line: the layout keeps line breaks, it does
-//!   not make them.
+//!   Calls, parameters and records come out on one line (unless a doc
+//!   comment needs lines of their own), and the layout breaks those wider
+//!   than its width, as `planc fmt` does; a policy rule always says
+//!   `requires`, as a JSON rule always holds `scopes`.
+//! - **Order.** A JSON step's clause keys are written in the order of each
+//!   kind's first clause, and read back in the order of the keys.
 //!
 //! Recursion over expressions and types is bounded: both front ends cap
 //! nesting at [`crate::limits::MAX_DEPTH`] levels before building the tree,
@@ -65,29 +69,44 @@ mod json;
 mod text;
 pub(crate) use text::{escape_text, string_text};
 
-use crate::source::{Span, Spanned};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{FileId, SourceMap, Span, Spanned};
 use crate::syntax::ast::{Effect, Module, Reference, ToolDecl};
 
 /// Why a module cannot be written in the other form: the construct, at its
-/// span.
+/// span. It becomes a [`Diagnostic`] of the direction's code (E0701 into
+/// JSON, E0702 into text) at the module's edge.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConvertError {
-    pub span: Span,
-    pub message: String,
+pub(super) struct Refusal {
+    span: Span,
+    message: String,
 }
 
-impl std::fmt::Display for ConvertError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+impl Refusal {
+    fn diagnostic(self, code: Code) -> Diagnostic {
+        let (label, help) = if code == Code::E0701 {
+            (
+                "the JSON form cannot hold this",
+                "write it in a way the JSON form holds (see `planc explain E0701`), or keep the \
+                 file in the text form",
+            )
+        } else {
+            (
+                "the text form cannot spell this",
+                "change it in the JSON document (see `planc explain E0702`), or keep the file in \
+                 the JSON form",
+            )
+        };
+        Diagnostic::new(code, self.span, self.message)
+            .with_label(label)
+            .with_help(help)
     }
 }
 
-impl std::error::Error for ConvertError {}
-
-pub(super) type Result<T> = std::result::Result<T, ConvertError>;
+pub(super) type Result<T> = std::result::Result<T, Refusal>;
 
 pub(super) fn fail<T>(span: Span, message: impl Into<String>) -> Result<T> {
-    Err(ConvertError {
+    Err(Refusal {
         span,
         message: message.into(),
     })
@@ -128,17 +147,64 @@ pub fn left_out_of_json(text: &str, module: &Module) -> Vec<u32> {
 /// the JSON plan shape, a catalogue (tool declarations) as an MCP
 /// `tools/list` result with JSON Schema types, a policy as the JSON policy
 /// shape; pretty-printed with a 2-space indent, keys in the order of the
-/// examples in docs/json.md. Err when the module holds something the JSON form
-/// cannot express, or mixes kinds (see the module's documentation).
-pub fn to_json(module: &Module) -> Result<String> {
-    json::to_json(module)
+/// examples in docs/json.md. Err (E0701) when the module holds something
+/// the JSON form cannot express, or mixes kinds (see the module's
+/// documentation).
+pub fn to_json(module: &Module) -> std::result::Result<String, Box<Diagnostic>> {
+    json::to_json(module).map_err(|r| Box::new(r.diagnostic(Code::E0701)))
 }
 
 /// A module written in the text form: valid planc syntax, 4-space indent,
-/// one step, clause and policy rule per line. Err when it holds what the
-/// text form cannot spell (see the module's documentation).
-pub fn to_text(module: &Module) -> Result<String> {
-    text::to_text(module)
+/// one step, clause and policy rule per line, not yet laid out. Err (E0702)
+/// when it holds what the text form cannot spell (see the module's
+/// documentation).
+pub fn to_text(module: &Module) -> std::result::Result<String, Box<Diagnostic>> {
+    text::to_text(module).map_err(|r| Box::new(r.diagnostic(Code::E0702)))
+}
+
+/// The form a file is converted to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// The text form, laid out as `planc fmt` lays it out.
+    Plan,
+    /// The JSON form of what the file holds.
+    Json,
+}
+
+/// A file converted: its syntax tree, and the text in the other form.
+pub struct Converted {
+    pub module: Module,
+    pub text: String,
+}
+
+/// `planc fmt --to FORM`: file `file` of `sources` read in its form (a JSON
+/// document as a plan, a catalogue or a policy, told apart by its keys) and
+/// written in `form` (into text, made explicit with `catalog` when there is
+/// one, and laid out). Err with the diagnostics that stop it: the front
+/// end's errors, or the construct the other form cannot hold (E0701,
+/// E0702).
+pub fn convert(
+    sources: &mut SourceMap,
+    file: FileId,
+    form: Form,
+    catalog: Option<&crate::catalog::Catalog>,
+) -> std::result::Result<Converted, Vec<Diagnostic>> {
+    let (mut module, diagnostics) = crate::driver::parse(sources, file, crate::driver::Role::Plan);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(diagnostics);
+    }
+    let text = match form {
+        Form::Json => to_json(&module),
+        Form::Plan => {
+            if let Some(catalog) = catalog {
+                make_explicit(&mut module, catalog);
+            }
+            // Laid out as `planc fmt` would, when the layout takes it.
+            to_text(&module).map(|t| crate::fmt::layout::layout(&t).unwrap_or(t))
+        }
+    }
+    .map_err(|d| vec![*d])?;
+    Ok(Converted { module, text })
 }
 
 pub(super) fn unreadable(what: &str) -> String {

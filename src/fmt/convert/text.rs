@@ -249,8 +249,7 @@ fn tool_text(t: &ToolDecl, out: &mut String) -> Result<()> {
         out.push('\n');
     }
     out.push_str(") -> ");
-    let wide = matches!(&t.result.node, TypeKind::Record(f) if f.len() > 1);
-    type_text(&t.result, 0, wide, out)?;
+    type_text(&t.result, 0, false, out)?;
     let effect = effect(t)?;
     let _ = write!(out, " {}", effect.as_str());
     if t.idempotent.is_some() {
@@ -386,10 +385,10 @@ fn policy_text(p: &PolicyDecl, out: &mut String) -> Result<()> {
         }
         indent(out, 1);
         out.push_str(tool);
-        if !r.requires.is_empty() {
-            out.push_str(" requires ");
-            scope_list(&r.requires, out)?;
-        }
+        // Always written, as the JSON form always holds `scopes`: a rule
+        // with no `requires` means `requires []`.
+        out.push_str(" requires ");
+        scope_list(&r.requires, out)?;
         if r.approval.is_some() {
             out.push_str(" approval human");
         }

@@ -1,0 +1,481 @@
+//! The JSON form of a plan (`docs/json.md`), read into the same syntax tree
+//! as the text form: one [`ast::PlanDecl`] in an [`ast::Module`], so every
+//! check applies unchanged.
+//!
+//! ```json
+//! {"name": "downgrade", "goal": "…", "budget": {"replans": 2, "max_steps": 10},
+//!  "steps": [{"n": 0, "tool": "customer.resolve", "args": {"email": "…"},
+//!             "post": {"probe": "result_count", "path": "$.results", "equals": 1},
+//!             "binds": {"account_id": "$.results[0].id"}, "on_unmet": "replan",
+//!             "retry": 1, "after": [2, "confirm"]}]}
+//! ```
+//!
+//! Decisions:
+//! - A step's name is its `name` when present, else `step_N` from its `n`
+//!   (or a numeric `id`; a string `id` is a name), else `step_I` from its
+//!   index in `steps`. A number in `after` names the step with that number.
+//! - Names (plan, step, binding, reference) must be identifiers of the plan
+//!   language, so that the text and JSON forms convert into each other.
+//! - A whole string `"${name}"` or `"${name.member}"` is a reference, a
+//!   string with `${…}` among other text an interpolation; `$${` is a
+//!   literal `${`. Probe values, ceilings and the goal are plain text.
+//! - Strings that look like dates stay strings: the checker converts them
+//!   against the parameter's type. A number with a fraction or an exponent
+//!   is a decimal; an exponent is written out exactly (`1.5e3` is `1500`),
+//!   never through binary floating point.
+//! - Any object with a duplicate key is E0004, and the later member is
+//!   ignored. Unknown keys are E0004 with the nearest valid key suggested.
+//! - Reading never stops at an error: a step with a problem is reported and
+//!   read as far as it goes; its other clauses and the other steps are kept.
+//!   A step without a readable `tool` keeps an empty tool name.
+
+use crate::FastMap;
+
+use super::ast::{
+    Arg, Clause, CmpOp, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, OnUnmet,
+    Path, PathSeg, PlanDecl, Probe, ProbeKind, RecordEntry, Reference, Step,
+};
+use super::json::{Json, Value};
+use super::json_reader::{Fields, Reader, is_ident};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::limits;
+use crate::source::{Span, Spanned};
+use crate::suggest;
+
+mod expr;
+mod paths;
+mod probes;
+
+pub use expr::escape_text;
+pub(crate) use expr::plain_expr;
+use expr::*;
+use paths::*;
+pub use paths::{BINDING_PATH_PATTERN, PATH_PATTERN, REFERENCE_PATTERN};
+#[cfg(test)]
+pub(crate) use probes::PROBE_ANY_KEYS;
+use probes::*;
+pub(crate) use probes::{
+    CONTAINS_KEYS, FIELD_COMPARE_KEYS, FIELD_EQUALS_KEYS, FIELD_EXISTS_KEYS, FIELD_IN_KEYS, OPS,
+    RESULT_COUNT_KEYS, literal, probe_keys,
+};
+pub use probes::{expand_exponent, number_literal};
+
+pub(crate) const PLAN_KEYS: &[&str] = &["name", "goal", "steps", "budget"];
+pub(crate) const BUDGET_KEYS: &[&str] = &["replans", "max_steps"];
+pub(crate) const STEP_KEYS: &[&str] = &[
+    "n", "id", "name", "tool", "args", "pre", "post", "binds", "on_unmet", "retry", "after",
+];
+pub(crate) const PROBE_KINDS: &[&str] = &[
+    "result_count",
+    "field_equals",
+    "field_in",
+    "field_not_in",
+    "field_exists",
+    "field_compare",
+    "contains",
+];
+pub(crate) const ON_UNMET: &[&str] = &["replan", "halt", "escalate"];
+/// The keys of one element of `binds` written as an array (the form a
+/// closed-object schema can describe): `{"name": …, "path": …}`.
+pub(crate) const BIND_KEYS: &[&str] = &["name", "path"];
+
+/// Reads a parsed JSON plan document. Never fails: problems are reported and
+/// the rest is read.
+pub fn read_plan(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
+    let mut r = Reader::new(text);
+    let plan = plan(&mut r, root);
+    let module = Module {
+        items: match plan {
+            Some(p) => vec![Item::Plan(p)],
+            None => vec![Item::Error(root.span)],
+        },
+    };
+    (module, r.diags)
+}
+
+fn first_byte(span: Span) -> Span {
+    Span {
+        end: span.start.saturating_add(1).min(span.end),
+        ..span
+    }
+}
+
+/// An optional plan key given as `null` is the key left out: a strict
+/// structured-output schema, where every key must be present, writes an
+/// absent budget that way.
+fn given<'v, 'a>(f: &Fields<'v, 'a>, key: &str) -> Option<&'v Json<'a>> {
+    f.get(key).filter(|v| !matches!(v.value, Value::Null))
+}
+
+fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
+    let f = r.fields(root, "a plan", PLAN_KEYS)?;
+    let name = match given(&f, "name") {
+        Some(v) => ident(r, "name", v, "a plan name"),
+        None => None,
+    }
+    .unwrap_or_else(|| Spanned::new("plan".to_string(), first_byte(root.span)));
+    let goal = f.get("goal").and_then(|v| {
+        r.string("goal", v)
+            .map(|s| Spanned::new(s.to_string(), v.span))
+    });
+    let (mut replans, mut max_steps) = (None, None);
+    if let Some(b) = given(&f, "budget")
+        && let Some(bf) = r.fields(b, "`budget`", BUDGET_KEYS)
+    {
+        replans = given(&bf, "replans")
+            .and_then(|v| r.count("replans", v).map(|n| Spanned::new(n, v.span)));
+        max_steps = given(&bf, "max_steps")
+            .and_then(|v| r.count("max_steps", v).map(|n| Spanned::new(n, v.span)));
+    }
+    let mut steps = Vec::new();
+    match f.get("steps") {
+        None => r.missing_key(root.span, "steps", "a plan"),
+        Some(v) => match v.as_array() {
+            None => r.ill_typed("`steps`", v, "an array of steps"),
+            Some(items) => {
+                if items.len() > limits::MAX_STEPS
+                    && let Some(extra) = items.get(limits::MAX_STEPS)
+                {
+                    r.report(Diagnostic::new(
+                        Code::E0003,
+                        extra.span,
+                        format!(
+                            "plan of {} steps, over the limit of {} steps",
+                            items.len(),
+                            limits::MAX_STEPS
+                        ),
+                    ));
+                }
+                let items = items.get(..limits::MAX_STEPS).unwrap_or(items);
+                let StepNames { names, by_number } = step_names(items);
+                r.step_names = names;
+                steps.reserve_exact(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    r.step = Some(i);
+                    if let Some(s) = step(r, item, &by_number) {
+                        steps.push(s);
+                    }
+                    r.step = None;
+                }
+            }
+        },
+    }
+    Some(PlanDecl {
+        doc: Doc::default(),
+        name,
+        goal,
+        replans,
+        max_steps,
+        steps,
+        span: root.span,
+    })
+}
+
+/// The name of every step, and which step each number names, read before
+/// the steps so that `after` can name a later step by number.
+struct StepNames {
+    names: Vec<String>,
+    by_number: FastMap<u64, usize>,
+}
+
+fn step_names(items: &[Json<'_>]) -> StepNames {
+    let mut names = Vec::with_capacity(items.len());
+    let mut by_number = FastMap::default();
+    for (i, item) in items.iter().enumerate() {
+        let number = ["n", "id"]
+            .iter()
+            .find_map(|k| match item.get(k).map(|v| &v.value) {
+                Some(Value::Number(n)) => n.parse::<u64>().ok(),
+                _ => None,
+            });
+        let named = ["name", "id"]
+            .iter()
+            .find_map(|k| item.get(k).and_then(Json::as_str).filter(|s| is_ident(s)));
+        let number = number.or_else(|| {
+            let explicit = ["n", "id"].iter().any(|k| item.get(k).is_some());
+            (!explicit).then_some(i as u64)
+        });
+        if let Some(n) = number {
+            by_number.entry(n).or_insert(i);
+        }
+        names.push(match (named, number) {
+            (Some(s), _) => s.to_string(),
+            (None, Some(n)) => format!("step_{n}"),
+            (None, None) => format!("step_{i}"),
+        });
+    }
+    StepNames { names, by_number }
+}
+
+/// A string value that must be an identifier, as a name spanning its text.
+fn ident(r: &mut Reader<'_>, key: &str, v: &Json<'_>, what: &str) -> Option<Name> {
+    let s = r.string(key, v)?;
+    if !is_ident(s) {
+        r.report(
+            Diagnostic::new(
+                Code::E0004,
+                v.span,
+                format!("{what} must be an identifier, found `{s}`"),
+            )
+            .with_label("not an identifier")
+            .with_help("an identifier is a letter or `_`, then letters, digits and `_`"),
+        );
+        return None;
+    }
+    Some(Spanned::new(s.to_string(), v.text_span()))
+}
+
+fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) -> Option<Step> {
+    let f = r.fields(item, "a step", STEP_KEYS)?;
+    let name = step_name(r, item, &f);
+    let tool = match f.get("tool") {
+        Some(v) => r
+            .string("tool", v)
+            .map(|s| Spanned::new(s.to_string(), v.text_span())),
+        None => {
+            r.missing_key(item.span, "tool", "a step");
+            None
+        }
+    }
+    .unwrap_or_else(|| Spanned::new(String::new(), first_byte(item.span)));
+    let mut args = Vec::new();
+    if let Some(v) = f.get("args") {
+        match v.as_object() {
+            None => r.ill_typed("`args`", v, "an object"),
+            Some(members) => {
+                for m in r.unique(members) {
+                    args.push(Arg {
+                        name: Spanned::new(m.key.to_string(), m.key_text_span()),
+                        value: expr(r, &m.value),
+                        span: m.span(),
+                    });
+                }
+            }
+        }
+    }
+    let mut clauses = Vec::with_capacity(item.as_object().map_or(0, <[_]>::len));
+    for m in f.in_order() {
+        let v = &m.value;
+        match &*m.key {
+            "pre" | "post" => {
+                let pre = &*m.key == "pre";
+                let one = std::slice::from_ref(v);
+                for p in v.as_array().unwrap_or(one) {
+                    let p = probe(r, p, pre);
+                    clauses.push(if pre { Clause::Pre(p) } else { Clause::Post(p) });
+                }
+            }
+            "binds" => binds(r, v, &mut clauses),
+            "on_unmet" => {
+                if let Some(s) = r.string("on_unmet", v) {
+                    match OnUnmet::from_name(s) {
+                        Some(o) => clauses.push(Clause::OnUnmet(Spanned::new(o, v.span))),
+                        None => r.report(bad_word(v, s, "`on_unmet`", ON_UNMET)),
+                    }
+                }
+            }
+            "retry" => {
+                if let Some(n) = r.count("retry", v) {
+                    clauses.push(Clause::Retry(Spanned::new(n, v.span)));
+                }
+            }
+            "after" => {
+                let one = std::slice::from_ref(v);
+                let items = v.as_array().unwrap_or(one);
+                let mut steps = Vec::with_capacity(items.len());
+                for a in items {
+                    match &a.value {
+                        Value::Number(n) => match n.parse::<u64>() {
+                            Ok(k) => {
+                                let target = by_number
+                                    .get(&k)
+                                    .and_then(|&i| r.step_names.get(i))
+                                    .cloned()
+                                    .unwrap_or_else(|| format!("step_{k}"));
+                                steps.push(Spanned::new(target, a.span));
+                            }
+                            Err(_) => r.ill_typed("a step in `after`", a, "a step number or name"),
+                        },
+                        Value::String(s) if is_ident(s) => {
+                            steps.push(Spanned::new(s.to_string(), a.text_span()))
+                        }
+                        _ => r.ill_typed("a step in `after`", a, "a step number or name"),
+                    }
+                }
+                clauses.push(Clause::After {
+                    steps,
+                    span: v.span,
+                });
+            }
+            _ => {}
+        }
+    }
+    Some(Step {
+        doc: Doc::default(),
+        name,
+        tool,
+        args,
+        json_args: Some(f.get("args").map_or(item.span, |v| v.span)),
+        clauses,
+        span: item.span,
+    })
+}
+
+/// Checks the keys that name a step, and returns the name with the span of
+/// the key that gave it.
+fn step_name(r: &mut Reader<'_>, item: &Json<'_>, f: &Fields<'_, '_>) -> Name {
+    let name = r
+        .step
+        .and_then(|i| r.step_names.get(i))
+        .cloned()
+        .unwrap_or_default();
+    let mut span = None;
+    if let Some(v) = f.get("name")
+        && ident(r, "name", v, "a step name").is_some()
+    {
+        span = Some(v.text_span());
+    }
+    if let (Some(_), Some(id)) = (f.member("n"), f.member("id")) {
+        r.report(
+            Diagnostic::new(Code::E0004, id.key_span, "a step has both `n` and `id`")
+                .with_label("second step number")
+                .with_help("keep one of them"),
+        );
+    }
+    for key in ["n", "id"] {
+        if let Some(v) = f.get(key) {
+            let ok = match &v.value {
+                Value::Number(n) => n.parse::<u64>().is_ok(),
+                Value::String(s) if key == "id" => is_ident(s),
+                _ => false,
+            };
+            if !ok {
+                let expected = if key == "id" {
+                    "a non-negative integer or an identifier"
+                } else {
+                    "a non-negative integer"
+                };
+                r.ill_typed(&format!("`{key}`"), v, expected);
+            } else if span.is_none() {
+                span = Some(v.text_span());
+            }
+        }
+    }
+    Spanned::new(name, span.unwrap_or_else(|| first_byte(item.span)))
+}
+
+/// `binds`: an object of names and paths, or an array of `{"name",
+/// "path"}` objects.
+fn binds(r: &mut Reader<'_>, v: &Json<'_>, clauses: &mut Vec<Clause>) {
+    if let Some(items) = v.as_array() {
+        for item in items {
+            let Some(f) = r.fields(item, "a bind", BIND_KEYS) else {
+                continue;
+            };
+            let (Some(n), Some(p)) = (f.get("name"), f.get("path")) else {
+                let key = if f.get("name").is_none() {
+                    "name"
+                } else {
+                    "path"
+                };
+                r.missing_key(item.span, key, "a bind");
+                continue;
+            };
+            let Some(name) = ident(r, "name", n, "a binding name") else {
+                continue;
+            };
+            if let Some(path) = path(r, "a bind path", p) {
+                clauses.push(Clause::Bind {
+                    name,
+                    path,
+                    span: item.span,
+                });
+            }
+        }
+        return;
+    }
+    let Some(members) = v.as_object() else {
+        r.ill_typed(
+            "`binds`",
+            v,
+            "an object of names and paths, or an array of `{\"name\", \"path\"}` objects",
+        );
+        return;
+    };
+    for m in r.unique(members) {
+        if !is_ident(&m.key) {
+            r.report(
+                Diagnostic::new(
+                    Code::E0004,
+                    m.key_span,
+                    format!("a binding name must be an identifier, found `{}`", m.key),
+                )
+                .with_label("not an identifier")
+                .with_help("an identifier is a letter or `_`, then letters, digits and `_`"),
+            );
+            continue;
+        }
+        if let Some(path) = path(r, "a bind path", &m.value) {
+            clauses.push(Clause::Bind {
+                name: Spanned::new(m.key.to_string(), m.key_text_span()),
+                path,
+                span: m.span(),
+            });
+        }
+    }
+}
+
+/// An E0004 for a string that is not one of `words`, with the nearest one.
+fn bad_word(v: &Json<'_>, s: &str, what: &str, words: &[&str]) -> Diagnostic {
+    let near = suggest::nearest(s, words.iter().copied());
+    let list: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+    let mut d = Diagnostic::new(
+        Code::E0004,
+        v.span,
+        format!("{what} must be one of {}, found `{s}`", list.join(", ")),
+    )
+    .with_label("unknown value");
+    if let Some(help) = suggest::did_you_mean(&near) {
+        d = d.with_help(help);
+    }
+    if let [one] = near.as_slice() {
+        d = d.with_fix(format!("replace with `{one}`"), v.text_span(), *one);
+    }
+    d
+}
+
+/// Every key list of this module, for a test that they fit the reader.
+#[cfg(test)]
+pub(crate) const SHAPES: &[&[&str]] = &[
+    PLAN_KEYS,
+    BUDGET_KEYS,
+    STEP_KEYS,
+    BIND_KEYS,
+    RESULT_COUNT_KEYS,
+    FIELD_EQUALS_KEYS,
+    FIELD_IN_KEYS,
+    FIELD_EXISTS_KEYS,
+    FIELD_COMPARE_KEYS,
+    CONTAINS_KEYS,
+    PROBE_ANY_KEYS,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::expand_exponent;
+
+    #[test]
+    fn exponents_expand_exactly() {
+        let e = |s: &str| expand_exponent(s).unwrap_or_default();
+        assert_eq!(e("1e3"), "1000");
+        assert_eq!(e("-1.25e2"), "-125");
+        assert_eq!(e("1.5E+1"), "15");
+        assert_eq!(e("5e-3"), "0.005");
+        assert_eq!(e("12.5e-1"), "1.25");
+        assert_eq!(e("0.0e5"), "0");
+        assert_eq!(e("123e-5"), "0.00123");
+        assert_eq!(e("1.5"), "1.5");
+        assert_eq!(expand_exponent("1e1001"), None);
+        assert_eq!(expand_exponent("1e-99999999999999999999"), None);
+    }
+}

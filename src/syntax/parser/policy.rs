@@ -1,0 +1,320 @@
+//! Policy declarations: the actor, scopes and rules with their clauses.
+
+use super::*;
+
+pub(super) enum PolicyItem {
+    Actor(Spanned<Vec<Name>>),
+    MaxSteps(Spanned<u64>),
+    Rule(ast::PolicyRule),
+}
+
+pub(super) enum RuleClause {
+    Requires(Vec<Name>),
+    Approval(Spanned<ast::Approval>),
+    Where(Vec<ast::Ceiling>),
+    Untrusted(Span),
+    Trusted(Span),
+}
+
+pub(super) fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    file: FileId,
+) -> impl Parser<'t, I, Vec<Name>, Ex<E>> + Clone {
+    let scope = select! {
+        Token::Scope(s) = e => Some(name_of(file, s, e.span())),
+        Token::Ident(s) = e => Some(name_of(file, s, e.span())),
+    }
+    .labelled("a scope");
+    let recovery = skipper(Sync::Elem(Delim::Bracket)).map(|_| None);
+    list_of(scope, recovery, Token::LBracket, Delim::Bracket)
+}
+
+/// Words a policy rule's tool may not be named: a clause or an item
+/// keyword standing where a rule starts is a clause gone astray.
+pub(super) const RESERVED_IN_POLICY: [&str; 7] = [
+    "requires",
+    "approval",
+    "where",
+    "untrusted",
+    "human",
+    "actor",
+    "max_steps",
+];
+
+/// Words and scopes written where a bracketed scope list belongs (after
+/// `requires`), up to the next clause keyword: what the fix wraps.
+pub(super) fn bare_words<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    file: FileId,
+) -> impl Parser<'t, I, Vec<Name>, Ex<E>> + Clone {
+    select! {
+        Token::Scope(s) = e => name_of(file, s, e.span()),
+        Token::Ident(s) = e if !RULE_WORDS.contains(&s) => name_of(file, s, e.span()),
+    }
+    .separated_by(just(Token::Comma).or_not())
+    .collect()
+}
+
+/// A token that cannot start the next rule or close the policy: what a
+/// broken `where` clause skips.
+pub(super) fn not_a_rule_start<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
+-> impl Parser<'t, I, (), Ex<E>> + Clone {
+    any()
+        .filter(|t: &Token<'_>| {
+            !matches!(
+                t,
+                Token::DottedName(_)
+                    | Token::RBrace
+                    | Token::LBrace
+                    | Token::Doc(_)
+                    | Token::Ident(
+                        "requires"
+                            | "approval"
+                            | "where"
+                            | "untrusted"
+                            | "policy"
+                            | "plan"
+                            | "tool"
+                    )
+            )
+        })
+        .ignored()
+}
+
+pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    file: FileId,
+    doc: impl Parser<'t, I, Doc, Ex<E>> + Clone,
+) -> impl Parser<'t, I, ast::PolicyDecl, Ex<E>> + Clone {
+    let ceiling = ident(file, "an argument name")
+        .then(cmp_op())
+        .then(literal())
+        .map_with(|((arg, op), limit), e| {
+            let span = sp(e);
+            limit.map(|limit| ast::Ceiling {
+                arg,
+                op,
+                limit,
+                span,
+            })
+        });
+    // Each clause keyword commits: what follows it is its clause or an
+    // error, never the start of another rule. (Read leniently, `approval
+    // Human` was a rule for a tool `approval` and one for `Human`, and the
+    // real rule lost its approval.)
+    let requires = word("requires")
+        .then(scope_list(file).map(Ok).or(bare_words(file).map(Err)))
+        .map_with(|(kw, scopes), e| match scopes {
+            Ok(s) => RuleClause::Requires(s),
+            Err(words) => {
+                let state = st(e);
+                let d = match words.as_slice() {
+                    [] => Diagnostic::new(
+                        Code::E0001,
+                        kw,
+                        "`requires` must be followed by a bracketed list of scopes",
+                    )
+                    .with_label("no `[` after `requires`")
+                    .with_help("write the scopes in brackets: `requires [billing:write]`"),
+                    [first, .., last] | [first @ last] => {
+                        let span = first.span.to(last.span);
+                        let list: Vec<&str> = words.iter().map(|w| w.node.as_str()).collect();
+                        let fixed = format!("[{}]", list.join(", "));
+                        Diagnostic::new(
+                            Code::E0001,
+                            span,
+                            format!("expected `[` after `requires`, found `{}`", first.node),
+                        )
+                        .with_label("scopes without brackets")
+                        .with_help(format!(
+                            "the scopes of `requires` are a bracketed list: `requires {fixed}`"
+                        ))
+                        .with_fix(format!("write `{fixed}`"), span, fixed)
+                    }
+                };
+                state.report(d);
+                RuleClause::Requires(words)
+            }
+        });
+    let after_approval = select! {
+        Token::Ident(w) = e if !RULE_WORDS.contains(&w) => name_of(file, w, e.span()),
+    }
+    .or_not();
+    let approval = word("approval")
+        .then(after_approval)
+        .map_with(|(kw, next), e| {
+            let state = st(e);
+            match next {
+                Some(h) if h.node == "human" => {}
+                Some(other) => state.report(
+                    Diagnostic::new(
+                        Code::E0001,
+                        other.span,
+                        format!("expected `human` after `approval`, found `{}`", other.node),
+                    )
+                    .with_label("not `human`")
+                    .with_help("the one approval there is is `approval human`")
+                    .with_fix("replace with `human`", other.span, "human"),
+                ),
+                None => state.report(
+                    Diagnostic::new(Code::E0001, kw, "`approval` must be followed by `human`")
+                        .with_label("no `human` after `approval`")
+                        .with_help("write `approval human`")
+                        .with_fix("write `approval human`", kw, "approval human"),
+                ),
+            }
+            // Even misspelt, the approval stands: the error stops the
+            // compile, and nothing is ever read as less than was written.
+            RuleClause::Approval(Spanned::new(ast::Approval::Human, sp(e)))
+        });
+    let where_ = word("where")
+        .then(
+            ceiling
+                .separated_by(just(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>()
+                .map(Ok)
+                .or(not_a_rule_start()
+                    .repeated()
+                    .collect::<Vec<_>>()
+                    .map_with(|toks, e| Err((toks.len(), raw_span(e))))),
+        )
+        .map_with(|(kw, ceilings), e| match ceilings {
+            Ok(v) => RuleClause::Where(v.into_iter().flatten().collect()),
+            Err((n, at)) => {
+                let span = if n == 0 {
+                    kw
+                } else {
+                    Span::new(kw.file, at.start, at.end)
+                };
+                st(e).report(
+                    Diagnostic::new(
+                        Code::E0001,
+                        span,
+                        "`where` must be followed by a comparison such as `amount_eur <= 500`",
+                    )
+                    .with_label(if n == 0 {
+                        "no comparison after `where`"
+                    } else {
+                        "not a comparison"
+                    })
+                    .with_help(
+                        "a ceiling is an argument name, a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) and a literal: `where amount_eur <= 500`",
+                    ),
+                );
+                RuleClause::Where(Vec::new())
+            }
+        });
+    let rule_clause = choice((
+        requires,
+        approval,
+        where_,
+        word("untrusted")
+            .then(
+                select! {
+                    Token::Ident("true") => true,
+                    Token::Ident("false") => false,
+                }
+                .or_not(),
+            )
+            .map_with(|(_, flag), e| {
+                let span = sp(e);
+                if flag == Some(false) {
+                    RuleClause::Trusted(span)
+                } else {
+                    RuleClause::Untrusted(span)
+                }
+            }),
+    ))
+    .labelled(LABEL_RULE_CLAUSE);
+    let rule = tool_name(file)
+        .then(rule_clause.repeated().collect::<Vec<_>>())
+        .map_with(|(tool, clauses), e| {
+            let span = sp(e);
+            if RESERVED_IN_POLICY.contains(&tool.node.as_str()) {
+                st(e).report(
+                    Diagnostic::new(
+                        Code::E0001,
+                        tool.span,
+                        format!("`{}` is a word of the policy, not a tool name", tool.node),
+                    )
+                    .with_label("not a rule")
+                    .with_help(
+                        "a rule is a tool name, then its clauses on the same rule: `billing.refund requires [billing:write] approval human`",
+                    ),
+                );
+            }
+            let mut rule = ast::PolicyRule {
+                tool,
+                requires: Vec::new(),
+                approval: None,
+                ceilings: Vec::new(),
+                untrusted: None,
+                trusted: None,
+                span,
+            };
+            for c in clauses {
+                match c {
+                    RuleClause::Requires(s) => rule.requires.extend(s),
+                    RuleClause::Approval(a) => rule.approval = Some(a),
+                    RuleClause::Where(c) => rule.ceilings.extend(c),
+                    RuleClause::Untrusted(s) => rule.untrusted = Some(s),
+                    RuleClause::Trusted(s) => rule.trusted = Some(s),
+                }
+            }
+            PolicyItem::Rule(rule)
+        });
+    let item = choice((
+        word("actor")
+            .ignore_then(scope_list(file))
+            .map_with(|s, e| PolicyItem::Actor(Spanned::new(s, sp(e)))),
+        word("max_steps")
+            .ignore_then(count())
+            .map(PolicyItem::MaxSteps),
+        rule,
+    ))
+    .map(Some)
+    .labelled(LABEL_POLICY_ITEM)
+    .recover_with(via_parser(skipper(Sync::Policy).map(|_| None)));
+
+    doc.then_ignore(word("policy"))
+        .then(ident(file, "a policy name"))
+        .then(
+            item.repeated()
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LBrace), close(Delim::Brace)),
+        )
+        .map_with(|((doc, name), items), e| {
+            let span = sp(e);
+            let state = st(e);
+            let mut decl = ast::PolicyDecl {
+                doc,
+                name,
+                actor: None,
+                max_steps: None,
+                rules: Vec::new(),
+                span,
+            };
+            for item in items.into_iter().flatten() {
+                match item {
+                    PolicyItem::Actor(a) => {
+                        if let Some(prev) = &decl.actor {
+                            state.report(twice("actor", a.span, prev.span));
+                        }
+                        decl.actor = Some(a);
+                    }
+                    PolicyItem::MaxSteps(m) => {
+                        if let Some(prev) = &decl.max_steps {
+                            state.report(twice("max_steps", m.span, prev.span));
+                        }
+                        decl.max_steps = Some(m);
+                    }
+                    PolicyItem::Rule(r) => decl.rules.push(r),
+                }
+            }
+            decl
+        })
+}
+
+pub(super) fn twice(what: &str, at: Span, first: Span) -> Diagnostic {
+    Diagnostic::new(Code::E0001, at, format!("`{what}` is given twice"))
+        .with_label("again")
+        .with_secondary(first, "first given here")
+}
