@@ -206,6 +206,47 @@ fn each_plan_is_checked_with_its_own_project() {
             .all(|(code, file, _)| code == "E0101" && file.ends_with("b/p.plan")),
         "{codes:?}"
     );
+
+    // A catalogue two projects share (their actors differ) that is not
+    // UTF-8: one E0002 on it, and neither project is checked against what
+    // could be read of it.
+    std::fs::create_dir_all(dir.join("shared")).unwrap();
+    std::fs::write(
+        dir.join("shared/tools.plan"),
+        b"\xff\ntool a.get(id: string) -> { ok: bool } read\n",
+    )
+    .unwrap();
+    for (name, actor) in [("c", "x:r"), ("d", "x:w")] {
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("planc.toml"),
+            format!(
+                "catalog = \"../shared/tools.plan\"\npolicy = \"../a/policy.plan\"\nactor = [\"{actor}\"]\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            folder.join("p.plan"),
+            "plan p \"g\" {\n    step s = a.get(id: \"1\")\n}\n",
+        )
+        .unwrap();
+    }
+    let (c, d) = (dir.join("c/p.plan"), dir.join("d/p.plan"));
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        c.to_str().unwrap(),
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let codes = codes_at(&json(&o));
+    assert_eq!(codes.len(), 1, "{codes:?}");
+    assert!(
+        codes[0].0 == "E0002" && codes[0].1.ends_with("shared/tools.plan"),
+        "{codes:?}"
+    );
 }
 
 #[test]

@@ -39,7 +39,7 @@ pub fn fmt(
     let mut code = ExitCode::SUCCESS;
     for path in files {
         let stdin = path == Path::new("-");
-        let Some((name, text, kind)) = read_input(path, color)? else {
+        let Some((name, text, kind)) = read_input(path, format, color)? else {
             code = ExitCode::from(1);
             continue;
         };
@@ -93,10 +93,11 @@ pub fn fmt(
 
 /// A file for `planc fmt`, or standard input for `-`: its name, text and
 /// form (from the name, or from the content for standard input). Bytes
-/// that are not UTF-8 are reported (E0002 at the first bad byte, as
-/// `check` reports them) and give `None`.
+/// that are not UTF-8 are reported in `format` (E0002 at the first bad
+/// byte, as `check` reports them) and give `None`.
 pub fn read_input(
     path: &Path,
+    format: Format,
     color: Color,
 ) -> Result<Option<(String, String, SourceKind)>, Failure> {
     let (name, bytes, kind) = if path == Path::new("-") {
@@ -110,7 +111,7 @@ pub fn read_input(
     let mut job = Job::default();
     let id = project::add_bytes(&mut job, name.clone(), bytes, kind);
     if !job.unreadable.is_empty() {
-        report_human(&job.sources, &job.unreadable, color);
+        report_files(&job.sources, &job.unreadable, format, color);
         return Ok(None);
     }
     Ok(job.sources.get(id).map(|f| (name, f.text.clone(), f.kind)))
@@ -132,7 +133,7 @@ pub fn convert(
             files.len()
         )));
     };
-    let Some((name, text, kind)) = read_input(path, color)? else {
+    let Some((name, text, kind)) = read_input(path, format, color)? else {
         return Ok(ExitCode::from(1));
     };
     let mut sources = planc::SourceMap::new();

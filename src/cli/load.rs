@@ -92,21 +92,32 @@ pub fn load_plans(
 
 impl Loaded {
     /// The job of one group: its plans, its settings' catalogue, policy,
-    /// actor and progress record, and the E0002 of its files. Its sources
-    /// are all the files read so far: give them back with [`Loaded::keep`]
+    /// actor and progress record, and the E0002 of its files (a file read
+    /// once, by an earlier group, still stops this one). Its sources are
+    /// all the files read so far: give them back with [`Loaded::keep`]
     /// before building the next group's job.
     pub fn job(&mut self, settings: &Settings, plans: Vec<FileId>) -> Result<Job, Failure> {
-        let (mine, others) = std::mem::take(&mut self.job.unreadable)
-            .into_iter()
-            .partition(|d| plans.contains(&d.span.file));
-        self.job.unreadable = others;
         let mut job = Job {
             sources: std::mem::take(&mut self.job.sources),
             plans,
-            unreadable: mine,
             ..Job::default()
         };
         settings.add_to(&mut job, display_path).map_err(Failure)?;
+        self.job.unreadable.append(&mut job.unreadable);
+        let reads = |f: FileId| {
+            job.plans.contains(&f)
+                || job.catalog.contains(&f)
+                || job.policy.contains(&f)
+                || job.progress == Some(f)
+        };
+        let mine: Vec<planc::Diagnostic> = self
+            .job
+            .unreadable
+            .iter()
+            .filter(|d| reads(d.span.file))
+            .cloned()
+            .collect();
+        job.unreadable = mine;
         Ok(job)
     }
 
