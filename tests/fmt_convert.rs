@@ -611,6 +611,59 @@ fn policies_convert_with_every_clause() {
 }
 
 #[test]
+fn policy_effects_and_idempotence_convert_both_ways() {
+    let src = r#"policy p {
+    orders_lookup requires [orders:read] effect read idempotent
+    orders_refund effect write idempotent false
+    orders_note untrusted false idempotent
+}
+"#;
+    let j = json(Doc::Text, src);
+    for want in [
+        r#""effect": "read",
+      "idempotent": true"#,
+        r#""effect": "write",
+      "idempotent": false"#,
+        r#""untrusted": false,
+      "idempotent": true"#,
+    ] {
+        assert!(j.contains(want), "{want} in {j}");
+    }
+    let t = text(Doc::Policy, &j);
+    for want in [
+        "orders_lookup requires [orders:read] effect read idempotent\n",
+        "effect write idempotent false\n",
+        "untrusted false idempotent\n",
+    ] {
+        assert!(t.contains(want), "{want} in {t}");
+    }
+    assert_eq!(json(Doc::Text, &t), j);
+}
+
+#[test]
+fn catalogue_hints_convert_as_stated() {
+    // A hint that is absent stays absent; `false` stays a statement in
+    // JSON. The text form states every effect: no hint is `write` there.
+    let src = r#"{"tools": [
+  {"name": "a", "inputSchema": {"type": "object"}},
+  {"name": "b", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true, "idempotentHint": false}}
+]}"#;
+    let t = text(Doc::Catalog, src);
+    assert!(t.contains("tool a() -> any write\n"), "{t}");
+    assert!(t.contains("tool b() -> any read\n"), "{t}");
+    let j = json(Doc::Catalog, src);
+    assert_eq!(j.matches("readOnlyHint").count(), 1, "{j}");
+    assert!(j.contains(r#""idempotentHint": false"#), "{j}");
+    // From text, `idempotent` is stated only where written.
+    let j = json(
+        Doc::Text,
+        "tool c() -> any write\ntool d() -> any read idempotent\n",
+    );
+    assert_eq!(j.matches("idempotentHint").count(), 1, "{j}");
+    assert_eq!(j.matches("readOnlyHint").count(), 2, "{j}");
+}
+
+#[test]
 fn probes_of_every_form_convert() {
     let src = r#"plan p "goal \${x}" {
     max_steps 4

@@ -49,14 +49,31 @@ fn job(plan: &Path) -> Job {
 /// trees of the catalogue and policy (not from the checker's models).
 fn world(outcome: &Outcome) -> World {
     let mut w = World::default();
+    // A tool's effect is the catalogue's, else the policy rule's (the
+    // compile has no E0310, so they never disagree), else `write`.
+    let mut stated: std::collections::BTreeMap<String, Option<ast::Effect>> = Default::default();
     for p in &outcome.parsed {
         for t in p.module.tools() {
-            let effect = match t.effect.as_ref().map(|e| e.node) {
-                Some(ast::Effect::Read) => Effect::Read,
-                _ => Effect::Write,
-            };
-            w.tools.insert(t.name.node.clone(), effect);
+            stated.insert(t.name.node.clone(), t.effect.as_ref().map(|e| e.node));
         }
+    }
+    for p in &outcome.parsed {
+        for pol in p.module.policies() {
+            for r in &pol.rules {
+                if let (Some(slot @ None), Some(e)) = (stated.get_mut(&r.tool.node), &r.effect) {
+                    *slot = Some(e.node);
+                }
+            }
+        }
+    }
+    for (name, effect) in stated {
+        let effect = match effect {
+            Some(ast::Effect::Read) => Effect::Read,
+            _ => Effect::Write,
+        };
+        w.tools.insert(name, effect);
+    }
+    for p in &outcome.parsed {
         for pol in p.module.policies() {
             if let Some(actor) = &pol.actor {
                 w.actor = actor
@@ -127,13 +144,15 @@ fn validator() -> jsonschema::Validator {
     jsonschema::validator_for(&schema).unwrap()
 }
 
-/// Every ok fixture that holds a plan (the front end's own fixtures and the
-/// progress records aside).
+/// Every ok fixture that holds a plan (the front end's own fixtures, the
+/// progress records and the conversion's fixtures, which are not checked,
+/// aside).
 fn ok_fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.is_dir() {
-            if !p.ends_with("syntax") && !p.ends_with("progress") {
+            // `tests/ui/fmt/` is converted, not checked: no catalogue.
+            if !p.ends_with("syntax") && !p.ends_with("progress") && !p.ends_with("fmt") {
                 ok_fixtures(&p, out);
             }
         } else if p.parent().is_some_and(|d| d.ends_with("ok")) {
@@ -226,6 +245,22 @@ fn northwind_ir_has_the_guard_the_approval_and_the_waves() {
             .iter()
             .any(|d| d.step == "change" && d.reason == ir::DependencyReason::Effect)
     );
+}
+
+/// The effect and idempotence a policy states for tools whose catalogue
+/// (OpenAI functions) says nothing reach the IR: the lookup is a read, so
+/// the refund does not wait for it as a write would; both are idempotent.
+#[test]
+fn effects_stated_by_the_policy_reach_the_ir() {
+    let (irs, _, _) = compile(&root().join("tests/ui/effects/ok/stated_by_the_policy.json"));
+    let ir = &irs[0];
+    let step = |n: &str| ir.steps.iter().find(|s| s.name == n).unwrap();
+    let (lookup, refund) = (step("step_0"), step("step_1"));
+    assert_eq!(lookup.effect, ir::Effect::Read);
+    assert!(lookup.idempotent);
+    assert_eq!(refund.effect, ir::Effect::Write);
+    assert!(refund.idempotent);
+    assert!(refund.depends_on.is_empty(), "{:?}", refund.depends_on);
 }
 
 #[test]

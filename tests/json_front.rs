@@ -946,7 +946,7 @@ fn an_mcp_tool_maps_onto_a_tool_declaration() {
 }
 
 #[test]
-fn effects_default_to_write() {
+fn effects_unstated_unless_hinted() {
     let (ts, d) = tools(
         r#"{"tools": [
             {"name": "a", "inputSchema": {"type": "object"}},
@@ -954,9 +954,13 @@ fn effects_default_to_write() {
         ]}"#,
     );
     assert!(d.is_empty(), "{d:#?}");
+    // Without hints the entry states nothing: the policy may.
+    assert!(ts[0].effect.is_none() && ts[0].idempotent.is_none());
+    // Explicit hints are statements, `false` included.
+    assert_eq!(ts[1].effect.as_ref().map(|e| e.node), Some(Effect::Write));
+    assert_eq!(ts[1].idempotent.as_ref().map(|i| i.node), Some(false));
     for t in &ts {
-        assert_eq!(t.effect.as_ref().map(|e| e.node), Some(Effect::Write));
-        assert!(t.idempotent.is_none() && t.untrusted.is_none());
+        assert!(t.untrusted.is_none());
         assert_eq!(t.result.node, TypeKind::Prim(Prim::Any));
         assert!(t.params.is_empty());
     }
@@ -983,7 +987,8 @@ fn openai_function_tools_in_both_shapes() {
         let mut city = param("city", prim(Prim::String));
         city.doc = t.params[0].doc.clone();
         assert_same(&t.params, &vec![city, param("unit", unit)]);
-        assert_eq!(t.effect.as_ref().map(|e| e.node), Some(Effect::Write));
+        // OpenAI tools carry no hints: the effect is the policy's to state.
+        assert!(t.effect.is_none() && t.idempotent.is_none());
         assert_eq!(t.result.node, TypeKind::Prim(Prim::Any));
     }
 }

@@ -2004,3 +2004,37 @@ fn a_progress_record_in_planc_toml_checks_the_plan_as_a_replan() {
     assert_eq!(d[0]["data"]["step"], "change", "{d:#?}");
     c.shutdown();
 }
+
+/// Hover shows the effect and idempotence the policy states where the
+/// catalogue is silent, and says they are the policy's.
+#[test]
+fn hover_shows_what_the_policy_states() {
+    const TEXT: &str = "plan refund \"refund order 17\" {
+    step refund = orders.refund(order_id: \"o-17\") {
+        post exists($.id)
+        retry 2
+    }
+}
+";
+    let p = Project::new();
+    p.write(
+        "tools.plan",
+        "tool orders.refund(order_id: string) -> { id: string } write\n",
+    );
+    p.write(
+        "policy.plan",
+        "policy agent {\n    actor [orders:write]\n    orders.refund requires [orders:write] idempotent\n}\n",
+    );
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, TEXT);
+    let all = c.diagnostics(&uri);
+    assert!(errors(&all).is_empty(), "{all:#?}");
+    let h = c.ok(
+        "textDocument/hover",
+        at(&uri, pos(TEXT, "orders.refund(order_id: \"o", 0, 0)),
+    );
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("`write` · idempotent (by the policy)"), "{v}");
+    c.shutdown();
+}

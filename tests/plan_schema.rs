@@ -91,6 +91,9 @@ fn projects() -> Vec<Project> {
     dirs.push(root().join("tests/ui/catalogs"));
     dirs.push(root().join("tests/ui/catalogs/mixed"));
     dirs.push(root().join("tests/ui/catalogs/text"));
+    // Effects and idempotence stated by the policy: `retry` is offered
+    // for the tools the policy calls idempotent, and only for them.
+    dirs.push(root().join("tests/ui/effects"));
     dirs.sort();
     dirs.iter().map(|d| project(d)).collect()
 }
@@ -833,4 +836,27 @@ fn a_plan_in_the_strict_shape_compiles() {
     let mut job = p.job(Some(&plan.to_string()));
     let outcome = driver::run(&mut job);
     assert!(outcome.diagnostics.is_empty(), "{:?}", outcome.diagnostics);
+}
+
+/// `retry` is offered where the tool is idempotent by the catalogue or by
+/// the policy, and nowhere else: the specialised schema of
+/// `tests/ui/effects/` (OpenAI tools without hints, a policy that states
+/// idempotence for two of them) validates a retried step of each
+/// idempotent tool and refuses one of the third.
+#[test]
+fn retry_follows_the_idempotence_the_policy_states() {
+    let p = project(&root().join("tests/ui/effects"));
+    let v = validator(&p.schema(Dialect::JsonSchema));
+    let step = |tool: &str, args: Value| {
+        json!({"goal": "g", "steps": [{"n": 0, "tool": tool, "args": args, "retry": 2,
+                                       "post": {"probe": "field_exists", "path": "$"}}]})
+    };
+    for (tool, args) in [
+        ("orders_lookup", json!({"order_id": "o"})),
+        ("orders_refund", json!({"order_id": "o", "request_id": "r"})),
+    ] {
+        let e = errors(&v, &step(tool, args));
+        assert!(e.is_empty(), "{tool}: {e:?}");
+    }
+    assert!(!v.is_valid(&step("orders_note", json!({"order_id": "o", "text": "t"}))));
 }

@@ -245,6 +245,8 @@ module.exports = grammar({
       $.approval_clause,
       $.where_clause,
       $.untrusted_clause,
+      $.effect_clause,
+      $.idempotent_clause,
     ),
 
     requires_clause: $ => seq('requires', field('scopes', $.scope_list)),
@@ -255,6 +257,12 @@ module.exports = grammar({
 
     // The policy distrusts the tool's output.
     untrusted_clause: _ => seq('untrusted', optional(choice('true', 'false'))),
+
+    // The tool's effect and idempotence, where the catalogue leaves them
+    // unsaid.
+    effect_clause: _ => seq('effect', field('effect', choice('read', 'write'))),
+
+    idempotent_clause: _ => seq('idempotent', optional(choice('true', 'false'))),
 
     scope_list: $ => seq(
       '[',

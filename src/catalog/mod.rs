@@ -11,7 +11,7 @@ pub mod value;
 
 use crate::FastMap;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::source::Span;
+use crate::source::{Span, Spanned};
 use crate::syntax::ast;
 
 pub use types::{Counted, FieldTy, Ty};
@@ -28,11 +28,15 @@ pub struct Tool {
     pub doc: String,
     pub params: Vec<Param>,
     pub result: Ty,
-    /// `None` when the declaration omits it (the front end reported that);
-    /// the checker then treats the tool as a write for ordering and skips
-    /// the lints that depend on the effect.
-    pub effect: Option<ast::Effect>,
-    pub idempotent: bool,
+    /// The effect the catalogue states, where it states it. `None` when it
+    /// does not (a JSON entry without `readOnlyHint`, an OpenAI function; a
+    /// text declaration without one is an error the parser reported): the
+    /// policy may state it, else the tool counts as a write. What a step
+    /// gets is [`crate::policy::Traits`], never this alone.
+    pub effect: Option<Spanned<ast::Effect>>,
+    /// Whether the catalogue states the tool idempotent (`true`) or not
+    /// (`false`, `idempotentHint: false`); `None` when it says nothing.
+    pub idempotent: Option<Spanned<bool>>,
     /// `untrusted` in the catalogue: the tool's output is outside data.
     pub untrusted: bool,
     /// Where its catalogue entry holds a schema planc could not map (the
@@ -41,17 +45,12 @@ pub struct Tool {
 }
 
 impl Tool {
-    /// The effect ordering uses: a tool without a declared effect counts as
-    /// a write, the conservative choice.
-    pub fn effect_or_write(&self) -> ast::Effect {
-        self.effect.unwrap_or(ast::Effect::Write)
-    }
-
     pub fn param(&self, name: &str) -> Option<&Param> {
         self.params.iter().find(|p| p.name == name)
     }
 
-    /// `name(a: T, b: U = 1) -> R read idempotent`, as hover shows it.
+    /// `name(a: T, b: U = 1) -> R read idempotent`, as hover shows it: what
+    /// the catalogue states.
     pub fn signature(&self) -> String {
         self.signature_parts().0
     }
@@ -72,11 +71,11 @@ impl Tool {
             ranges.push(start..s.len());
         }
         s.push_str(&format!(") -> {}", self.result));
-        if let Some(e) = self.effect {
+        if let Some(e) = &self.effect {
             s.push(' ');
-            s.push_str(e.as_str());
+            s.push_str(e.node.as_str());
         }
-        if self.idempotent {
+        if self.idempotent.as_ref().is_some_and(|i| i.node) {
             s.push_str(" idempotent");
         }
         if self.untrusted {
@@ -215,8 +214,8 @@ fn build_tool(decl: &ast::ToolDecl, diags: &mut Vec<Diagnostic>) -> Tool {
         doc: decl.doc.text(),
         params,
         result: Ty::from_ast(&decl.result),
-        effect: decl.effect.map(|e| e.node),
-        idempotent: decl.idempotent.is_some(),
+        effect: decl.effect,
+        idempotent: decl.idempotent,
         untrusted: decl.untrusted.is_some(),
         degraded: decl.degraded,
     }

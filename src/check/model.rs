@@ -107,8 +107,11 @@ impl CheckedStep {
 #[derive(Clone, Debug)]
 pub struct ResolvedTool {
     pub name: String,
-    /// The declared effect; a tool declared without one counts as `write`.
+    /// The effect the catalogue or the policy states
+    /// ([`crate::policy::Traits`]); a tool neither states one for counts
+    /// as `write`.
     pub effect: Effect,
+    /// Idempotent by the catalogue or the policy.
     pub idempotent: bool,
     /// Untrusted in the catalogue or in the policy.
     pub untrusted: bool,

@@ -8,7 +8,7 @@ use std::fmt;
 use crate::FastMap;
 use crate::catalog::{self, Catalog, Tool, Ty, Value};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::policy::{self, Policy, Rule};
+use crate::policy::{self, Policy, Rule, Traits};
 use crate::source::{Span, Spanned};
 use crate::suggest;
 use crate::syntax::ast::{self, CmpOp, Effect, PathSeg};
@@ -314,14 +314,16 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// Whether step `i`'s tool output is untrusted: the policy decides
-    /// both ways (`untrusted`, `untrusted false`), else the catalogue.
+    /// Step `i`'s tool's effect, idempotence and trust, from the catalogue
+    /// and the policy; `None` when the tool is not in the catalogue.
+    fn traits(&self, i: usize) -> Option<Traits> {
+        self.tool(i)
+            .map(|t| Traits::of(t, self.rules.get(i).copied().flatten()))
+    }
+
+    /// Whether step `i`'s tool output is untrusted ([`Traits::untrusted`]).
     fn untrusted_tool(&self, i: usize) -> bool {
-        match self.rules.get(i).copied().flatten() {
-            Some(r) if r.untrusted.is_some() => true,
-            Some(r) if r.trusted.is_some() => false,
-            _ => self.tool(i).is_some_and(|t| t.untrusted),
-        }
+        self.traits(i).is_some_and(|t| t.untrusted)
     }
 
     // ------------------------------------------------------------ binds
@@ -521,17 +523,34 @@ impl<'a> Checker<'a, '_> {
                         continue;
                     }
                     retry = Some(r);
-                    if let Some(t) = tool.filter(|t| !t.idempotent) {
-                        let d = Diagnostic::new(
+                    if let Some(t) = tool.filter(|_| self.traits(i).is_some_and(|t| !t.idempotent))
+                    {
+                        let declared = match &t.idempotent {
+                            Some(stated) => (
+                                stated.span,
+                                format!("`{}` is declared not idempotent here", t.name),
+                            ),
+                            None => (
+                                t.name_span,
+                                format!("`{}` is declared here without `idempotent`", t.name),
+                            ),
+                        };
+                        let mut d = Diagnostic::new(
                             Code::E0304,
                             r.span,
                             format!("`retry` on `{}`, which is not idempotent", t.name),
                         )
                         .with_label("a repeat could act twice")
-                        .with_secondary(t.name_span, format!("`{}` is declared here without `idempotent`", t.name))
-                        .with_help(
-                            "remove `retry`: a tool that is not idempotent may have acted before it failed; let `on_unmet` decide",
-                        );
+                        .with_secondary(declared.0, declared.1);
+                        d = if t.idempotent.is_none() {
+                            d.with_help(
+                                "remove `retry`: a tool that is not idempotent may have acted before it failed; let `on_unmet` decide; if the tool is idempotent, state it in the catalogue or in the policy's rule",
+                            )
+                        } else {
+                            d.with_help(
+                                "remove `retry`: a tool that is not idempotent may have acted before it failed; let `on_unmet` decide",
+                            )
+                        };
                         self.report(i, d);
                     }
                 }
@@ -560,11 +579,11 @@ impl<'a> Checker<'a, '_> {
             doc: step.doc.text(),
             tool_name: step.tool.node.clone(),
             tool_span: step.tool.span,
-            tool: tool.map(|t| ResolvedTool {
+            tool: tool.zip(self.traits(i)).map(|(t, traits)| ResolvedTool {
                 name: t.name.clone(),
-                effect: t.effect_or_write(),
-                idempotent: t.idempotent,
-                untrusted: self.untrusted_tool(i),
+                effect: traits.effect_or_write(),
+                idempotent: traits.idempotent,
+                untrusted: traits.untrusted,
                 decl_span: t.span,
             }),
             args,

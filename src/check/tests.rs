@@ -109,7 +109,7 @@ fn tool(
         params,
         result,
         effect: Some(Spanned::new(effect, sp())),
-        idempotent: idem.then(sp),
+        idempotent: idem.then(|| Spanned::new(true, sp())),
         untrusted: untrusted.then(sp),
         degraded: None,
         span: sp(),
@@ -254,6 +254,8 @@ fn policy(actor: &[&str], rules: Vec<RuleSpec<'_>>) -> Item {
                     .collect(),
                 untrusted: r.untrusted.then(sp),
                 trusted: None,
+                effect: None,
+                idempotent: None,
                 span: sp(),
             })
             .collect(),

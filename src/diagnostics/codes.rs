@@ -68,6 +68,7 @@ codes! {
     E0306 Error "a replan changes a completed step whose effect is not repeatable";
     E0307 Error "a replan repeats the call of a completed non-idempotent write under another name";
     E0308 Error "reference to an artifact whose step is invalid or failed in the progress record";
+    E0310 Error "the policy states an effect or idempotence the catalogue states otherwise";
     E0601 Error "malformed progress record: missing, unknown or ill-typed key";
     E0602 Error "progress record of a version this planc does not read";
     E0603 Error "step recorded twice in a progress record";

@@ -34,6 +34,7 @@ pub fn page(code: Code) -> &'static str {
         Code::E0306 => include_str!("../../docs/explain/E0306.md"),
         Code::E0307 => include_str!("../../docs/explain/E0307.md"),
         Code::E0308 => include_str!("../../docs/explain/E0308.md"),
+        Code::E0310 => include_str!("../../docs/explain/E0310.md"),
         Code::N0301 => include_str!("../../docs/explain/N0301.md"),
         Code::N0302 => include_str!("../../docs/explain/N0302.md"),
         Code::N0303 => include_str!("../../docs/explain/N0303.md"),

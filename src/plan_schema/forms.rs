@@ -317,6 +317,14 @@ pub fn policy() -> Value {
         "max" => with_description(limits.clone(), "`<=` ceilings: argument name → limit"),
         "min" => with_description(limits.clone(), "`>=` ceilings: argument name → limit"),
         "approval" => json!({"enum": ["human", null]}),
+        "effect" => with_description(
+            json!({"enum": ["read", "write"]}),
+            "the tool's effect, where the catalogue does not state it",
+        ),
+        "idempotent" => with_description(
+            json!({"type": "boolean"}),
+            "whether the tool is idempotent, where the catalogue does not state it",
+        ),
         _ => json!({"type": "boolean"}),
     });
     let mut root = closed(pol::POLICY_KEYS, &[], |k| match k {

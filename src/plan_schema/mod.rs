@@ -30,7 +30,7 @@ use forms::with_description;
 use crate::catalog::value::{DATE_PATTERN, DATETIME_PATTERN};
 use crate::catalog::{self, Catalog, Tool, Ty};
 use crate::limits;
-use crate::policy::{self, CeilingRule, Policy, Rule};
+use crate::policy::{self, CeilingRule, Policy, Rule, Traits};
 use crate::syntax::ast::CmpOp;
 use crate::syntax::json_plan::{self as plan, REFERENCE_PATTERN, escape_text};
 use crate::syntax::literal::IDENT_PATTERN;
@@ -248,7 +248,7 @@ impl Spec {
             .iter()
             .copied()
             .filter(|k| !(strict && matches!(*k, "n" | "id")))
-            .filter(|k| *k != "retry" || tool.idempotent)
+            .filter(|k| *k != "retry" || Traits::of(tool, Some(rule)).idempotent)
             .collect();
         let args = self.args(tool, rule);
         let args_required = !strict
@@ -581,6 +581,14 @@ fn tool_description(tool: &Tool, rule: &Rule) -> String {
         s.push('\n');
     }
     s.push_str(&tool.signature());
+    // What the policy states that the catalogue does not.
+    let traits = Traits::of(tool, Some(rule));
+    if let Some(e) = rule.effect.filter(|_| tool.effect.is_none()) {
+        s.push_str(&format!("\n{} (by the policy)", e.node.as_str()));
+    }
+    if traits.idempotent && tool.idempotent.is_none() {
+        s.push_str("\nidempotent (by the policy)");
+    }
     if rule.approval.is_some() {
         s.push_str("\nneeds a person's approval before the run starts");
     }

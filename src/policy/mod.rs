@@ -43,6 +43,63 @@ pub struct Rule {
     /// `untrusted false`: the policy trusts the tool's output, overriding
     /// the catalogue.
     pub trusted: Option<Span>,
+    /// The effect the policy states, for a catalogue that does not.
+    pub effect: Option<Spanned<ast::Effect>>,
+    /// `idempotent` or `idempotent false`, for a catalogue that does not
+    /// say.
+    pub idempotent: Option<Spanned<bool>>,
+}
+
+/// What a step's tool is, from the catalogue and the policy together: the
+/// one place that combines them ([`Traits::of`]). Everything that acts on a
+/// tool's effect, idempotence or trust (the lints, `retry`, ordering, the
+/// IR, the executor, the planner's schema, hover) reads these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Traits {
+    /// The effect stated by the catalogue, else by the policy; `None` when
+    /// neither states it (the tool then counts as a write:
+    /// [`Traits::effect_or_write`]).
+    pub effect: Option<ast::Effect>,
+    /// Idempotent by the catalogue's statement, else by the policy's; not
+    /// idempotent when neither says.
+    pub idempotent: bool,
+    /// Untrusted output: the policy's `untrusted` / `untrusted false`
+    /// overrides the catalogue.
+    pub untrusted: bool,
+}
+
+impl Traits {
+    /// The traits of `tool` under its policy rule, if any. Where both state
+    /// an effect or idempotence, they agree, or the policy was refused for
+    /// it (E0310) and the catalogue's statement stands.
+    pub fn of(tool: &catalog::Tool, rule: Option<&Rule>) -> Traits {
+        let effect = tool
+            .effect
+            .as_ref()
+            .or(rule.and_then(|r| r.effect.as_ref()))
+            .map(|e| e.node);
+        let idempotent = tool
+            .idempotent
+            .as_ref()
+            .or(rule.and_then(|r| r.idempotent.as_ref()))
+            .is_some_and(|i| i.node);
+        let untrusted = match rule {
+            Some(r) if r.untrusted.is_some() => true,
+            Some(r) if r.trusted.is_some() => false,
+            _ => tool.untrusted,
+        };
+        Traits {
+            effect,
+            idempotent,
+            untrusted,
+        }
+    }
+
+    /// The effect ordering and the executor use: a tool whose effect
+    /// nobody states counts as a write, the conservative choice.
+    pub fn effect_or_write(&self) -> ast::Effect {
+        self.effect.unwrap_or(ast::Effect::Write)
+    }
 }
 
 /// `ARG OP LIMIT`: the argument must satisfy the comparison.
@@ -199,6 +256,35 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
     for c in &r.ceilings {
         ceilings.push(build_ceiling(c, &r.tool.node, tool, diags));
     }
+    let mut effect = r.effect;
+    let mut idempotent = r.idempotent;
+    if let Some(tool) = tool {
+        if let (Some(ours), Some(theirs)) = (effect, tool.effect)
+            && ours.node != theirs.node
+        {
+            diags.push(disagreement(
+                &r.tool.node,
+                ours.span,
+                &format!("a `{}` tool", ours.node.as_str()),
+                theirs.span,
+                &format!("a `{}` tool", theirs.node.as_str()),
+            ));
+            effect = None;
+        }
+        if let (Some(ours), Some(theirs)) = (idempotent, tool.idempotent)
+            && ours.node != theirs.node
+        {
+            let says = |b: bool| if b { "idempotent" } else { "not idempotent" };
+            diags.push(disagreement(
+                &r.tool.node,
+                ours.span,
+                says(ours.node),
+                theirs.span,
+                says(theirs.node),
+            ));
+            idempotent = None;
+        }
+    }
     Rule {
         tool: r.tool.node.clone(),
         tool_span: r.tool.span,
@@ -208,7 +294,25 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
         ceilings,
         untrusted: r.untrusted,
         trusted: r.trusted,
+        effect,
+        idempotent,
     }
+}
+
+/// E0310: the policy states an effect or idempotence the catalogue states
+/// otherwise. The policy fills what a catalogue leaves unsaid; it does not
+/// overrule what the catalogue says (the catalogue's statement stands).
+fn disagreement(tool: &str, at: Span, ours: &str, decl: Span, theirs: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::E0310,
+        at,
+        format!("the policy says `{tool}` is {ours}, but the catalogue says it is {theirs}"),
+    )
+    .with_label("contradicts the catalogue")
+    .with_secondary(decl, "the catalogue states it here")
+    .with_help(
+        "remove this from the policy's rule: a policy states what the catalogue leaves unsaid, it does not overrule it",
+    )
 }
 
 fn build_ceiling(

@@ -78,9 +78,15 @@ pub struct ToolDecl {
     pub name: Name,
     pub params: Vec<Param>,
     pub result: Type,
-    /// `None` when the declaration omits it (an error the parser reports).
+    /// `None` when the declaration does not state it: an error in the text
+    /// form (the parser reports it); in a JSON catalogue, an entry without
+    /// `readOnlyHint` (or an OpenAI function), which counts as `write`
+    /// unless the policy states the effect.
     pub effect: Option<Spanned<Effect>>,
-    pub idempotent: Option<Span>,
+    /// `idempotent` in the text form (`true`); `idempotentHint` in a JSON
+    /// catalogue (`true` or `false`). `None` when not stated: not
+    /// idempotent, unless the policy says so.
+    pub idempotent: Option<Spanned<bool>>,
     pub untrusted: Option<Span>,
     /// Where a catalogue entry's schema could not be fully mapped (W0501,
     /// already reported): the tool is imported, but a step calling it is
@@ -216,6 +222,12 @@ pub struct PolicyRule {
     /// `untrusted false`: the policy trusts this tool's output, whatever the
     /// catalogue says (an MCP server's `openWorldHint`).
     pub trusted: Option<Span>,
+    /// `read` or `write`: the tool's effect, for a catalogue that does not
+    /// state it (an error where the catalogue states another).
+    pub effect: Option<Spanned<Effect>>,
+    /// `idempotent` (`true`) or `idempotent false`, for a catalogue that
+    /// does not state it.
+    pub idempotent: Option<Spanned<bool>>,
     pub span: Span,
 }
 

@@ -6,16 +6,24 @@
 //!  "actor": {"scopes": ["billing:read", "billing:write"]},
 //!  "tools": {"billing.issue_credit": {"scopes": ["billing:write"],
 //!                                     "max": {"amount_eur": 500},
-//!                                     "approval": "human", "untrusted": false}},
+//!                                     "approval": "human", "untrusted": false},
+//!            "orders.lookup": {"scopes": ["orders:read"],
+//!                              "effect": "read", "idempotent": true}},
 //!  "max_steps": 20}
 //! ```
+//!
+//! `effect` (`"read"` or `"write"`) and `idempotent` state what a
+//! catalogue leaves unsaid (an OpenAI function has no hints); where the
+//! catalogue states otherwise, the checker refuses them (E0310).
 //!
 //! `max` holds `<=` ceilings and `min` `>=` ones, over the tool's arguments;
 //! a limit is a number or a string (a date, say), which the checker converts
 //! against the argument's type. `approval` is `"human"` (or `null` for
 //! none). The name defaults to `policy`. Unknown keys are E0004.
 
-use super::ast::{Approval, Ceiling, CmpOp, Doc, Item, Module, Name, PolicyDecl, PolicyRule};
+use super::ast::{
+    Approval, Ceiling, CmpOp, Doc, Effect, Item, Module, Name, PolicyDecl, PolicyRule,
+};
 use super::json::{Json, Value};
 use super::json_plan::literal;
 use super::json_reader::{Reader, is_ident};
@@ -24,7 +32,15 @@ use crate::source::Spanned;
 
 pub(crate) const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
 pub(crate) const ACTOR_KEYS: &[&str] = &["scopes"];
-pub(crate) const RULE_KEYS: &[&str] = &["scopes", "max", "min", "approval", "untrusted"];
+pub(crate) const RULE_KEYS: &[&str] = &[
+    "scopes",
+    "max",
+    "min",
+    "approval",
+    "untrusted",
+    "effect",
+    "idempotent",
+];
 
 /// Every key list of this module, for a test that they fit the reader.
 #[cfg(test)]
@@ -130,6 +146,27 @@ fn rule(
         .and_then(|u| r.boolean("untrusted", u).map(|b| (b, u.span)));
     let untrusted = flag.and_then(|(b, s)| b.then_some(s));
     let trusted = flag.and_then(|(b, s)| (!b).then_some(s));
+    let effect = f.get("effect").and_then(|e| match &e.value {
+        Value::String(s) if s == "read" => Some(Spanned::new(Effect::Read, e.span)),
+        Value::String(s) if s == "write" => Some(Spanned::new(Effect::Write, e.span)),
+        _ => {
+            r.report(
+                Diagnostic::new(
+                    Code::E0004,
+                    e.span,
+                    "`effect` must be `\"read\"` or `\"write\"`",
+                )
+                .with_label("unknown effect")
+                .with_help(
+                    "`\"write\"` if the tool changes anything outside the run, else `\"read\"`",
+                ),
+            );
+            None
+        }
+    });
+    let idempotent = f
+        .get("idempotent")
+        .and_then(|i| r.boolean("idempotent", i).map(|b| Spanned::new(b, i.span)));
     let mut ceilings = Vec::new();
     for m in f.in_order() {
         let op = match &*m.key {
@@ -164,6 +201,8 @@ fn rule(
         ceilings,
         untrusted,
         trusted,
+        effect,
+        idempotent,
         span,
     })
 }

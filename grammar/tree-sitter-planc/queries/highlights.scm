@@ -44,6 +44,10 @@
 
 (untrusted_clause) @keyword.modifier
 
+(idempotent_clause) @keyword.modifier
+
+(effect_clause) @keyword.modifier
+
 (approval_clause
   approver: _ @constant.builtin)
 

@@ -7,7 +7,12 @@ impl<'a> Checker<'a, '_> {
     pub(super) fn lints(&mut self, steps: &[CheckedStep]) {
         for s in steps {
             let i = s.index;
-            let Some(tool) = self.tool(i) else { continue };
+            let (Some(tool), Some(traits)) = (self.tool(i), self.traits(i)) else {
+                continue;
+            };
+            // A tool whose declaration is damaged (a text `tool` without
+            // `read` or `write`, reported there) gets no effect lints.
+            let writes = traits.effect_or_write() == Effect::Write && !self.env.damaged(tool.span);
             let step = self.plan.steps.get(i);
             // W0401: ambiguous picks.
             let pins = len_bounds(&s.posts);
@@ -75,7 +80,7 @@ impl<'a> Checker<'a, '_> {
                 }
             }
             // W0402: a write without a postcondition.
-            if tool.effect == Some(Effect::Write)
+            if writes
                 && step.is_some_and(|st| st.posts().next().is_none())
                 && !self.env.damaged(s.span)
             {
@@ -85,6 +90,14 @@ impl<'a> Checker<'a, '_> {
                     _ => None,
                 }
                 .unwrap_or_else(|| "post exists($)".to_string());
+                let help = if traits.effect.is_none() {
+                    format!(
+                        "add a `post` that checks the result, such as `{example}`; the catalogue does not say whether `{}` writes: if it only reads, state its effect, `read`, in the policy's rule for it",
+                        tool.name
+                    )
+                } else {
+                    format!("add a `post` that checks the result, such as `{example}`")
+                };
                 let d = Diagnostic::new(
                     Code::W0402,
                     s.name_span,
@@ -94,13 +107,11 @@ impl<'a> Checker<'a, '_> {
                     ),
                 )
                 .with_label("success would be the executor's opinion")
-                .with_help(format!(
-                    "add a `post` that checks the result, such as `{example}`"
-                ));
+                .with_help(help);
                 self.report(i, d);
             }
             // W0404: untrusted data into a write.
-            if tool.effect == Some(Effect::Write) {
+            if writes {
                 for a in &s.args {
                     let Some(origin) = a.untrusted_from else {
                         continue;

@@ -516,21 +516,23 @@ fn catalog_json(tools: &[&ToolDecl]) -> Result<J> {
 }
 
 fn tool_json(t: &ToolDecl) -> Result<J> {
-    let effect = effect(t)?;
     let mut o = vec![("name", str_j(&t.name.node))];
     if !t.doc.is_empty() {
         o.push(("description", J::Str(t.doc.text())));
     }
     o.push(("inputSchema", params_schema(&t.params)?));
     o.push(("outputSchema", J::Obj(schema(&t.result)?)));
-    o.push((
-        "annotations",
-        obj(vec![
-            ("readOnlyHint", J::Bool(effect == Effect::Read)),
-            ("idempotentHint", J::Bool(t.idempotent.is_some())),
-            ("openWorldHint", J::Bool(t.untrusted.is_some())),
-        ]),
-    ));
+    // The hints the declaration states, and no others: an unstated one is
+    // the policy's to state.
+    let mut hints = Vec::new();
+    if t.effect.is_some() {
+        hints.push(("readOnlyHint", J::Bool(effect(t) == Effect::Read)));
+    }
+    if let Some(i) = &t.idempotent {
+        hints.push(("idempotentHint", J::Bool(i.node)));
+    }
+    hints.push(("openWorldHint", J::Bool(t.untrusted.is_some())));
+    o.push(("annotations", obj(hints)));
     Ok(obj(o))
 }
 
@@ -745,6 +747,12 @@ fn rule_json(r: &PolicyRule) -> Result<J> {
         o.push(("untrusted", J::Bool(true)));
     } else if r.trusted.is_some() {
         o.push(("untrusted", J::Bool(false)));
+    }
+    if let Some(e) = &r.effect {
+        o.push(("effect", str_j(e.node.as_str())));
+    }
+    if let Some(i) = &r.idempotent {
+        o.push(("idempotent", J::Bool(i.node)));
     }
     Ok(obj(o))
 }

@@ -220,18 +220,11 @@ pub(super) fn reference_path(r: &Reference) -> String {
     s
 }
 
-/// A tool's effect, which the parser may have found missing.
-pub(super) fn effect(t: &ToolDecl) -> Result<Effect> {
-    match &t.effect {
-        Some(e) => Ok(e.node),
-        None => fail(
-            t.span,
-            format!(
-                "tool `{}` declares no effect, `read` or `write`",
-                t.name.node
-            ),
-        ),
-    }
+/// A tool's effect as the text form must state it: a JSON catalogue's
+/// entry without `readOnlyHint` (an OpenAI function) counts as `write`, and
+/// is written so.
+pub(super) fn effect(t: &ToolDecl) -> Effect {
+    t.effect.as_ref().map_or(Effect::Write, |e| e.node)
 }
 
 /// Makes explicit, with the catalogue, what a JSON plan leaves to it, so

@@ -250,9 +250,10 @@ fn tool_text(t: &ToolDecl, out: &mut String) -> Result<()> {
     }
     out.push_str(") -> ");
     type_text(&t.result, 0, false, out)?;
-    let effect = effect(t)?;
-    let _ = write!(out, " {}", effect.as_str());
-    if t.idempotent.is_some() {
+    let _ = write!(out, " {}", effect(t).as_str());
+    // The text form has no `idempotent false`: not saying it is the same
+    // but for a policy's `idempotent`, which E0310 would refuse.
+    if t.idempotent.as_ref().is_some_and(|i| i.node) {
         out.push_str(" idempotent");
     }
     if t.untrusted.is_some() {
@@ -406,6 +407,14 @@ fn policy_text(p: &PolicyDecl, out: &mut String) -> Result<()> {
             out.push_str(" untrusted");
         } else if r.trusted.is_some() {
             out.push_str(" untrusted false");
+        }
+        if let Some(e) = &r.effect {
+            let _ = write!(out, " effect {}", e.node.as_str());
+        }
+        match r.idempotent.as_ref().map(|i| i.node) {
+            Some(true) => out.push_str(" idempotent"),
+            Some(false) => out.push_str(" idempotent false"),
+            None => {}
         }
         out.push('\n');
     }

@@ -255,6 +255,9 @@ impl<'a> Ctx<'a> {
                 }
             }
             Opener::PolicyBody => {
+                if ident(&toks, last) == Some("effect") {
+                    return self.keywords(&["read", "write"], replace, Form::Text);
+                }
                 let mut items = self.keywords(
                     &[
                         "actor",
@@ -263,6 +266,8 @@ impl<'a> Ctx<'a> {
                         "approval",
                         "where",
                         "untrusted",
+                        "effect",
+                        "idempotent",
                     ],
                     replace,
                     Form::Text,

@@ -8,6 +8,7 @@ use crate::catalog::Tool;
 use crate::check::{CheckedPlan, DepReason};
 use crate::lsp::analysis::{Analysis, Occ, Sym};
 use crate::lsp::{Failure, Server, convert};
+use crate::policy::Traits;
 
 pub fn hover(s: &Server<'_>, p: lsp::HoverParams) -> Result<Option<lsp::Hover>, Failure> {
     let Some((a, file, offset)) = at(s, &p.text_document_position_params) else {
@@ -45,17 +46,33 @@ fn code_block(text: &str) -> String {
     format!("```planc\n{text}\n```")
 }
 
-pub(crate) fn tool_traits(t: &Tool) -> String {
-    let mut parts = vec![match t.effect {
-        Some(e) => format!("`{}`", e.as_str()),
+/// The tool's effect, idempotence and trust under the policy in force
+/// ([`Traits`]), saying which the policy states.
+pub(crate) fn tool_traits(a: &Analysis, t: &Tool) -> String {
+    let rule = a
+        .outcome
+        .checked
+        .policy
+        .as_ref()
+        .and_then(|p| p.rule(&t.name));
+    let traits = Traits::of(t, rule);
+    let by_policy = |catalogue_says: bool| {
+        if !catalogue_says && rule.is_some() {
+            " (by the policy)"
+        } else {
+            ""
+        }
+    };
+    let mut parts = vec![match traits.effect {
+        Some(e) => format!("`{}`{}", e.as_str(), by_policy(t.effect.is_some())),
         None => "no declared effect (treated as `write`)".to_string(),
     }];
-    parts.push(if t.idempotent {
-        "idempotent".to_string()
+    parts.push(if traits.idempotent {
+        format!("idempotent{}", by_policy(t.idempotent.is_some()))
     } else {
         "not idempotent".to_string()
     });
-    if t.untrusted {
+    if traits.untrusted {
         parts.push("untrusted output".to_string());
     }
     parts.join(" · ")
@@ -64,7 +81,7 @@ pub(crate) fn tool_traits(t: &Tool) -> String {
 fn hover_tool(a: &Analysis, t: &Tool) -> String {
     let mut out = vec![
         code_block(&format!("tool {}", t.signature())),
-        tool_traits(t),
+        tool_traits(a, t),
     ];
     if !t.doc.is_empty() {
         out.push(t.doc.clone());
@@ -148,7 +165,7 @@ fn hover_step(a: &Analysis, plan: &CheckedPlan, name: &str) -> Option<String> {
         step.name, step.tool_name
     ))];
     if let Some(t) = a.outcome.checked.catalog.get(&step.tool_name) {
-        out.push(tool_traits(t));
+        out.push(tool_traits(a, t));
     }
     if !step.doc.is_empty() {
         out.push(step.doc.clone());

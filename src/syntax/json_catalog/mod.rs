@@ -42,9 +42,11 @@
 //! A document that is not a tool list at all, or a tool entry without a
 //! name, stays E0004.
 //!
-//! Effects: `readOnlyHint: true` makes a `read` tool, anything else
-//! `write` (OpenAI tools have no hints: they are `write`, unless the policy
-//! says otherwise); `idempotentHint: true` makes it idempotent;
+//! Effects: `readOnlyHint: true` makes a `read` tool, `false` a `write`
+//! one; without the hint (and in OpenAI tools, which have none) the entry
+//! does not state the effect: the tool counts as `write` unless the policy
+//! states its effect. `idempotentHint` states whether the tool is
+//! idempotent (not, when absent, unless the policy says so);
 //! `openWorldHint: true` marks its output untrusted. The protocol defaults
 //! `openWorldHint` to true when it is absent; planc marks a tool untrusted
 //! only on an explicit `true` (most servers omit the hint, and W0404 on
@@ -339,27 +341,20 @@ fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
         Some(s) => schema_type(r, s),
         None => Spanned::new(TypeKind::Prim(Prim::Any), name.span),
     };
-    let mut effect = Spanned::new(Effect::Write, name.span);
-    let (mut idempotent, mut untrusted) = (None, None);
+    let (mut effect, mut idempotent, mut untrusted) = (None, None, None);
     if let Some(a) = f.get("annotations")
         && let Some(af) = r.fields_open(a, "`annotations`", ANNOTATION_KEYS)
     {
         let hint = |r: &mut Reader<'_>, key: &str| {
             af.get(key)
-                .and_then(|v| r.boolean(key, v).map(|b| (b, v.span)))
+                .and_then(|v| r.boolean(key, v).map(|b| Spanned::new(b, v.span)))
         };
-        if let Some((read_only, span)) = hint(r, "readOnlyHint") {
-            effect = Spanned::new(
-                if read_only {
-                    Effect::Read
-                } else {
-                    Effect::Write
-                },
-                span,
-            );
-        }
-        idempotent = hint(r, "idempotentHint").and_then(|(b, s)| b.then_some(s));
-        untrusted = hint(r, "openWorldHint").and_then(|(b, s)| b.then_some(s));
+        effect = hint(r, "readOnlyHint").map(|h| {
+            let e = if h.node { Effect::Read } else { Effect::Write };
+            Spanned::new(e, h.span)
+        });
+        idempotent = hint(r, "idempotentHint");
+        untrusted = hint(r, "openWorldHint").and_then(|h| h.node.then_some(h.span));
     }
     let degraded = degrade(r, mark, &name.node);
     Some(ToolDecl {
@@ -367,7 +362,7 @@ fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
         name,
         params,
         result,
-        effect: Some(effect),
+        effect,
         idempotent,
         untrusted,
         degraded,
@@ -391,7 +386,7 @@ fn openai_tool(
     Some(ToolDecl {
         doc,
         result: Spanned::new(TypeKind::Prim(Prim::Any), name.span),
-        effect: Some(Spanned::new(Effect::Write, name.span)),
+        effect: None,
         name,
         params,
         idempotent: None,

@@ -306,7 +306,8 @@ const LABEL_DECL: &str = "a declaration (`tool`, `policy` or `plan`)";
 const LABEL_PLAN_ITEM: &str = "a step";
 const LABEL_POLICY_ITEM: &str = "a policy rule";
 const LABEL_CLAUSE: &str = "a clause (`pre`, `post`, `bind`, `on_unmet`, `retry`, `after`)";
-const LABEL_RULE_CLAUSE: &str = "a rule clause (`requires`, `approval`, `where`, `untrusted`)";
+const LABEL_RULE_CLAUSE: &str =
+    "a rule clause (`requires`, `approval`, `where`, `untrusted`, `effect`, `idempotent`)";
 const LABEL_ATTR: &str = "a tool attribute (`read`, `write`, `idempotent`, `untrusted`)";
 const LABEL_ON_UNMET: &str = "`replan`, `halt` or `escalate`";
 const LABEL_TYPE: &str = "a type";

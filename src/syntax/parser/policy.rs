@@ -14,6 +14,8 @@ pub(super) enum RuleClause {
     Where(Vec<ast::Ceiling>),
     Untrusted(Span),
     Trusted(Span),
+    Effect(Option<Spanned<ast::Effect>>),
+    Idempotent(Spanned<bool>),
 }
 
 pub(super) fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -28,17 +30,12 @@ pub(super) fn scope_list<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     list_of(scope, recovery, Token::LBracket, Delim::Bracket)
 }
 
-/// Words a policy rule's tool may not be named: a clause or an item
-/// keyword standing where a rule starts is a clause gone astray.
-pub(super) const RESERVED_IN_POLICY: [&str; 7] = [
-    "requires",
-    "approval",
-    "where",
-    "untrusted",
-    "human",
-    "actor",
-    "max_steps",
-];
+/// Whether a policy rule's tool may not be named `w`: a clause keyword
+/// ([`RULE_WORDS`]), the approver or an item keyword standing where a rule
+/// starts is a clause gone astray.
+fn reserved_in_policy(w: &str) -> bool {
+    RULE_WORDS.contains(&w) || ["human", "actor", "max_steps"].contains(&w)
+}
 
 /// Words and scopes written where a bracketed scope list belongs (after
 /// `requires`), up to the next clause keyword: what the fix wraps.
@@ -70,6 +67,8 @@ pub(super) fn not_a_rule_start<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
                             | "approval"
                             | "where"
                             | "untrusted"
+                            | "effect"
+                            | "idempotent"
                             | "policy"
                             | "plan"
                             | "tool"
@@ -77,6 +76,22 @@ pub(super) fn not_a_rule_start<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
             )
         })
         .ignored()
+}
+
+/// `WORD`, `WORD true` or `WORD false`: whether the flag is set (only
+/// `false` unsets it), and the clause's span.
+fn flag_clause<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    w: &'static str,
+) -> impl Parser<'t, I, (bool, Span), Ex<E>> + Clone {
+    word(w)
+        .then(
+            select! {
+                Token::Ident("true") => true,
+                Token::Ident("false") => false,
+            }
+            .or_not(),
+        )
+        .map_with(|(_, flag), e| (flag != Some(false), sp(e)))
 }
 
 pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -202,33 +217,56 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 RuleClause::Where(Vec::new())
             }
         });
+    // `effect read|write`: the keyword commits, like `approval`.
+    let after_effect = select! {
+        Token::Ident(w) = e if !RULE_WORDS.contains(&w) => name_of(file, w, e.span()),
+    }
+    .or_not();
+    let effect = word("effect")
+        .then(after_effect)
+        .map_with(|(kw, next), e| {
+            let effect = match next.as_ref().map(|n| n.node.as_str()) {
+                Some("read") => Some(ast::Effect::Read),
+                Some("write") => Some(ast::Effect::Write),
+                _ => None,
+            };
+            if effect.is_none() {
+                let (at, msg) = match &next {
+                    Some(other) => (
+                        other.span,
+                        format!("expected `read` or `write` after `effect`, found `{}`", other.node),
+                    ),
+                    None => (kw, "`effect` must be followed by `read` or `write`".to_string()),
+                };
+                st(e).report(
+                    Diagnostic::new(Code::E0001, at, msg)
+                        .with_label("not `read` or `write`")
+                        .with_help("write `effect write` if the tool changes anything outside the run, else `effect read`"),
+                );
+            }
+            RuleClause::Effect(effect.map(|eff| Spanned::new(eff, sp(e))))
+        });
     let rule_clause = choice((
         requires,
         approval,
         where_,
-        word("untrusted")
-            .then(
-                select! {
-                    Token::Ident("true") => true,
-                    Token::Ident("false") => false,
-                }
-                .or_not(),
-            )
-            .map_with(|(_, flag), e| {
-                let span = sp(e);
-                if flag == Some(false) {
-                    RuleClause::Trusted(span)
-                } else {
-                    RuleClause::Untrusted(span)
-                }
-            }),
+        flag_clause("untrusted").map(|(set, span)| {
+            if set {
+                RuleClause::Untrusted(span)
+            } else {
+                RuleClause::Trusted(span)
+            }
+        }),
+        effect,
+        flag_clause("idempotent")
+            .map(|(set, span)| RuleClause::Idempotent(Spanned::new(set, span))),
     ))
     .labelled(LABEL_RULE_CLAUSE);
     let rule = tool_name(file)
         .then(rule_clause.repeated().collect::<Vec<_>>())
         .map_with(|(tool, clauses), e| {
             let span = sp(e);
-            if RESERVED_IN_POLICY.contains(&tool.node.as_str()) {
+            if reserved_in_policy(&tool.node) {
                 st(e).report(
                     Diagnostic::new(
                         Code::E0001,
@@ -248,6 +286,8 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 ceilings: Vec::new(),
                 untrusted: None,
                 trusted: None,
+                effect: None,
+                idempotent: None,
                 span,
             };
             for c in clauses {
@@ -257,6 +297,8 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                     RuleClause::Where(c) => rule.ceilings.extend(c),
                     RuleClause::Untrusted(s) => rule.untrusted = Some(s),
                     RuleClause::Trusted(s) => rule.trusted = Some(s),
+                    RuleClause::Effect(eff) => rule.effect = eff.or(rule.effect),
+                    RuleClause::Idempotent(i) => rule.idempotent = Some(i),
                 }
             }
             PolicyItem::Rule(rule)

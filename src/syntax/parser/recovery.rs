@@ -55,7 +55,14 @@ pub(super) enum Sync {
 }
 
 pub(super) const CLAUSE_WORDS: [&str; 6] = ["pre", "post", "bind", "on_unmet", "retry", "after"];
-pub(super) const RULE_WORDS: [&str; 4] = ["requires", "approval", "where", "untrusted"];
+pub(super) const RULE_WORDS: [&str; 6] = [
+    "requires",
+    "approval",
+    "where",
+    "untrusted",
+    "effect",
+    "idempotent",
+];
 
 pub(super) fn is_ident(t: Option<Token<'_>>, words: &[&str]) -> bool {
     matches!(t, Some(Token::Ident(s)) if words.contains(&s))

@@ -129,7 +129,10 @@ pub(super) fn tool<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                         }
                         (taken, "")
                     }
-                    Attr::Idempotent => (idempotent.replace(at).is_some(), "idempotent"),
+                    Attr::Idempotent => (
+                        idempotent.replace(Spanned::new(true, at)).is_some(),
+                        "idempotent",
+                    ),
                     Attr::Untrusted => (untrusted.replace(at).is_some(), "untrusted"),
                     Attr::Unknown => {
                         unknown = true;

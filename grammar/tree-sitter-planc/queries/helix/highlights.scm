@@ -47,6 +47,10 @@
 
 (untrusted_clause) @keyword.storage.modifier
 
+(idempotent_clause) @keyword.storage.modifier
+
+(effect_clause) @keyword.storage.modifier
+
 (approval_clause
   approver: _ @constant.builtin)
 
