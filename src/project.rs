@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::diagnostics::{Code, Diagnostic};
+use crate::driver::Job;
 use crate::source::{FileId, SourceFile, SourceKind, Span};
 
 /// The name of the project file, looked for in the plan's folder and above.
@@ -132,6 +133,167 @@ impl Config {
                     None => t,
                 }),
         })
+    }
+}
+
+/// The flags that stand in for `planc.toml`'s values: `planc check
+/// --catalog … --policy … --actor … --progress … --no-config` and `planc
+/// lsp`'s flags. Each one given replaces the file's value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub catalog: Vec<PathBuf>,
+    pub policy: Option<PathBuf>,
+    pub actor: Option<Vec<String>>,
+    pub progress: Option<PathBuf>,
+    /// Ignore every `planc.toml`.
+    pub no_config: bool,
+}
+
+impl Overrides {
+    /// Whether a `planc.toml` is consulted at all: not under `no_config`,
+    /// nor when the flags name both the catalogue and the policy (a file in
+    /// a parent folder must not widen the actor of a check whose inputs
+    /// were given).
+    pub fn consults_config(&self) -> bool {
+        !self.no_config && (self.catalog.is_empty() || self.policy.is_none())
+    }
+
+    /// The settings of a plan whose `planc.toml` is `found` (or none):
+    /// the file's values, each replaced by the flag's when one is given.
+    pub fn apply(&self, found: Option<Config>) -> Settings {
+        let found = found.filter(|_| self.consults_config());
+        let path = found.as_ref().map(|c| c.path.clone());
+        let Config {
+            catalog,
+            policy,
+            actor,
+            progress,
+            tools,
+            ..
+        } = found.unwrap_or_default();
+        Settings {
+            config: path,
+            catalog: if self.catalog.is_empty() {
+                catalog
+            } else {
+                self.catalog.clone()
+            },
+            policy: self.policy.clone().or(policy),
+            actor: self.actor.clone().or(actor),
+            progress: self.progress.clone().or(progress),
+            tools,
+        }
+    }
+}
+
+/// What plans in one folder are checked with: the catalogue files, the
+/// policy, the actor and the progress record of the flags and of the
+/// `planc.toml` found from that folder. Plans with equal settings are
+/// checked together.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// The `planc.toml` consulted, when one was.
+    pub config: Option<PathBuf>,
+    pub catalog: Vec<PathBuf>,
+    pub policy: Option<PathBuf>,
+    pub actor: Option<Vec<String>>,
+    pub progress: Option<PathBuf>,
+    /// `[run] tools` of the `planc.toml`.
+    pub tools: Option<String>,
+}
+
+/// A file the settings name beside the plans, by what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    Catalog,
+    Policy,
+    Progress,
+}
+
+/// The settings of plans in the folder `dir`: the `planc.toml` found from
+/// it upward (unless the flags say not to look), with the flags applied.
+pub fn settings(dir: &Path, overrides: &Overrides) -> Result<Settings, String> {
+    let found = if overrides.consults_config() {
+        discover(dir)?
+    } else {
+        None
+    };
+    Ok(overrides.apply(found))
+}
+
+impl Settings {
+    /// The files to read beside the plans: the catalogue files, the
+    /// policy, the progress record, in that order.
+    pub fn inputs(&self) -> impl Iterator<Item = (&Path, Input)> {
+        let catalog = self.catalog.iter().map(|p| (p.as_path(), Input::Catalog));
+        let policy = self.policy.iter().map(|p| (p.as_path(), Input::Policy));
+        let progress = self.progress.iter().map(|p| (p.as_path(), Input::Progress));
+        catalog.chain(policy).chain(progress)
+    }
+
+    /// Builds a job's inputs from the settings: each file read from disk
+    /// (once: a file the job already holds, as a plan say, keeps its place
+    /// and takes the role too) and shown by `name`, the actor, and the
+    /// configuration's name. The error names a file that cannot be read.
+    pub fn add_to(&self, job: &mut Job, name: impl Fn(&Path) -> String) -> Result<(), String> {
+        for (path, input) in self.inputs() {
+            let kind = (input == Input::Progress).then_some(SourceKind::Json);
+            let id = add_file(job, path, name(path), kind)?;
+            match input {
+                Input::Catalog => job.catalog.push(id),
+                Input::Policy => job.policy.push(id),
+                Input::Progress => job.progress = Some(id),
+            }
+        }
+        job.actor.clone_from(&self.actor);
+        job.config = self.config.as_deref().map(name);
+        Ok(())
+    }
+}
+
+/// Adds a file to the job once, under `name`: a file already there keeps
+/// its id. Its form is `kind`, else told from the name.
+pub fn add_file(
+    job: &mut Job,
+    path: &Path,
+    name: String,
+    kind: Option<SourceKind>,
+) -> Result<FileId, String> {
+    if let Some(existing) = job.sources.files().find(|f| f.name == name) {
+        return Ok(existing.id);
+    }
+    let bytes = read_bytes(path)?;
+    let kind = kind.unwrap_or_else(|| SourceKind::from_name(&name));
+    Ok(add_bytes(job, name, bytes, Some(kind)))
+}
+
+/// Adds an input's bytes to the job in the given form (told from the
+/// content when `None`). Bytes that are not UTF-8 are added up to the
+/// first invalid byte, and that byte is an E0002 the run reports.
+pub fn add_bytes(job: &mut Job, name: String, bytes: Vec<u8>, kind: Option<SourceKind>) -> FileId {
+    add_decoded(job, name, decode_text(bytes), kind)
+}
+
+/// [`add_bytes`] for bytes already decoded by [`decode_text`].
+pub fn add_decoded(
+    job: &mut Job,
+    name: String,
+    decoded: Result<String, NotUtf8>,
+    kind: Option<SourceKind>,
+) -> FileId {
+    match decoded {
+        Ok(text) => {
+            let kind = kind.unwrap_or_else(|| SourceKind::sniff(&text));
+            job.sources.add_with_kind(name, text, kind)
+        }
+        Err(bad) => {
+            let kind = kind.unwrap_or_else(|| SourceKind::sniff(&bad.valid));
+            let id = job
+                .sources
+                .add_with_kind(name.clone(), bad.valid.clone(), kind);
+            job.unreadable.push(bad.diagnostic(id, &name));
+            id
+        }
     }
 }
 
@@ -412,6 +574,41 @@ mod tests {
         );
         assert_eq!(normalize(Path::new("./x")), PathBuf::from("x"));
         assert_eq!(normalize(Path::new("/../x")), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn flags_replace_the_files_values_and_both_given_skip_it() {
+        let found = Config::parse(
+            Path::new("p/planc.toml"),
+            "catalog = \"t.plan\"\npolicy = \"pol.plan\"\nactor = [\"a:b\"]\nprogress = \"r.json\"\n",
+        )
+        .unwrap();
+        let none = Overrides::default().apply(Some(found.clone()));
+        assert_eq!(none.config, Some(PathBuf::from("p/planc.toml")));
+        assert_eq!(none.catalog, vec![PathBuf::from("p/t.plan")]);
+        assert_eq!(none.progress, Some(PathBuf::from("p/r.json")));
+        let actor = Overrides {
+            actor: Some(vec!["c:d".into()]),
+            ..Overrides::default()
+        }
+        .apply(Some(found.clone()));
+        assert_eq!(actor.actor, Some(vec!["c:d".to_string()]));
+        assert_eq!(actor.policy, Some(PathBuf::from("p/pol.plan")));
+        // Catalogue and policy both given: the file is not consulted, not
+        // even for the actor or the progress record.
+        let both = Overrides {
+            catalog: vec![PathBuf::from("x.json")],
+            policy: Some(PathBuf::from("y.plan")),
+            ..Overrides::default()
+        };
+        assert!(!both.consults_config());
+        let s = both.apply(Some(found.clone()));
+        assert_eq!((s.config, s.actor, s.progress), (None, None, None));
+        let off = Overrides {
+            no_config: true,
+            ..Overrides::default()
+        };
+        assert_eq!(off.apply(Some(found)), Settings::default());
     }
 
     #[test]

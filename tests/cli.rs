@@ -85,6 +85,170 @@ fn examples_check_clean() {
     }
 }
 
+/// A JSON report's diagnostics, each as code, file, place and message.
+fn findings(v: &serde_json::Value) -> Vec<String> {
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}:{}:{} {}",
+                d["code"], d["file"], d["line"], d["column"], d["message"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn each_plan_is_checked_with_its_own_project() {
+    // `planc check examples/*/*.plan`: every plan, catalogue and policy
+    // file of the three examples at once, each with its own planc.toml,
+    // says what checking each file alone says, in the order given.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = Vec::new();
+    for project in ["config_dag", "northwind", "pallet_credit"] {
+        let mut names: Vec<String> = std::fs::read_dir(root.join("examples").join(project))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".plan"))
+            .collect();
+        names.sort();
+        files.extend(names.iter().map(|n| format!("examples/{project}/{n}")));
+    }
+    assert!(files.len() >= 10, "{files:?}");
+    let mut args = vec!["check", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let all = run(&args);
+    assert_eq!(all.status.code(), Some(0), "{}", stdout(&all));
+    let v = json(&all);
+    let mut alone: Vec<String> = Vec::new();
+    for file in &files {
+        let o = run(&["check", "--format", "json", file]);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stdout(&o));
+        alone.extend(findings(&json(&o)));
+    }
+    let together = findings(&v);
+    assert!(!together.is_empty());
+    // Alone, each report lists its notes last; together, every error and
+    // warning comes before the notes: the same diagnostics, and the files
+    // in the order of the arguments within each kind.
+    let notes_last = |mut list: Vec<String>| {
+        list.sort_by_key(|d| d.starts_with("\"N"));
+        list
+    };
+    assert_eq!(together, notes_last(alone));
+    assert_eq!(
+        v["configs"],
+        serde_json::json!([
+            "examples/config_dag/planc.toml",
+            "examples/northwind/planc.toml",
+            "examples/pallet_credit/planc.toml"
+        ])
+    );
+    assert!(v.get("config").is_none(), "{v}");
+
+    // Two projects whose catalogues differ: each plan is checked against
+    // its own, the broken one's errors are the only ones, and the status
+    // is the worst.
+    let dir = scratch("two_projects");
+    for (name, tool) in [("a", "a.get"), ("b", "b.get")] {
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("planc.toml"),
+            "catalog = \"tools.plan\"\npolicy = \"policy.plan\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            folder.join("tools.plan"),
+            format!("tool {tool}(id: string) -> {{ ok: bool }} read\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            folder.join("policy.plan"),
+            format!("policy p {{ actor [x:r] {tool} requires [x:r] }}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            folder.join("p.plan"),
+            format!("plan p \"g\" {{\n    step s = {tool}(id: \"1\")\n}}\n"),
+        )
+        .unwrap();
+    }
+    let (a, b) = (dir.join("a/p.plan"), dir.join("b/p.plan"));
+    let o = run(&["check", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("checked with the configurations of"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(
+        dir.join("b/p.plan"),
+        "plan p \"g\" {\n    step s = a.get(id: \"1\")\n}\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let v = json(&o);
+    let codes = codes_at(&v);
+    assert!(!codes.is_empty());
+    assert!(
+        codes
+            .iter()
+            .all(|(code, file, _)| code == "E0101" && file.ends_with("b/p.plan")),
+        "{codes:?}"
+    );
+
+    // A catalogue two projects share (their actors differ) that is not
+    // UTF-8: one E0002 on it, and neither project is checked against what
+    // could be read of it.
+    std::fs::create_dir_all(dir.join("shared")).unwrap();
+    std::fs::write(
+        dir.join("shared/tools.plan"),
+        b"\xff\ntool a.get(id: string) -> { ok: bool } read\n",
+    )
+    .unwrap();
+    for (name, actor) in [("c", "x:r"), ("d", "x:w")] {
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("planc.toml"),
+            format!(
+                "catalog = \"../shared/tools.plan\"\npolicy = \"../a/policy.plan\"\nactor = [\"{actor}\"]\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            folder.join("p.plan"),
+            "plan p \"g\" {\n    step s = a.get(id: \"1\")\n}\n",
+        )
+        .unwrap();
+    }
+    let (c, d) = (dir.join("c/p.plan"), dir.join("d/p.plan"));
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        c.to_str().unwrap(),
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let codes = codes_at(&json(&o));
+    assert_eq!(codes.len(), 1, "{codes:?}");
+    assert!(
+        codes[0].0 == "E0002" && codes[0].1.ends_with("shared/tools.plan"),
+        "{codes:?}"
+    );
+}
+
 #[test]
 fn syntax_error_exits_1_in_every_format() {
     let dir = scratch("syntax_error");
@@ -208,6 +372,75 @@ fn a_file_that_is_not_utf8_is_e0002_in_every_format() {
     assert_eq!(result["ruleId"], "E0002");
     let region = &result["locations"][0]["physicalLocation"]["region"];
     assert_eq!(region["byteOffset"], 13);
+}
+
+#[test]
+fn fmt_and_run_report_a_file_that_is_not_utf8() {
+    let dir = scratch("utf8_fmt_run");
+    let file = dir.join("bad.plan");
+    let bytes = b"plan p \"g\" {\n\xff\xfe}";
+    std::fs::write(&file, bytes).unwrap();
+    let file = file.to_str().unwrap();
+    // `fmt`, `fmt --check` and `fmt --to`: E0002 at the first bad byte,
+    // exit 1, the file left as it was.
+    for args in [
+        vec!["fmt", file],
+        vec!["fmt", "--check", file],
+        vec!["fmt", "--to", "json", file],
+    ] {
+        let o = run(&[args.as_slice(), &["--color", "never"]].concat());
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let text = stderr(&o);
+        assert!(text.contains("[E0002] Error"), "{args:?}: {text}");
+        assert!(
+            text.contains("invalid byte at offset 13"),
+            "{args:?}: {text}"
+        );
+        assert!(text.contains("bad.plan:"), "{args:?}: {text}");
+    }
+    assert_eq!(std::fs::read(file).unwrap(), bytes);
+    let o = run_stdin(&["fmt", "-"], bytes);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("E0002"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("<stdin>"), "{}", stderr(&o));
+
+    // `run` of a plan or IR file that is not UTF-8: the diagnostic, nothing
+    // runs (exit 2, as for a plan that does not compile).
+    let o = run(&[
+        "run",
+        "--format",
+        "short",
+        file,
+        "--tools",
+        "fixture:none.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.plan:2:1: error[E0002]:"),
+        "{}",
+        stderr(&o)
+    );
+    // A progress record that is not UTF-8: the same, before any tool runs.
+    let record = dir.join("progress.json");
+    std::fs::write(&record, b"{\"steps\": \xc3}").unwrap();
+    let o = run(&[
+        "run",
+        "--format",
+        "short",
+        "examples/northwind/downgrade.plan",
+        "--approve-all",
+        "--progress",
+        record.to_str().unwrap(),
+        "--tools",
+        "fixture:none.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("progress.json:1:11: error[E0002]:"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&record).unwrap(), b"{\"steps\": \xc3}");
 }
 
 #[test]

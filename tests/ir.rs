@@ -17,7 +17,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use invariants::{ToolRule, World};
-use planc::SourceKind;
 use planc::driver::{self, Job, Outcome};
 use planc::ir::{self, CmpOp, Effect, Literal, PlanIr};
 use planc::syntax::ast;
@@ -39,21 +38,10 @@ fn job(plan: &Path) -> Job {
         .sources
         .add(rel(plan), std::fs::read_to_string(plan).unwrap());
     job.plans.push(id);
-    if let Some(config) = planc::project::discover(plan.parent().unwrap()).unwrap() {
-        for c in &config.catalog {
-            let id = job.sources.add(rel(c), std::fs::read_to_string(c).unwrap());
-            job.catalog.push(id);
-        }
-        if let Some(p) = &config.policy {
-            let id = job.sources.add(rel(p), std::fs::read_to_string(p).unwrap());
-            job.policy.push(id);
-        }
-        job.actor = config.actor;
-        if let Some(p) = &config.progress {
-            let text = std::fs::read_to_string(p).unwrap();
-            job.progress = Some(job.sources.add_with_kind(rel(p), text, SourceKind::Json));
-        }
-    }
+    planc::project::settings(plan.parent().unwrap(), &Default::default())
+        .unwrap()
+        .add_to(&mut job, rel)
+        .unwrap();
     job
 }
 

@@ -1334,6 +1334,33 @@ fn a_policy_changed_on_disk_re_checks_through_the_watcher() {
 }
 
 #[test]
+fn a_policy_on_disk_that_is_not_utf8_is_e0002_on_it() {
+    let p = Project::new();
+    let mut bytes = POLICY.as_bytes().to_vec();
+    let at = POLICY.find("amount_eur").unwrap();
+    bytes.insert(at, 0xff);
+    std::fs::write(p.path("policy.plan"), &bytes).unwrap();
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    let policy = c.diagnostics(&p.uri("policy.plan"));
+    assert_eq!(codes(&policy), ["E0002"], "{policy:#?}");
+    assert_eq!(
+        offset_of(&POLICY[..at], &policy[0]["range"]["start"]),
+        at,
+        "{policy:#?}"
+    );
+    // Fixed on disk: the E0002 goes, the plan is checked again.
+    p.write("policy.plan", POLICY);
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": p.uri("policy.plan"), "type": 2 }] }),
+    );
+    assert_eq!(c.diagnostics(&p.uri("policy.plan")), Vec::<Value>::new());
+    c.shutdown();
+}
+
+#[test]
 fn diagnostics_in_the_policy_go_to_the_policy() {
     let p = Project::new();
     p.write(

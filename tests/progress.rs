@@ -27,22 +27,13 @@ fn compile(plan: &Path) -> PlanIr {
         std::fs::read_to_string(plan).unwrap(),
     );
     job.plans.push(id);
-    let config = planc::project::discover(plan.parent().unwrap())
-        .unwrap()
+    let mut settings =
+        planc::project::settings(plan.parent().unwrap(), &Default::default()).unwrap();
+    // Compiled afresh, not as a replan of the project's progress record.
+    settings.progress = None;
+    settings
+        .add_to(&mut job, |p| p.display().to_string())
         .unwrap();
-    for c in &config.catalog {
-        let id = job
-            .sources
-            .add(c.display().to_string(), std::fs::read_to_string(c).unwrap());
-        job.catalog.push(id);
-    }
-    if let Some(p) = &config.policy {
-        let id = job
-            .sources
-            .add(p.display().to_string(), std::fs::read_to_string(p).unwrap());
-        job.policy.push(id);
-    }
-    job.actor = config.actor;
     let outcome = driver::run(&mut job);
     assert!(!outcome.has_errors(), "{:?}", outcome.diagnostics);
     driver::lower(&job, &outcome).unwrap().pop().unwrap()

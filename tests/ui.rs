@@ -88,47 +88,18 @@ fn relative(path: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// Builds the job for a fixture: the fixture, plus the catalogue and policy
-/// of the nearest `planc.toml` below `tests/ui/`.
+/// Builds the job for a fixture: the fixture, plus the catalogue, policy,
+/// actor and progress record of the nearest `planc.toml`, as the command
+/// line builds it (`project::settings`).
 fn job_for(path: &Path) -> Job {
     let mut job = Job::default();
     let text = std::fs::read_to_string(path).unwrap();
     let id = job.sources.add(relative(path), text);
     job.plans.push(id);
-    let ui_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
-    let mut dir = path.parent();
-    while let Some(d) = dir {
-        if !d.starts_with(&ui_root) {
-            break;
-        }
-        if d.join("planc.toml").is_file() {
-            let text = std::fs::read_to_string(d.join("planc.toml")).unwrap();
-            let config = planc::project::Config::parse(&d.join("planc.toml"), &text).unwrap();
-            for c in &config.catalog {
-                let id = job
-                    .sources
-                    .add(relative(c), std::fs::read_to_string(c).unwrap());
-                job.catalog.push(id);
-            }
-            if let Some(p) = &config.policy {
-                let id = job
-                    .sources
-                    .add(relative(p), std::fs::read_to_string(p).unwrap());
-                job.policy.push(id);
-            }
-            job.actor = config.actor;
-            if let Some(p) = &config.progress {
-                let id = job.sources.add_with_kind(
-                    relative(p),
-                    std::fs::read_to_string(p).unwrap(),
-                    planc::SourceKind::Json,
-                );
-                job.progress = Some(id);
-            }
-            break;
-        }
-        dir = d.parent();
-    }
+    let settings = planc::project::settings(path.parent().unwrap(), &Default::default()).unwrap();
+    settings.add_to(&mut job, relative).unwrap();
+    // The snapshots name no configuration file: E0005 says "from flags".
+    job.config = None;
     job
 }
 

@@ -8,19 +8,40 @@ use planc::driver;
 
 use super::Failure;
 use super::args::Options;
-use super::load::{display_path, load, with_progress};
-use super::report::{emit, report, status};
+use super::load::{Replans, display_path, load, load_plans};
+use super::report::{emit, report, report_checks, status};
 
+/// Checks plan files, each with the settings of its own project: files
+/// sharing a project are checked together, as one job; the report lists
+/// every file's diagnostics in the order of the arguments, and the status
+/// is the worst.
 pub fn check(
     files: &[PathBuf],
     progress: Option<&Path>,
     options: &Options,
 ) -> Result<ExitCode, Failure> {
-    let mut job = load(files, &options.inputs)?;
-    with_progress(&mut job, files.first().map(PathBuf::as_path), progress)?;
-    let outcome = driver::run(&mut job);
-    report(&job, &outcome.diagnostics, options, true)?;
-    Ok(status(&outcome.diagnostics, options))
+    let mut loaded = load_plans(files, &options.inputs, Replans::Against(progress))?;
+    let mut diagnostics: Vec<planc::Diagnostic> = Vec::new();
+    let mut configs: Vec<String> = Vec::new();
+    for (settings, plans) in std::mem::take(&mut loaded.groups) {
+        let mut job = loaded.job(&settings, plans)?;
+        let outcome = driver::run(&mut job);
+        loaded.keep(&mut job);
+        // A file two projects read (one's plan, the other's catalogue)
+        // may say the same thing in both: once is enough.
+        for d in outcome.diagnostics {
+            if !diagnostics.contains(&d) {
+                diagnostics.push(d);
+            }
+        }
+        if let Some(config) = job.config.filter(|c| !configs.contains(c)) {
+            configs.push(config);
+        }
+    }
+    planc::diagnostics::sort(&mut diagnostics);
+    let configs: Vec<&str> = configs.iter().map(String::as_str).collect();
+    report_checks(&loaded.job.sources, &configs, &diagnostics, options, true)?;
+    Ok(status(&diagnostics, options))
 }
 
 pub fn compile(
@@ -30,8 +51,11 @@ pub fn compile(
     pretty: bool,
     options: &Options,
 ) -> Result<ExitCode, Failure> {
-    let mut job = load(&[file.to_path_buf()], &options.inputs)?;
-    with_progress(&mut job, Some(file), progress)?;
+    let mut job = load(
+        &[file.to_path_buf()],
+        &options.inputs,
+        Replans::Against(progress),
+    )?;
     let outcome = driver::run(&mut job);
     report(&job, &outcome.diagnostics, options, false)?;
     let code = status(&outcome.diagnostics, options);

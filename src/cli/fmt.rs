@@ -26,7 +26,8 @@ pub enum FmtMode {
 }
 
 /// Lays out each file. A file that does not parse is reported and left
-/// alone (status 1); a JSON file, an unreadable one or a layout that would
+/// alone (status 1), and so is one that is not UTF-8 (E0002); a JSON file,
+/// one that cannot be read or a layout that would
 /// change more than whitespace stops the command (status 2). `--check` and
 /// `--diff` write nothing and exit with 1 when a file is not laid out.
 pub fn fmt(
@@ -38,7 +39,10 @@ pub fn fmt(
     let mut code = ExitCode::SUCCESS;
     for path in files {
         let stdin = path == Path::new("-");
-        let (name, text, kind) = read_input(path)?;
+        let Some((name, text, kind)) = read_input(path, format, color)? else {
+            code = ExitCode::from(1);
+            continue;
+        };
         if kind == SourceKind::Json {
             return Err(Failure(format!(
                 "`{name}` is JSON: `planc fmt` lays out the text form"
@@ -87,25 +91,30 @@ pub fn fmt(
     Ok(code)
 }
 
-/// Standard input, decoded, and its form told from its content.
-pub fn read_stdin() -> Result<(String, SourceKind), Failure> {
-    let text = project::decode("<stdin>", stdin_bytes()?).map_err(Failure)?;
-    let kind = SourceKind::sniff(&text);
-    Ok((text, kind))
-}
-
 /// A file for `planc fmt`, or standard input for `-`: its name, text and
-/// form (from the name, or from the content for standard input).
-pub fn read_input(path: &Path) -> Result<(String, String, SourceKind), Failure> {
-    if path == Path::new("-") {
-        let (text, kind) = read_stdin()?;
-        Ok(("<stdin>".to_string(), text, kind))
+/// form (from the name, or from the content for standard input). Bytes
+/// that are not UTF-8 are reported in `format` (E0002 at the first bad
+/// byte, as `check` reports them) and give `None`.
+pub fn read_input(
+    path: &Path,
+    format: Format,
+    color: Color,
+) -> Result<Option<(String, String, SourceKind)>, Failure> {
+    let (name, bytes, kind) = if path == Path::new("-") {
+        ("<stdin>".to_string(), stdin_bytes()?, None)
     } else {
         let name = display_path(path);
-        let text = project::read_source(path).map_err(Failure)?;
+        let bytes = project::read_bytes(path).map_err(Failure)?;
         let kind = SourceKind::from_name(&name);
-        Ok((name, text, kind))
+        (name, bytes, Some(kind))
+    };
+    let mut job = Job::default();
+    let id = project::add_bytes(&mut job, name.clone(), bytes, kind);
+    if !job.unreadable.is_empty() {
+        report_files(&job.sources, &job.unreadable, format, color);
+        return Ok(None);
     }
+    Ok(job.sources.get(id).map(|f| (name, f.text.clone(), f.kind)))
 }
 
 /// `planc fmt --to FORM FILE`: the file read in its form (a JSON document
@@ -124,7 +133,9 @@ pub fn convert(
             files.len()
         )));
     };
-    let (name, text, kind) = read_input(path)?;
+    let Some((name, text, kind)) = read_input(path, format, color)? else {
+        return Ok(ExitCode::from(1));
+    };
     let mut sources = planc::SourceMap::new();
     let id = sources.add_with_kind(name, text, kind);
     let (to, catalog) = match form {

@@ -1,49 +1,71 @@
-//! Building a job from the command line: the plan files (or standard
-//! input), the catalogue, policy, actor and progress record of the flags or
-//! of `planc.toml`, each file read once and decoded.
+//! Building jobs from the command line: the plan files (or standard
+//! input), each checked with the settings of its own project (the flags
+//! and the `planc.toml` found from its folder, by `project::settings`),
+//! each file read once and decoded.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use planc::SourceKind;
 use planc::driver::{self, Job};
-use planc::project::{self, Config};
+use planc::project::{self, Config, Overrides, Settings};
+use planc::{FileId, SourceKind};
 
 use super::Failure;
 use super::args::Inputs;
 
-/// Builds the job: the plan files, then the catalogue, policy and actor of
-/// the flags or, failing those, of the `planc.toml` found from the first
-/// plan's folder (the current folder for stdin).
-pub fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
-    let mut job = Job::default();
-    let start = match files.first() {
-        Some(p) if p != Path::new("-") => p.parent().map(Path::to_path_buf).unwrap_or_default(),
-        _ => PathBuf::new(),
-    };
-    let start = if start.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        start
-    };
-    // `planc.toml` is not consulted at all under `--no-config`, nor when the
-    // flags name both the catalogue and the policy: a file in a parent
-    // folder must not widen the actor of a check whose inputs were given.
-    let both_given = !options.catalog.is_empty() && options.policy.is_some();
-    let consult = !options.no_config && !both_given;
-    let found = if consult {
-        project::discover(&start).map_err(Failure)?
-    } else {
-        None
-    };
-    job.config = found.as_ref().map(|c| display_path(&c.path));
-    let Config {
-        catalog,
-        policy,
-        actor,
-        ..
-    } = found.unwrap_or_default();
+/// Whether a command checks its plans as replans: `check` and `compile`
+/// do, against `--progress` or else the `progress` of `planc.toml`; the
+/// views, `diff`, `invalidate`, `run` and `schema` do not.
+#[derive(Clone, Copy)]
+pub enum Replans<'a> {
+    Against(Option<&'a Path>),
+    No,
+}
 
+/// The plan files read, grouped by the settings they are checked with:
+/// the groups in the order of their first file, the files of a group in
+/// the order given. `job` holds every file read so far (so file ids stay
+/// unique across the groups) and the E0002 of the plan files.
+pub struct Loaded {
+    pub job: Job,
+    pub groups: Vec<(Settings, Vec<FileId>)>,
+}
+
+/// Reads the plan files and finds each one's settings: the flags, and the
+/// `planc.toml` found from the file's folder (the current folder for
+/// standard input, and for no file at all, which makes one group with no
+/// plans).
+pub fn load_plans(
+    files: &[PathBuf],
+    inputs: &Inputs,
+    replans: Replans<'_>,
+) -> Result<Loaded, Failure> {
+    let overrides = Overrides {
+        catalog: inputs.catalog.clone(),
+        policy: inputs.policy.clone(),
+        actor: inputs.actor.clone(),
+        progress: match replans {
+            Replans::Against(flag) => flag.map(Path::to_path_buf),
+            Replans::No => None,
+        },
+        no_config: inputs.no_config,
+    };
+    let mut by_folder: HashMap<PathBuf, Settings> = HashMap::new();
+    let mut settings_of = |file: Option<&Path>| -> Result<Settings, Failure> {
+        let start = start_folder(file);
+        if let Some(s) = by_folder.get(&start) {
+            return Ok(s.clone());
+        }
+        let mut s = project::settings(&start, &overrides).map_err(Failure)?;
+        if matches!(replans, Replans::No) {
+            s.progress = None;
+        }
+        by_folder.insert(start, s.clone());
+        Ok(s)
+    };
+    let mut job = Job::default();
+    let mut groups: Vec<(Settings, Vec<FileId>)> = Vec::new();
     let mut stdin_used = false;
     for path in files {
         let id = if path == Path::new("-") {
@@ -52,47 +74,73 @@ pub fn load(files: &[PathBuf], options: &Inputs) -> Result<Job, Failure> {
             }
             stdin_used = true;
             let bytes = stdin_bytes()?;
-            add_text(&mut job, "<stdin>".into(), bytes, None)
+            project::add_bytes(&mut job, "<stdin>".into(), bytes, None)
         } else {
             add_file(&mut job, path)?
         };
-        job.plans.push(id);
+        let settings = settings_of(Some(path))?;
+        match groups.iter_mut().find(|(s, _)| *s == settings) {
+            Some((_, plans)) => plans.push(id),
+            None => groups.push((settings, vec![id])),
+        }
     }
-    let catalog = if options.catalog.is_empty() {
-        catalog
-    } else {
-        options.catalog.clone()
-    };
-    for path in &catalog {
-        let id = add_file(&mut job, path)?;
-        job.catalog.push(id);
+    if groups.is_empty() {
+        groups.push((settings_of(None)?, Vec::new()));
     }
-    if let Some(path) = options.policy.clone().or(policy) {
-        let id = add_file(&mut job, &path)?;
-        job.policy.push(id);
-    }
-    job.actor = options.actor.clone().or(actor);
-    Ok(job)
+    Ok(Loaded { job, groups })
 }
 
-/// Adds the progress record a replan is checked against: `--progress`,
-/// else the `progress` of the `planc.toml` the job was configured from.
-pub fn with_progress(
-    job: &mut Job,
-    first: Option<&Path>,
-    flag: Option<&Path>,
-) -> Result<(), Failure> {
-    let path = match flag {
-        Some(p) => Some(p.to_path_buf()),
-        None if job.config.is_some() => config_for(&start_folder(first))?.progress,
-        None => None,
-    };
-    if let Some(path) = path {
-        let name = display_path(&path);
-        let bytes = project::read_bytes(&path).map_err(Failure)?;
-        job.progress = Some(add_text(job, name, bytes, Some(SourceKind::Json)));
+impl Loaded {
+    /// The job of one group: its plans, its settings' catalogue, policy,
+    /// actor and progress record, and the E0002 of its files (a file read
+    /// once, by an earlier group, still stops this one). Its sources are
+    /// all the files read so far: give them back with [`Loaded::keep`]
+    /// before building the next group's job.
+    pub fn job(&mut self, settings: &Settings, plans: Vec<FileId>) -> Result<Job, Failure> {
+        let mut job = Job {
+            sources: std::mem::take(&mut self.job.sources),
+            plans,
+            ..Job::default()
+        };
+        settings.add_to(&mut job, display_path).map_err(Failure)?;
+        self.job.unreadable.append(&mut job.unreadable);
+        let reads = |f: FileId| {
+            job.plans.contains(&f)
+                || job.catalog.contains(&f)
+                || job.policy.contains(&f)
+                || job.progress == Some(f)
+        };
+        let mine: Vec<planc::Diagnostic> = self
+            .job
+            .unreadable
+            .iter()
+            .filter(|d| reads(d.span.file))
+            .cloned()
+            .collect();
+        job.unreadable = mine;
+        Ok(job)
     }
-    Ok(())
+
+    /// Takes back the sources of a group's job, with every file it read.
+    pub fn keep(&mut self, job: &mut Job) {
+        self.job.sources = std::mem::take(&mut job.sources);
+    }
+}
+
+/// Builds the job of a command that reads one group of plans (one plan
+/// file, or none for `schema`): the plan files, then the catalogue, policy,
+/// actor and progress record of their settings.
+pub fn load(files: &[PathBuf], inputs: &Inputs, replans: Replans<'_>) -> Result<Job, Failure> {
+    let mut loaded = load_plans(files, inputs, replans)?;
+    let groups = std::mem::take(&mut loaded.groups);
+    match <[_; 1]>::try_from(groups) {
+        Ok([(settings, plans)]) => loaded.job(&settings, plans),
+        Err(_) => Err(Failure(
+            "these files belong to different projects (each `planc.toml` its own): \
+             give files of one project"
+                .into(),
+        )),
+    }
 }
 
 /// The folder `planc.toml` is looked for from: the file's, or the current
@@ -117,41 +165,11 @@ pub fn config_for(start: &Path) -> Result<Config, Failure> {
         .unwrap_or_default())
 }
 
-/// Adds a file once: a file named twice (as a plan and in `planc.toml`'s
-/// catalogue, say) is read once and keeps its first role.
-pub fn add_file(job: &mut Job, path: &Path) -> Result<planc::FileId, Failure> {
-    let name = display_path(path);
-    if let Some(existing) = job.sources.files().find(|f| f.name == name) {
-        return Ok(existing.id);
-    }
-    let bytes = project::read_bytes(path).map_err(Failure)?;
-    let kind = SourceKind::from_name(&name);
-    Ok(add_text(job, name, bytes, Some(kind)))
-}
-
-/// Adds an input's bytes to the job in the given form (told from the
-/// content when `None`). Bytes that are not UTF-8 are added up to the
-/// first invalid byte, and that byte is an E0002 the run reports.
-pub fn add_text(
-    job: &mut Job,
-    name: String,
-    bytes: Vec<u8>,
-    kind: Option<SourceKind>,
-) -> planc::FileId {
-    match project::decode_text(bytes) {
-        Ok(text) => {
-            let kind = kind.unwrap_or_else(|| SourceKind::sniff(&text));
-            job.sources.add_with_kind(name, text, kind)
-        }
-        Err(bad) => {
-            let kind = kind.unwrap_or_else(|| SourceKind::sniff(&bad.valid));
-            let id = job
-                .sources
-                .add_with_kind(name.clone(), bad.valid.clone(), kind);
-            job.unreadable.push(bad.diagnostic(id, &name));
-            id
-        }
-    }
+/// Adds a file once, named as the user gave it: a file named twice (as a
+/// plan and in `planc.toml`'s catalogue, say) is read once and keeps its
+/// first place.
+pub fn add_file(job: &mut Job, path: &Path) -> Result<FileId, Failure> {
+    project::add_file(job, path, display_path(path), None).map_err(Failure)
 }
 
 /// Paths are shown as the user gave them, with `/` separators.
@@ -177,7 +195,7 @@ pub fn load_record(
     let name = display_path(path);
     let bytes = project::read_bytes(path).map_err(Failure)?;
     let before = job.unreadable.len();
-    let id = add_text(job, name, bytes, Some(SourceKind::Json));
+    let id = project::add_bytes(job, name, bytes, Some(SourceKind::Json));
     if job.unreadable.len() > before {
         return Ok((None, job.unreadable.split_off(before)));
     }

@@ -29,6 +29,7 @@ pub fn lsp(
         catalog: catalog.into_iter().map(absolute).collect(),
         policy: policy.map(absolute),
         actor,
+        ..planc::lsp::Overrides::default()
     };
     planc::lsp::run_stdio(overrides)
         .map(|()| ExitCode::SUCCESS)

@@ -9,7 +9,7 @@ use planc::driver::{self, Job};
 use super::Failure;
 use super::args::{Format, Options};
 use super::check::one_plan;
-use super::load::{load, load_record};
+use super::load::{Replans, load, load_record};
 use super::report::{print_result, report_blocking};
 
 /// `planc diff OLD NEW [--progress P]`: both plans compiled, matched by
@@ -22,7 +22,7 @@ pub fn diff(
 ) -> Result<ExitCode, Failure> {
     let mut irs = Vec::new();
     for file in [old, new] {
-        let mut job = load(&[file.to_path_buf()], &options.inputs)?;
+        let mut job = load(&[file.to_path_buf()], &options.inputs, Replans::No)?;
         let outcome = driver::run(&mut job);
         if !report_blocking(&job, &outcome.diagnostics, options)? {
             return Ok(ExitCode::from(1));
@@ -64,7 +64,7 @@ pub fn invalidate(
     options: &Options,
 ) -> Result<ExitCode, Failure> {
     let event = planc::progress::Event::parse(event).map_err(Failure)?;
-    let mut job = load(&[file.to_path_buf()], &options.inputs)?;
+    let mut job = load(&[file.to_path_buf()], &options.inputs, Replans::No)?;
     let outcome = driver::run(&mut job);
     let (record, record_diags) = load_record(&mut job, progress)?;
     let diagnostics: Vec<planc::Diagnostic> = outcome

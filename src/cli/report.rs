@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use planc::SourceMap;
 use planc::diagnostics::{counts, render};
 use planc::driver::Job;
 use planc::project;
@@ -12,34 +13,58 @@ use planc::project;
 use super::Failure;
 use super::args::{Color, Format, Options};
 
-/// Prints the diagnostics in the chosen format. Human and short reports go
-/// to stderr, as a compiler's do; the JSON and SARIF documents go to stdout
-/// unless stdout carries something else (`compile`'s IR).
+/// Prints the diagnostics of a job in the chosen format (see
+/// [`report_checks`]).
 pub fn report(
     job: &Job,
     diagnostics: &[planc::Diagnostic],
     options: &Options,
     stdout_free: bool,
 ) -> Result<(), Failure> {
+    let configs: Vec<&str> = job.config.iter().map(String::as_str).collect();
+    report_checks(&job.sources, &configs, diagnostics, options, stdout_free)
+}
+
+/// Prints the diagnostics in the chosen format, naming the `planc.toml`
+/// files the check used. Human and short reports go to stderr, as a
+/// compiler's do; the JSON and SARIF documents go to stdout unless stdout
+/// carries something else (`compile`'s IR).
+pub fn report_checks(
+    sources: &SourceMap,
+    configs: &[&str],
+    diagnostics: &[planc::Diagnostic],
+    options: &Options,
+    stdout_free: bool,
+) -> Result<(), Failure> {
     let (text, machine) = match options.format {
         Format::Human => {
-            let mut s = render::human(&job.sources, diagnostics, options.color.on_stderr());
+            let mut s = render::human(sources, diagnostics, options.color.on_stderr());
             if !diagnostics.is_empty() {
                 s.push_str(&render::summary(diagnostics));
                 s.push('\n');
             }
-            if let Some(config) = &job.config {
-                s.push_str(&format!("checked with the configuration of `{config}`\n"));
+            match configs {
+                [] => {}
+                [config] => {
+                    s.push_str(&format!("checked with the configuration of `{config}`\n"));
+                }
+                many => {
+                    let names: Vec<String> = many.iter().map(|c| format!("`{c}`")).collect();
+                    s.push_str(&format!(
+                        "checked with the configurations of {}\n",
+                        names.join(", ")
+                    ));
+                }
             }
             (s, false)
         }
-        Format::Short => (render::short(&job.sources, diagnostics), false),
+        Format::Short => (render::short(sources, diagnostics), false),
         Format::Json => (
-            render::json_with_config(&job.sources, diagnostics, job.config.as_deref()),
+            render::json_with_configs(sources, diagnostics, configs),
             true,
         ),
         Format::Sarif => (
-            render::sarif(&job.sources, diagnostics, &sarif_options(job, options)?),
+            render::sarif(sources, diagnostics, &sarif_options(sources, options)?),
             true,
         ),
     };
@@ -54,7 +79,10 @@ pub fn report(
 /// Where the SARIF log's files are: `%SRCROOT%` is the root of the git
 /// repository around the current folder (else the current folder), and
 /// each file's URI is relative to it whatever path it was given by.
-pub fn sarif_options(job: &Job, options: &Options) -> Result<render::SarifOptions, Failure> {
+pub fn sarif_options(
+    sources: &SourceMap,
+    options: &Options,
+) -> Result<render::SarifOptions, Failure> {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure(format!("cannot read the current folder: {e}")))?;
     let root = project::source_root(&cwd);
@@ -65,8 +93,7 @@ pub fn sarif_options(job: &Job, options: &Options) -> Result<render::SarifOption
     } else {
         format!("file:///{root_uri}/")
     };
-    let uris = job
-        .sources
+    let uris = sources
         .files()
         .filter(|f| f.name != "<stdin>")
         .map(|f| (f.id, project::artifact_uri(&root, &cwd, &f.name)))

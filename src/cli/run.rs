@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use planc::driver;
+use planc::SourceKind;
+use planc::driver::{self, Job};
 use planc::exec::{self, Backend, Data, Sink, Stop};
 use planc::ir::PlanIr;
 use planc::progress::{FailureKind, ProgressRecord, Status};
@@ -21,7 +22,7 @@ use planc::project;
 use super::Failure;
 use super::args::Options;
 use super::check::one_plan;
-use super::load::{config_for, display_path, load, start_folder};
+use super::load::{Replans, config_for, display_path, load, start_folder};
 use super::report::{report, status};
 
 pub struct RunOptions {
@@ -36,7 +37,7 @@ pub struct RunOptions {
 pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, Failure> {
     let config = config_for(&start_folder(Some(plan)))?;
     let Some(ir) = load_ir(plan, options)? else {
-        // The plan does not compile: reported, nothing ran.
+        // The plan does not compile, or is not UTF-8: reported, nothing ran.
         return Ok(ExitCode::from(2));
     };
     let approved = approvals(&ir, o)?;
@@ -49,7 +50,10 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
     })?;
     let prior = match &o.progress {
         Some(path) if path.exists() => {
-            let text = project::read_source(path).map_err(Failure)?;
+            let Some(text) = read_text(path, options)? else {
+                // Not UTF-8: reported, nothing ran.
+                return Ok(ExitCode::from(2));
+            };
             let record: ProgressRecord = serde_json::from_str(&text).map_err(|e| {
                 Failure(format!(
                     "`{}` is not a progress record: {e}",
@@ -86,9 +90,11 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
 }
 
 /// The IR: read from an IR file, or compiled from the plan. `None` when the
-/// plan has errors (they are reported).
+/// file is not UTF-8 or the plan has errors (they are reported).
 fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
-    let text = project::read_source(plan).map_err(Failure)?;
+    let Some(text) = read_text(plan, options)? else {
+        return Ok(None);
+    };
     let looks_like_ir = serde_json::from_str::<Json>(&text)
         .ok()
         .is_some_and(|v| v.get("ir_version").is_some());
@@ -97,7 +103,7 @@ fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
             .map_err(|e| Failure(format!("`{}`: {e}", display_path(plan))))?;
         return Ok(Some(ir));
     }
-    let mut job = load(&[plan.to_path_buf()], &options.inputs)?;
+    let mut job = load(&[plan.to_path_buf()], &options.inputs, Replans::No)?;
     let outcome = driver::run(&mut job);
     let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
@@ -107,6 +113,21 @@ fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
     let (_, ir) = one_plan(plan, &irs)?;
     Ok(Some(ir.clone()))
+}
+
+/// A file's text; `None` when it is not UTF-8, which is reported as
+/// `check` reports it (E0002 at the first bad byte).
+fn read_text(path: &Path, options: &Options) -> Result<Option<String>, Failure> {
+    let mut job = Job::default();
+    let bytes = project::read_bytes(path).map_err(Failure)?;
+    let name = display_path(path);
+    let kind = SourceKind::from_name(&name);
+    let id = project::add_bytes(&mut job, name, bytes, Some(kind));
+    if !job.unreadable.is_empty() {
+        report(&job, &job.unreadable, options, false)?;
+        return Ok(None);
+    }
+    Ok(job.sources.get(id).map(|f| f.text.clone()))
 }
 
 /// The approved steps: all of `approvals` with `--approve-all`, else those

@@ -7,7 +7,7 @@ use planc::driver;
 
 use super::Failure;
 use super::args::{Options, SchemaDialect, Wrap};
-use super::load::load;
+use super::load::{Replans, load};
 use super::report::report;
 
 /// `planc schema`: loads the catalogue and policy as `check` does (from
@@ -20,7 +20,7 @@ pub fn schema(
     wrap: Option<Wrap>,
 ) -> Result<ExitCode, Failure> {
     use planc::plan_schema::{self, Dialect};
-    let mut job = load(&[], &options.inputs)?;
+    let mut job = load(&[], &options.inputs, Replans::No)?;
     if job.catalog.is_empty() {
         return Err(Failure(
             "no catalogue: pass `--catalog FILE` or name one in `planc.toml`".into(),

@@ -8,7 +8,7 @@ use planc::driver::{self, Job, Outcome};
 use super::Failure;
 use super::args::{Color, GraphFormat, Inputs};
 use super::check::one_plan;
-use super::load::{display_path, load, load_record};
+use super::load::{Replans, display_path, load, load_record};
 use super::report::{emit, report_human};
 
 /// One plan compiled for a view of it (`graph`, `review`).
@@ -28,7 +28,7 @@ pub fn compile_for_view(
     inputs: &Inputs,
     color: Color,
 ) -> Result<Result<Compiled, ExitCode>, Failure> {
-    let mut job = load(&[file.to_path_buf()], inputs)?;
+    let mut job = load(&[file.to_path_buf()], inputs, Replans::No)?;
     let outcome = driver::run(&mut job);
     if outcome.has_errors() {
         report_human(&job.sources, &outcome.diagnostics, color);

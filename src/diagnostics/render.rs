@@ -295,6 +295,11 @@ pub struct JsonReport<'a> {
     /// The `planc.toml` the check used, when it used one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<&'a str>,
+    /// The `planc.toml` files the check used, when it used several (plans
+    /// of several projects checked at once, each with its own): in the
+    /// order of the plans given. `config` is then absent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub configs: Vec<&'a str>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -407,23 +412,27 @@ pub fn json_report<'a>(sources: &'a SourceMap, diagnostics: &'a [Diagnostic]) ->
         errors,
         warnings,
         config: None,
+        configs: Vec::new(),
     }
 }
 
 /// The JSON document as pretty-printed text, ending in a newline.
 pub fn json(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
-    json_with_config(sources, diagnostics, None)
+    json_with_configs(sources, diagnostics, &[])
 }
 
-/// [`json`], naming the `planc.toml` the check used (`config`; absent when
-/// none was).
-pub fn json_with_config(
+/// [`json`], naming the `planc.toml` files the check used: `config` when
+/// it used one, `configs` when several, neither when none.
+pub fn json_with_configs(
     sources: &SourceMap,
     diagnostics: &[Diagnostic],
-    config: Option<&str>,
+    configs: &[&str],
 ) -> String {
     let mut report = json_report(sources, diagnostics);
-    report.config = config;
+    match configs {
+        [one] => report.config = Some(one),
+        _ => report.configs = configs.to_vec(),
+    }
     match serde_json::to_string_pretty(&report) {
         Ok(mut s) => {
             s.push('\n');

@@ -47,7 +47,7 @@ use lsp_types as lsp;
 use lsp_types::notification::Notification as _;
 use lsp_types::request::Request as _;
 
-use crate::project::Config;
+use crate::project::Settings;
 use crate::source::SourceKind;
 use analysis::Analysis;
 use transport::MALFORMED;
@@ -63,41 +63,9 @@ pub fn run(connection: &Connection) -> Result<(), String> {
 
 /// What `planc lsp`'s flags say: catalogue files, a policy file and the
 /// actor's scopes that replace those of every `planc.toml` (or stand in for
-/// one), as `planc check`'s flags do. Paths are absolute.
-#[derive(Clone, Debug, Default)]
-pub struct Overrides {
-    pub catalog: Vec<PathBuf>,
-    pub policy: Option<PathBuf>,
-    pub actor: Option<Vec<String>>,
-}
-
-impl Overrides {
-    fn is_empty(&self) -> bool {
-        self.catalog.is_empty() && self.policy.is_none() && self.actor.is_none()
-    }
-
-    /// The configuration a plan in `dir` is checked with: the `planc.toml`
-    /// found (or none), with the flags' values in place of its own.
-    fn apply(&self, found: Option<Config>, dir: &std::path::Path) -> Option<Config> {
-        if self.is_empty() {
-            return found;
-        }
-        let mut config = found.unwrap_or_else(|| Config {
-            path: dir.join(crate::project::CONFIG_FILE),
-            ..Config::default()
-        });
-        if !self.catalog.is_empty() {
-            config.catalog.clone_from(&self.catalog);
-        }
-        if self.policy.is_some() {
-            config.policy.clone_from(&self.policy);
-        }
-        if self.actor.is_some() {
-            config.actor.clone_from(&self.actor);
-        }
-        Some(config)
-    }
-}
+/// one), as `planc check`'s flags do (the one rule, in `project`). Paths
+/// are absolute.
+pub use crate::project::Overrides;
 
 /// [`run`], with the command line's [`Overrides`].
 pub fn run_with(connection: &Connection, overrides: Overrides) -> Result<(), String> {
@@ -230,12 +198,12 @@ pub(crate) struct Server<'c> {
     dirty: HashSet<lsp::Uri>,
     /// The text of catalogue and policy files read from disk, or why they
     /// could not be read; dropped when the client reports a change.
-    disk: HashMap<PathBuf, Result<String, String>>,
+    disk: HashMap<PathBuf, Result<Result<String, crate::project::NotUtf8>, String>>,
     /// The compilers built from each project's catalogue and policy, with
     /// what they were built from ([`workspace::CompilerKey`]).
     compilers: Vec<(workspace::CompilerKey, std::sync::Arc<crate::Compiler>)>,
     /// `planc.toml` found from each folder.
-    configs: HashMap<PathBuf, Result<Option<Config>, String>>,
+    configs: HashMap<PathBuf, Result<Settings, String>>,
     /// What was last published for each URI.
     published: HashMap<lsp::Uri, Vec<lsp::Diagnostic>>,
     pub(crate) caps: ClientCaps,

@@ -13,9 +13,12 @@ use super::analysis::Analysis;
 use super::{Document, Server, convert, uri};
 use crate::Compiler;
 use crate::driver::{self, Job, Role};
-use crate::project::{self, Config};
+use crate::project::{self, Config, Input, NotUtf8, Settings};
 use crate::source::SourceKind;
 use crate::source::SourceMap;
+
+/// A file's text, or its valid part and the first byte that is not UTF-8.
+type Decoded = Result<String, NotUtf8>;
 
 impl Server<'_> {
     pub(super) fn open(&mut self, item: lsp::TextDocumentItem) {
@@ -180,15 +183,15 @@ impl Server<'_> {
         }
         let mut project_errors = Vec::new();
         let mut deps = Vec::new();
-        let config = match path.as_deref().and_then(Path::parent) {
+        let settings = match path.as_deref().and_then(Path::parent) {
             Some(dir) => match self.config(dir) {
-                Ok(c) => c,
+                Ok(s) => s,
                 Err(e) => {
                     project_errors.push(e);
-                    None
+                    Settings::default()
                 }
             },
-            None => None,
+            None => Settings::default(),
         };
         let name = path
             .as_ref()
@@ -199,62 +202,50 @@ impl Server<'_> {
         // else as a plan.
         let mut roles: Vec<Role> = Vec::new();
         // The catalogue and policy files other than the document: name,
-        // text, URI, role.
-        let mut files: Vec<(String, String, Option<lsp::Uri>, Role)> = Vec::new();
-        let mut actor = None;
+        // text (or its valid part, when not UTF-8), URI, role.
+        let mut files: Vec<(String, Decoded, Option<lsp::Uri>, Role)> = Vec::new();
         // The progress record a replan is checked against: name, text, URI.
-        let mut progress: Option<(String, String, Option<lsp::Uri>)> = None;
-        if let Some(config) = &config {
-            deps.push(config.path.clone());
-            if let Some(p) = &path {
-                if config.catalog.iter().any(|c| c == p) {
-                    roles.push(Role::Catalog);
-                }
-                if config.policy.as_ref() == Some(p) {
-                    roles.push(Role::Policy);
-                }
+        let mut progress: Option<(String, Decoded, Option<lsp::Uri>)> = None;
+        if let Some(config) = &settings.config {
+            deps.push(config.clone());
+        }
+        for (dep, input) in settings.inputs() {
+            let role = match input {
+                Input::Catalog => Some(Role::Catalog),
+                Input::Policy => Some(Role::Policy),
+                // `progress`: the document is a replan, checked against
+                // the record as `planc check --progress` checks it.
+                Input::Progress => None,
+            };
+            let itself = path.as_deref() == Some(dep);
+            if role.is_some() || !itself {
+                deps.push(dep.to_path_buf());
             }
-            let named = config
-                .catalog
-                .iter()
-                .map(|p| (p, Role::Catalog))
-                .chain(config.policy.iter().map(|p| (p, Role::Policy)));
-            for (dep, dep_role) in named {
-                deps.push(dep.clone());
-                if Some(dep) == path.as_ref() {
-                    continue;
-                }
-                match self.read(dep) {
-                    Ok((text, dep_uri)) => {
-                        files.push((dep.display().to_string(), text, dep_uri, dep_role));
-                    }
-                    Err(e) => project_errors.push(e),
-                }
+            if itself {
+                roles.extend(role);
+                continue;
             }
-            actor = config.actor.clone();
-            // `progress`: the document is a replan, checked against the
-            // record as `planc check --progress` checks it.
-            if let Some(dep) = config
-                .progress
-                .as_ref()
-                .filter(|p| Some(*p) != path.as_ref())
-            {
-                deps.push(dep.clone());
-                match self.read(dep) {
-                    Ok((text, dep_uri)) => {
-                        progress = Some((dep.display().to_string(), text, dep_uri))
+            match self.read(dep) {
+                Ok((text, dep_uri)) => {
+                    let name = dep.display().to_string();
+                    match role {
+                        Some(role) => files.push((name, text, dep_uri, role)),
+                        None => progress = Some((name, text, dep_uri)),
                     }
-                    Err(e) => project_errors.push(e),
                 }
+                Err(e) => project_errors.push(e),
             }
         }
+        let mut actor = settings.actor.clone();
         if let Some(a) = &self.actor {
             actor = Some(a.clone());
         }
-        let config_name = config.as_ref().map(|c| c.path.display().to_string());
+        let config_name = settings.config.as_ref().map(|c| c.display().to_string());
         let mut uris: Vec<Option<lsp::Uri>> = files.iter().map(|f| f.2.clone()).collect();
+        let all_text = files.iter().all(|f| f.1.is_ok());
         let mut a = if roles.is_empty()
             && !files.is_empty()
+            && all_text
             && project_errors.is_empty()
             && progress.is_none()
         {
@@ -264,7 +255,7 @@ impl Server<'_> {
             let key = CompilerKey {
                 files: files
                     .into_iter()
-                    .map(|(name, text, _, role)| (name, text, role))
+                    .map(|(name, text, _, role)| (name, text.unwrap_or_else(|bad| bad.valid), role))
                     .collect(),
                 actor,
                 config: config_name,
@@ -282,7 +273,8 @@ impl Server<'_> {
         } else {
             let mut job = Job::default();
             for (name, text, _, role) in files {
-                let id = job.sources.add(name, text);
+                let kind = SourceKind::from_name(&name);
+                let id = project::add_decoded(&mut job, name, text, Some(kind));
                 match role {
                     Role::Catalog => job.catalog.push(id),
                     _ => job.policy.push(id),
@@ -301,9 +293,7 @@ impl Server<'_> {
                 }
             }
             if let Some((name, text, dep_uri)) = progress {
-                let id = job
-                    .sources
-                    .add_with_kind(name, text, crate::source::SourceKind::Json);
+                let id = project::add_decoded(&mut job, name, text, Some(SourceKind::Json));
                 uris.push(dep_uri);
                 job.progress = Some(id);
             }
@@ -356,18 +346,24 @@ impl Server<'_> {
         compiler
     }
 
-    pub(super) fn config(&mut self, dir: &Path) -> Result<Option<Config>, String> {
+    /// The settings of plans in `dir`: the flags and the `planc.toml`
+    /// found from it upward (an open, edited one wins over the one on
+    /// disk), as `project::settings` gives them to the command line.
+    pub(super) fn config(&mut self, dir: &Path) -> Result<Settings, String> {
         if let Some(c) = self.configs.get(dir) {
             return c.clone();
         }
-        // An open, edited `planc.toml` wins over the one on disk.
-        let found = match self.open_config(dir) {
-            Some(found) => found,
-            None => project::discover(dir),
-        }
-        .map(|c| self.overrides.apply(c, dir));
-        self.configs.insert(dir.to_path_buf(), found.clone());
-        found
+        let found = if self.overrides.consults_config() {
+            match self.open_config(dir) {
+                Some(found) => found,
+                None => project::discover(dir),
+            }
+        } else {
+            Ok(None)
+        };
+        let settings = found.map(|c| self.overrides.apply(c));
+        self.configs.insert(dir.to_path_buf(), settings.clone());
+        settings
     }
 
     /// The nearest `planc.toml` from `dir` up, when it is open in the editor.
@@ -390,16 +386,18 @@ impl Server<'_> {
         self.docs.values().find(|d| d.path.as_deref() == Some(path))
     }
 
-    /// The text of a catalogue or policy file, and its URI: the open
-    /// document's when there is one, else the disk's (cached).
-    pub(super) fn read(&mut self, path: &Path) -> Result<(String, Option<lsp::Uri>), String> {
+    /// The text of a catalogue, policy or progress file, and its URI: the
+    /// open document's when there is one, else the disk's (cached). Bytes
+    /// on disk that are not UTF-8 are the valid part and the offset of the
+    /// first bad byte (an E0002 on that file).
+    pub(super) fn read(&mut self, path: &Path) -> Result<(Decoded, Option<lsp::Uri>), String> {
         if let Some(doc) = self.doc_by_path(path) {
-            return Ok((doc.text.clone(), Some(doc.uri.clone())));
+            return Ok((Ok(doc.text.clone()), Some(doc.uri.clone())));
         }
         let text = self
             .disk
             .entry(path.to_path_buf())
-            .or_insert_with(|| project::read_source(path))
+            .or_insert_with(|| project::read_bytes(path).map(project::decode_text))
             .clone()?;
         Ok((text, uri::from_path(path)))
     }
