@@ -8,10 +8,10 @@ use crate::catalog::Tool;
 use crate::check::{CheckedPlan, DepReason};
 use crate::lsp::analysis::{Analysis, Occ, Sym};
 use crate::lsp::{Failure, Server, convert};
+use crate::policy::Traits;
 use crate::progress::JsonValue;
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, PathSeg};
-use crate::policy::Traits;
 
 pub fn hover(s: &Server<'_>, p: lsp::HoverParams) -> Result<Option<lsp::Hover>, Failure> {
     let Some((a, file, offset)) = at(s, &p.text_document_position_params) else {
