@@ -149,8 +149,18 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                         ));
                         continue;
                     };
-                    match value {
-                        Value::Literal { literal } => {
+                    // A reused step's artifact has its recorded value in the
+                    // IR: decided at compile time, like a literal.
+                    let reused = match value {
+                        Value::Ref {
+                            binding,
+                            step: from,
+                            path,
+                        } => reused_value(ir, from, binding, path),
+                        _ => None,
+                    };
+                    match (value, reused) {
+                        (Value::Literal { literal }, _) => {
                             if !holds(literal, *op, limit) {
                                 out.push(format!(
                                     "step `{}`: literal `{arg}` breaks its ceiling",
@@ -158,13 +168,7 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                                 ));
                             }
                         }
-                        // A reused step's artifact has its recorded value
-                        // in the IR: decided at compile time, like a literal.
-                        Value::Ref {
-                            binding,
-                            step: from,
-                            path,
-                        } if let Some(recorded) = reused_value(ir, from, binding, path) => {
+                        (_, Some(recorded)) => {
                             if !holds(&recorded, *op, limit) {
                                 out.push(format!(
                                     "step `{}`: reused `{arg}` breaks its ceiling",
