@@ -8,6 +8,10 @@
 // and indexing.
 #![allow(clippy::panic, clippy::indexing_slicing)]
 
+#[path = "support/formless.rs"]
+mod formless;
+
+use formless::formless;
 use planc::compiler::{Checked, Compiler};
 use planc::source::SourceKind;
 use planc::syntax::lexicon;
@@ -65,19 +69,7 @@ fn agree(case: &str, text: &str, json: &serde_json::Value) -> bool {
         let strip = |irs: &Vec<planc::ir::PlanIr>| {
             irs.iter()
                 .cloned()
-                .map(|mut ir| {
-                    ir.source = String::new();
-                    for s in &mut ir.steps {
-                        s.span = planc::ir::SourceSpan {
-                            file: String::new(),
-                            start: 0,
-                            end: 0,
-                            line: 0,
-                            column: 0,
-                        };
-                    }
-                    serde_json::to_value(ir).unwrap_or_default()
-                })
+                .map(|ir| serde_json::to_value(formless(ir)).unwrap_or_default())
                 .collect::<Vec<_>>()
         };
         assert_eq!(strip(ti), strip(ji), "{case}: the IRs differ");

@@ -28,11 +28,14 @@
     clippy::indexing_slicing
 )]
 
+#[path = "support/formless.rs"]
+mod formless;
 #[path = "support/invariants.rs"]
 mod invariants;
 #[path = "support/gen.rs"]
 mod plangen;
 
+use formless::formless;
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
@@ -201,21 +204,6 @@ fn sound_ir(run: &Run, world: &World) -> Result<PlanIr, TestCaseError> {
     let back: PlanIr = serde_json::from_value(value).unwrap();
     prop_assert_eq!(&back, &ir);
     Ok(ir)
-}
-
-/// The IR without what depends on the form it was read from.
-fn formless(mut ir: PlanIr) -> PlanIr {
-    ir.source = String::new();
-    for s in &mut ir.steps {
-        s.span = planc::ir::SourceSpan {
-            file: String::new(),
-            start: 0,
-            end: 0,
-            line: 0,
-            column: 0,
-        };
-    }
-    ir
 }
 
 /// Everything a run prints: diagnostics as JSON, and the IR when there is one.
