@@ -69,7 +69,7 @@ fn run_stage(stage: &str, c: &Compiler, text: &str, doc: &str) -> usize {
             checked.diagnostics.len()
         }
         "check_only" => {
-            let (module, diags, _) = planc::syntax::read_json_plan(FileId(0), doc);
+            let (module, diags) = planc::syntax::read_json_plan(FileId(0), doc);
             let errors: Vec<_> = diags.iter().map(|d| d.span).collect();
             let (diags, plans) = check::check_plans(c.models(), &[&module], &errors, None);
             assert!(

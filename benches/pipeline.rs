@@ -96,7 +96,7 @@ fn bench(c: &mut Criterion, n: usize) {
         parsed.diagnostics.is_empty(),
         "the text plan has syntax errors"
     );
-    let (json_module, json_diags, _) = syntax::read_json_plan(file, &doc);
+    let (json_module, json_diags) = syntax::read_json_plan(file, &doc);
     assert!(json_diags.is_empty(), "the JSON plan has errors");
     let check_input = |plan: &ast::Module| -> check::CheckOutput {
         check::check(&CheckInput {
@@ -275,7 +275,7 @@ fn run_stage(stage: &str, text: &str, doc: &str, text_job: &mut Job, json_job: &
         "text_lex" => lexer::lex(FileId(0), text).tokens.len(),
         "text_compile" => compile(text_job),
         "text_check" => driver::run(text_job).diagnostics.len(),
-        "json_read" => syntax::read_json_plan(FileId(0), doc).2.len(),
+        "json_read" => syntax::read_json_plan(FileId(0), doc).1.len(),
         "json_check" => driver::run(json_job).diagnostics.len(),
         "json_compile" => compile(json_job),
         _ => {

@@ -275,11 +275,7 @@ impl Compiler {
             }
             let (module, diags) = match sources.get(file) {
                 Some(f) if only_plans && f.kind == SourceKind::Json => {
-                    let (module, diags, pointers) = syntax::read_json_plan(file, &f.text);
-                    if let Some(f) = sources.get_mut(file) {
-                        f.set_pointers(pointers);
-                    }
-                    (module, diags)
+                    syntax::read_json_plan(file, &f.text)
                 }
                 _ => driver::parse(&mut sources, file, Role::Plan),
             };

@@ -87,7 +87,7 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
     match f.kind {
         SourceKind::Text => syntax::parse_text(file, &f.text),
         SourceKind::Json => {
-            let (module, diags, pointers) = match role {
+            match role {
                 // A file given as a plan may be a catalogue, a policy or a
                 // progress record checked on its own; one that is none of
                 // them is read as a plan, whose shape errors say best what is missing.
@@ -105,11 +105,7 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
                 }
                 Role::Catalog => syntax::read_json_catalog(file, &f.text),
                 Role::Policy => syntax::read_json_policy(file, &f.text),
-            };
-            if let Some(f) = sources.get_mut(file) {
-                f.set_pointers(pointers);
             }
-            (module, diags)
         }
     }
 }
@@ -270,9 +266,10 @@ pub fn read_progress(sources: &mut SourceMap, file: FileId) -> crate::progress::
     let Some(f) = sources.get(file) else {
         return crate::progress::read::ReadRecord::default();
     };
-    let mut read = crate::progress::read::read(file, &f.text);
+    let read = crate::progress::read::read(file, &f.text);
+    // A record is JSON whatever its name: its diagnostics get pointers.
     if let Some(f) = sources.get_mut(file) {
-        f.set_pointers(std::mem::take(&mut read.pointers));
+        f.kind = SourceKind::Json;
     }
     read
 }

@@ -6,7 +6,7 @@
 //! [`SourceFile`]'s line index only when a diagnostic is rendered.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Identifies one file of a [`SourceMap`]. Index into the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -174,8 +174,9 @@ pub struct SourceFile {
     pub kind: SourceKind,
     line_starts: Vec<u32>,
     /// For JSON files: where each value is and how to spell its RFC 6901
-    /// pointer.
-    pointers: PointerTable,
+    /// pointer. Built from the text the first time a diagnostic asks for a
+    /// pointer, so a check that renders none never pays for it.
+    pointers: OnceLock<PointerTable>,
 }
 
 impl SourceFile {
@@ -196,7 +197,7 @@ impl SourceFile {
             text,
             kind,
             line_starts,
-            pointers: PointerTable::default(),
+            pointers: OnceLock::new(),
         }
     }
 
@@ -291,16 +292,17 @@ impl SourceFile {
         end
     }
 
-    /// Records the pointer table of a JSON document (see
-    /// `syntax::json::pointers`).
-    pub fn set_pointers(&mut self, pointers: PointerTable) {
-        self.pointers = pointers;
-    }
-
     /// The RFC 6901 pointer of the innermost JSON value that contains
-    /// `span`; `None` for a text file or a span outside the document.
+    /// `span`; `None` for a text file, a span outside the document, or a
+    /// document that is not JSON. The pointer table
+    /// (`syntax::json::pointer_table`) is built on the first call.
     pub fn pointer_at(&self, span: Span) -> Option<String> {
-        self.pointers.pointer_at(&self.text, span)
+        if self.kind != SourceKind::Json {
+            return None;
+        }
+        self.pointers
+            .get_or_init(|| crate::syntax::json::pointer_table(self.id, &self.text))
+            .pointer_at(&self.text, span)
     }
 
     pub fn slice(&self, span: Span) -> &str {
@@ -555,15 +557,8 @@ mod tests {
     #[test]
     fn innermost_pointer() {
         let text = r#"{"a": [1, 2], "x/\u0079": 3}"#;
-        let mut f = SourceFile::new(FileId(0), "a.json", text, SourceKind::Json);
+        let f = SourceFile::new(FileId(0), "a.json", text, SourceKind::Json);
         let s = |a, b| Span::new(FileId(0), a, b);
-        let mut t = PointerTable::default();
-        let root = t.root(s(0, text.len()));
-        let a = t.member(s(1, 12), root, "a", s(2, 3), text);
-        t.item(s(7, 8), a, 0);
-        t.item(s(10, 11), a, 1);
-        t.member(s(14, 27), root, "x/y", s(15, 23), text);
-        f.set_pointers(t);
         assert_eq!(f.pointer_at(s(10, 11)).as_deref(), Some("/a/1"));
         assert_eq!(f.pointer_at(s(8, 9)).as_deref(), Some("/a"));
         assert_eq!(f.pointer_at(s(0, 1)).as_deref(), Some(""));

@@ -55,15 +55,15 @@ fn parse(doc: Doc, text: &str) -> ast::Module {
     let (module, diags) = match doc {
         Doc::Text => syntax::parse_text(FileId(0), text),
         Doc::Plan => {
-            let (m, d, _) = syntax::read_json_plan(FileId(0), text);
+            let (m, d) = syntax::read_json_plan(FileId(0), text);
             (m, d)
         }
         Doc::Catalog => {
-            let (m, d, _) = syntax::read_json_catalog(FileId(0), text);
+            let (m, d) = syntax::read_json_catalog(FileId(0), text);
             (m, d)
         }
         Doc::Policy => {
-            let (m, d, _) = syntax::read_json_policy(FileId(0), text);
+            let (m, d) = syntax::read_json_policy(FileId(0), text);
             (m, d)
         }
     };
@@ -995,7 +995,7 @@ fn ok_fixtures_convert_or_are_refused_without_panic() {
         let src = read(&p);
         let is_json = p.extension().is_some_and(|x| x == "json");
         let (module, _) = if is_json {
-            let (m, d, _) = syntax::read_json_document(FileId(0), &src);
+            let (m, d) = syntax::read_json_document(FileId(0), &src);
             (m, d)
         } else {
             syntax::parse_text(FileId(0), &src)
@@ -1014,7 +1014,7 @@ fn ok_fixtures_convert_or_are_refused_without_panic() {
         }
         match to_json(&module) {
             Ok(j) => {
-                let (again, diags, _) = syntax::read_json_document(FileId(0), &j);
+                let (again, diags) = syntax::read_json_document(FileId(0), &j);
                 no_errors(&format!("{} → json", p.display()), &j, &diags);
                 assert_eq!(to_json(&again).unwrap(), j, "{}", p.display());
                 converted += 1;

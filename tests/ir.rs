@@ -54,13 +54,18 @@ fn world(outcome: &Outcome) -> World {
     let mut stated: std::collections::BTreeMap<String, Option<ast::Effect>> = Default::default();
     for p in &outcome.parsed {
         for t in p.module.tools() {
-            stated.insert(t.name.node.clone(), t.effect.as_ref().map(|e| e.node));
+            stated.insert(
+                t.name.node.clone().to_string(),
+                t.effect.as_ref().map(|e| e.node),
+            );
         }
     }
     for p in &outcome.parsed {
         for pol in p.module.policies() {
             for r in &pol.rules {
-                if let (Some(slot @ None), Some(e)) = (stated.get_mut(&r.tool.node), &r.effect) {
+                if let (Some(slot @ None), Some(e)) =
+                    (stated.get_mut(r.tool.node.as_str()), &r.effect)
+                {
                     *slot = Some(e.node);
                 }
             }
@@ -79,20 +84,20 @@ fn world(outcome: &Outcome) -> World {
                 w.actor = actor
                     .node
                     .iter()
-                    .map(|s| s.node.clone())
+                    .map(|s| s.node.to_string())
                     .collect::<BTreeSet<_>>();
             }
             for r in &pol.rules {
                 let rule = ToolRule {
-                    scopes: r.requires.iter().map(|s| s.node.clone()).collect(),
+                    scopes: r.requires.iter().map(|s| s.node.to_string()).collect(),
                     approval: r.approval.is_some(),
                     ceilings: r
                         .ceilings
                         .iter()
-                        .map(|c| (c.arg.node.clone(), op(c.op.node), lit(&c.limit.node)))
+                        .map(|c| (c.arg.node.to_string(), op(c.op.node), lit(&c.limit.node)))
                         .collect(),
                 };
-                w.rules.insert(r.tool.node.clone(), rule);
+                w.rules.insert(r.tool.node.clone().to_string(), rule);
             }
         }
     }

@@ -33,7 +33,7 @@ fn n<T>(node: T) -> Spanned<T> {
 }
 
 fn name(s: &str) -> Name {
-    n(s.to_string())
+    n(s.to_string().into())
 }
 
 fn path(segs: &[PathSeg]) -> Path {
@@ -45,7 +45,7 @@ fn path(segs: &[PathSeg]) -> Path {
 }
 
 fn field(s: &str) -> PathSeg {
-    PathSeg::Field(s.to_string())
+    PathSeg::Field(s.to_string().into())
 }
 
 fn lit(l: Literal) -> Expr {
@@ -53,7 +53,7 @@ fn lit(l: Literal) -> Expr {
 }
 
 fn string(s: &str) -> Literal {
-    Literal::String(s.to_string())
+    Literal::String(s.to_string().into())
 }
 
 fn reference(nm: &str, members: &[&str]) -> Reference {
@@ -126,7 +126,7 @@ fn codes(diags: &[Diagnostic]) -> Vec<Code> {
 /// (code, and the text of the primary span), returning them.
 #[track_caller]
 fn plan_diags(text: &str, expected: &[(Code, &str)]) -> (Module, Vec<Diagnostic>) {
-    let (m, d, _) = read_json_plan(F, text);
+    let (m, d) = read_json_plan(F, text);
     let got: Vec<(Code, &str)> = d
         .iter()
         .map(|d| (d.code, text.get(d.span.range()).unwrap_or("<bad span>")))
@@ -155,7 +155,7 @@ const DESIGN_PLAN: &str = r#"{
 
 #[test]
 fn the_design_plan_reads_into_the_expected_tree() {
-    let (m, d, _) = read_json_plan(F, DESIGN_PLAN);
+    let (m, d) = read_json_plan(F, DESIGN_PLAN);
     assert!(d.is_empty(), "{d:#?}");
     let expected = PlanDecl {
         doc: Doc::default(),
@@ -235,7 +235,7 @@ fn the_design_plan_reads_into_the_expected_tree() {
 #[test]
 fn spans_point_into_the_json_text() {
     let t = DESIGN_PLAN;
-    let (m, _, _) = read_json_plan(F, t);
+    let (m, _) = read_json_plan(F, t);
     let p = plan_of(&m);
     let s0 = &p.steps[0];
     let s1 = &p.steps[1];
@@ -290,9 +290,8 @@ fn spans_point_into_the_json_text() {
 #[test]
 fn the_pointer_table_maps_spans_to_pointers() {
     let t = DESIGN_PLAN;
-    let (m, _, pointers) = read_json_plan(F, t);
-    let mut file = SourceFile::new(F, "plan.json", t, SourceKind::Json);
-    file.set_pointers(pointers);
+    let (m, _) = read_json_plan(F, t);
+    let file = SourceFile::new(F, "plan.json", t, SourceKind::Json);
     let p = plan_of(&m);
     let Clause::Bind { name, path, .. } = &p.steps[0].clauses[1] else {
         panic!()
@@ -404,7 +403,7 @@ fn clauses_keep_source_order() {
 // ------------------------------------------------------------------ expressions
 
 fn first_arg(t: &str) -> Expr {
-    let (m, d, _) = read_json_plan(F, t);
+    let (m, d) = read_json_plan(F, t);
     assert!(d.is_empty(), "{d:#?}");
     plan_of(&m).steps[0].args[0].value.clone()
 }
@@ -524,7 +523,7 @@ fn bad_references_are_e0002() {
 
 fn probe_of(p: &str) -> Result<String, Vec<(Code, String)>> {
     let t = format!(r#"{{"steps": [{{"tool": "t", "post": {p}}}]}}"#);
-    let (m, d, _) = read_json_plan(F, &t);
+    let (m, d) = read_json_plan(F, &t);
     if !d.is_empty() {
         return Err(d
             .iter()
@@ -663,17 +662,17 @@ fn probe_errors() {
 #[test]
 fn probe_help_and_fixes() {
     let t = r#"{"steps": [{"tool": "t", "post": {"probe": "field_equal", "path": "results[0]", "value": 1}}]}"#;
-    let (_, d, _) = read_json_plan(F, t);
+    let (_, d) = read_json_plan(F, t);
     assert_eq!(d[0].help.as_deref(), Some("did you mean `field_equals`?"));
     assert_eq!(d[0].fixes[0].replacement, "field_equals");
     assert_eq!(&t[d[0].fixes[0].span.range()], "field_equal");
     let t2 =
         r#"{"steps": [{"tool": "t", "post": {"probe": "field_exists", "path": "results[0]"}}]}"#;
-    let (_, d2, _) = read_json_plan(F, t2);
+    let (_, d2) = read_json_plan(F, t2);
     assert_eq!(d2[0].help.as_deref(), Some("did you mean `$.results[0]`?"));
     assert_eq!(d2[0].fixes[0].replacement, "$.results[0]");
     let t3 = r#"{"steps": [{"tool": "t", "post": {"probe": "field_compare", "path": "$.a", "op": "gte", "value": 1}}]}"#;
-    let (_, d3, _) = read_json_plan(F, t3);
+    let (_, d3) = read_json_plan(F, t3);
     assert_eq!(d3[0].help.as_deref(), Some("did you mean `>=`?"));
 }
 
@@ -757,10 +756,11 @@ fn missing_steps_and_wrong_roots() {
     plan_diags(r#"{"steps": {}}"#, &[(Code::E0004, "{}")]);
     plan_diags("[1]", &[(Code::E0004, "[1]")]);
     // A syntax error is the value parser's, and the module holds an error item.
-    let (m, d, p) = read_json_plan(F, r#"{"steps": [}"#);
+    let text = r#"{"steps": [}"#;
+    let (m, d) = read_json_plan(F, text);
     assert_eq!(codes(&d), vec![Code::E0001]);
     assert!(matches!(m.items[..], [Item::Error(_)]));
-    assert!(p.is_empty());
+    assert!(planc::syntax::json::pointer_table(F, text).is_empty());
 }
 
 #[test]
@@ -804,7 +804,7 @@ fn five_problems_five_diagnostics_and_the_rest_is_read() {
         {"n": 4, "tool": "e", "after": [{}]},
         {"n": 5, "tool": "f", "args": {"z": "${y}"}}
     ]}"#;
-    let (m, d, _) = read_json_plan(F, t);
+    let (m, d) = read_json_plan(F, t);
     assert_eq!(d.len(), 5, "{d:#?}");
     let steps: Vec<&str> = d.iter().filter_map(|d| d.step.as_deref()).collect();
     assert_eq!(
@@ -822,7 +822,7 @@ fn five_problems_five_diagnostics_and_the_rest_is_read() {
 // ------------------------------------------------------------------ catalogues
 
 fn tools(text: &str) -> (Vec<ToolDecl>, Vec<Diagnostic>) {
-    let (m, d, _) = read_json_catalog(F, text);
+    let (m, d) = read_json_catalog(F, text);
     (m.tools().cloned().collect(), d)
 }
 
@@ -1207,7 +1207,7 @@ fn a_policy_maps_onto_a_policy_declaration() {
                                            "min": {"amount_eur": 0.5}, "approval": "human", "untrusted": true},
                   "customer.resolve": {"scopes": ["crm:read"], "approval": null, "untrusted": false}},
         "max_steps": 20}"#;
-    let (m, d, _) = read_json_policy(F, t);
+    let (m, d) = read_json_policy(F, t);
     assert!(d.is_empty(), "{d:#?}");
     let p = match m.policies().next() {
         Some(p) => p,
@@ -1256,7 +1256,7 @@ fn a_policy_maps_onto_a_policy_declaration() {
 fn policy_errors() {
     let t = r#"{"actor": {"scope": []}, "tools": {"a": {"scopes": ["ok", "bad scope", 3], "max": {"x": [1]},
         "approval": "manager", "untrustd": true}, "a": {}}, "max_step": 3}"#;
-    let (m, d, _) = read_json_policy(F, t);
+    let (m, d) = read_json_policy(F, t);
     let got: Vec<(Code, &str)> = d.iter().map(|d| (d.code, &t[d.span.range()])).collect();
     assert_eq!(
         got,
@@ -1290,7 +1290,7 @@ fn policy_errors() {
 #[test]
 fn documents_are_told_apart() {
     let kinds = |t: &str| {
-        let (m, d, _) = read_json_document(F, t);
+        let (m, d) = read_json_document(F, t);
         assert!(d.is_empty(), "{t}: {d:#?}");
         (m.plans().count(), m.tools().count(), m.policies().count())
     };
@@ -1304,11 +1304,11 @@ fn documents_are_told_apart() {
     assert_eq!(kinds(r#"{"tools": {}}"#), (0, 0, 1));
     assert_eq!(kinds(r#"{"actor": {"scopes": []}}"#), (0, 0, 1));
     for t in [r#"{"goal": "g"}"#, "3", r#""plan""#, "{}"] {
-        let (m, d, p) = read_json_document(F, t);
+        let (m, d) = read_json_document(F, t);
         assert_eq!(codes(&d), vec![Code::E0004], "{t}");
         assert_eq!(d[0].span, Span::new(F, 0, 1));
         assert!(matches!(m.items[..], [Item::Error(_)]));
-        assert!(!p.is_empty());
+        assert!(!planc::syntax::json::pointer_table(F, t).is_empty());
     }
 }
 
@@ -1347,7 +1347,7 @@ fn fixtures() {
     fixture_files(&root, &mut files);
     for (path, is_err) in &files {
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        let (_, d, _) = read_json_document(F, &text);
+        let (_, d) = read_json_document(F, &text);
         let mut got: Vec<String> = d
             .iter()
             .filter(|d| d.is_error())
@@ -1379,14 +1379,15 @@ fn fixtures() {
 #[test]
 fn hostile_documents_end_in_e0003() {
     let deep = format!(r#"{{"steps": {}}}"#, "[".repeat(100_000));
-    let (m, d, p) = read_json_document(F, &deep);
+    let (m, d) = read_json_document(F, &deep);
     assert_eq!(codes(&d), vec![Code::E0003]);
-    assert!(matches!(m.items[..], [Item::Error(_)]) && p.is_empty());
+    assert!(matches!(m.items[..], [Item::Error(_)]));
+    assert!(planc::syntax::json::pointer_table(F, &deep).is_empty());
     let long = format!(
         r#"{{"steps": [{{"tool": "{}"}}]}}"#,
         "x".repeat(planc::limits::MAX_STRING_BYTES + 1)
     );
-    let (_, d, _) = read_json_plan(F, &long);
+    let (_, d) = read_json_plan(F, &long);
     assert_eq!(codes(&d), vec![Code::E0003]);
 }
 
@@ -1424,7 +1425,7 @@ fn mutated_documents_never_panic_and_spans_stay_in_the_text() {
         let Ok(text) = String::from_utf8(bytes) else {
             continue;
         };
-        let (_, d, _) = read_json_document(F, &text);
+        let (_, d) = read_json_document(F, &text);
         for diag in &d {
             let r = diag.span.range();
             assert!(r.end <= text.len(), "{text}: {diag:?}");

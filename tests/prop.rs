@@ -665,7 +665,7 @@ fn readers_of(ir: &PlanIr) -> Vec<(String, BTreeSet<String>)> {
         match v {
             V::Literal { .. } => {}
             V::Ref { step, .. } => {
-                out.insert(step.clone());
+                out.insert(step.clone().to_string());
             }
             V::List { items } | V::Interpolate { parts: items } => {
                 items.iter().for_each(|i| walk(i, out));
@@ -678,7 +678,7 @@ fn readers_of(ir: &PlanIr) -> Vec<(String, BTreeSet<String>)> {
         .map(|s| {
             let mut from = BTreeSet::new();
             s.args.values().for_each(|v| walk(v, &mut from));
-            (s.name.clone(), from)
+            (s.name.to_string(), from)
         })
         .collect()
 }
@@ -728,7 +728,7 @@ proptest! {
         let ir = sound_ir(&run, &world)?;
         let mut record = ProgressRecord::new(ir.name.clone());
         for (i, s) in ir.steps.iter().enumerate() {
-            let mut step = StepRecord::pending(&s.name, &s.tool);
+            let mut step = StepRecord::pending(s.name.as_str(), s.tool.as_str());
             step.status = match statuses.get(i).copied().unwrap_or(0) {
                 0 => Status::Pending,
                 1 => Status::Complete,
@@ -739,10 +739,10 @@ proptest! {
         let reads = readers_of(&ir);
         let mut events: Vec<(Event, String)> = Vec::new();
         for s in &ir.steps {
-            events.push((Event::Precondition(s.name.clone()), s.name.clone()));
-            events.push((Event::Failed(s.name.clone()), s.name.clone()));
+            events.push((Event::Precondition(s.name.clone().to_string()), s.name.clone().to_string()));
+            events.push((Event::Failed(s.name.clone().to_string()), s.name.clone().to_string()));
             for b in s.binds.keys() {
-                events.push((Event::Changed(b.clone()), s.name.clone()));
+                events.push((Event::Changed(b.clone().to_string()), s.name.clone().to_string()));
             }
         }
         for (event, root) in &events {
@@ -838,7 +838,7 @@ fn shape(v: &planc::ir::Value, out: &mut planc::exec::eval::Artifacts) {
         Value::Literal { .. } => {}
         Value::Ref { binding, path, .. } => {
             let mut at = out
-                .entry(binding.clone())
+                .entry(binding.clone().to_string())
                 .or_insert_with(|| JsonValue::Object(Default::default()));
             for m in path {
                 if !matches!(at, JsonValue::Object(_)) {
@@ -846,7 +846,7 @@ fn shape(v: &planc::ir::Value, out: &mut planc::exec::eval::Artifacts) {
                 }
                 let JsonValue::Object(o) = at else { return };
                 at = o
-                    .entry(m.clone())
+                    .entry(m.clone().to_string())
                     .or_insert_with(|| JsonValue::Object(Default::default()));
             }
         }
@@ -873,12 +873,12 @@ fn sample(ty: &planc::catalog::Ty) -> planc::progress::JsonValue {
         Ty::Record(fields) => JsonValue::Object(
             fields
                 .iter()
-                .map(|f| (f.name.clone(), sample(&f.ty)))
+                .map(|f| (f.name.to_string(), sample(&f.ty)))
                 .collect(),
         ),
-        Ty::Enum(values) => values
-            .first()
-            .map_or(JsonValue::Null, |v| JsonValue::String(v.clone())),
+        Ty::Enum(values) => values.first().map_or(JsonValue::Null, |v| {
+            JsonValue::String(v.clone().to_string())
+        }),
         Ty::Lit(v) => JsonValue::parse(&v.display()).unwrap_or(JsonValue::Null),
         Ty::Union(members) => members.first().map_or(JsonValue::Null, sample),
     }
@@ -905,7 +905,7 @@ proptest! {
         let mut artifacts = eval::Artifacts::new();
         if let Some(checked) = run.outcome.checked.plans.first() {
             for b in &checked.bindings {
-                artifacts.insert(b.name.clone(), sample(&b.ty));
+                artifacts.insert(b.name.clone().to_string(), sample(&b.ty));
             }
         }
         for s in &ir.steps {
@@ -913,7 +913,7 @@ proptest! {
         }
         let mut record = ProgressRecord::new(ir.name.clone());
         for s in &ir.steps {
-            let mut step = StepRecord::pending(&s.name, &s.tool);
+            let mut step = StepRecord::pending(s.name.as_str(), s.tool.as_str());
             step.status = Status::Complete;
             step.effect = Some(s.effect);
             step.idempotent = Some(s.idempotent);
@@ -922,9 +922,9 @@ proptest! {
                 .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
             for b in s.binds.keys() {
                 let v = artifacts
-                    .entry(b.clone())
+                    .entry(b.clone().to_string())
                     .or_insert_with(|| JsonValue::String(format!("{b} as recorded")));
-                step.binds.insert(b.clone(), v.clone());
+                step.binds.insert(b.clone().to_string(), v.clone());
             }
             record.steps.push(step);
         }

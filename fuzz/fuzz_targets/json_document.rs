@@ -13,9 +13,6 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut sources = SourceMap::new();
     let file = sources.add_with_kind("fuzz.json", text, SourceKind::Json);
-    let (_module, diagnostics, pointers) = planc::syntax::read_json_document(file, text);
-    if let Some(f) = sources.get_mut(file) {
-        f.set_pointers(pointers);
-    }
+    let (_module, diagnostics) = planc::syntax::read_json_document(file, text);
     planc_fuzz::check_diagnostics(&sources, &diagnostics);
 });

@@ -12,7 +12,7 @@ pub mod value;
 use crate::FastMap;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Span, Spanned};
-use crate::syntax::ast;
+use crate::syntax::ast::{self, Str};
 
 pub use types::{Counted, FieldTy, PathStep, Ty};
 pub use value::{Date, Datetime, LiteralError, Value};
@@ -20,7 +20,7 @@ pub use value::{Date, Datetime, LiteralError, Value};
 /// One tool of the catalogue.
 #[derive(Clone, Debug)]
 pub struct Tool {
-    pub name: String,
+    pub name: Str,
     /// The name in its declaration.
     pub name_span: Span,
     /// The whole declaration.
@@ -88,7 +88,7 @@ impl Tool {
 /// One parameter of a tool.
 #[derive(Clone, Debug)]
 pub struct Param {
-    pub name: String,
+    pub name: Str,
     pub name_span: Span,
     pub ty: Ty,
     /// The default value, checked against the type. `None` when there is
@@ -113,7 +113,7 @@ impl Param {
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     tools: Vec<Tool>,
-    by_name: FastMap<String, usize>,
+    by_name: FastMap<Str, usize>,
 }
 
 impl Catalog {
@@ -455,7 +455,7 @@ pub fn literal_error(
                 .members()
                 .iter()
                 .flat_map(|m| match m {
-                    Ty::Enum(vs) => vs.iter().map(String::as_str).collect(),
+                    Ty::Enum(vs) => vs.iter().map(Str::as_str).collect(),
                     _ => Vec::new(),
                 })
                 .collect();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::value::{self, Value};
 use crate::limits;
-use crate::syntax::ast::{self, PathSeg};
+use crate::syntax::ast::{self, PathSeg, Str};
 
 /// A type of the plan language (`docs/language.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub enum Ty {
     /// `{ name: T, opt?: T }`, fields in declaration order.
     Record(Arc<[FieldTy]>),
     /// `"a" | "b"`: a string that is one of these, in declaration order.
-    Enum(Arc<[String]>),
+    Enum(Arc<[Str]>),
     /// `1`, `2.5`, `true`: the one number or boolean a literal type names
     /// (a string literal type is an [`Ty::Enum`] of one value).
     Lit(Value),
@@ -49,7 +49,7 @@ pub enum Ty {
 /// One field of a record type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldTy {
-    pub name: String,
+    pub name: Str,
     /// `name?: T`: the field may be absent.
     pub optional: bool,
     pub ty: Ty,
@@ -123,7 +123,7 @@ impl Ty {
                 Ty::Record(out.into())
             }
             ast::TypeKind::Enum(values) => {
-                let mut out: Vec<String> = Vec::with_capacity(values.len());
+                let mut out: Vec<Str> = Vec::with_capacity(values.len());
                 for v in values {
                     if !out.contains(&v.node) {
                         out.push(v.node.clone());
@@ -201,7 +201,7 @@ impl Ty {
                 (&m, out.iter().position(|o| matches!(o, Ty::Enum(_))))
             {
                 if let Some(Ty::Enum(old)) = out.get(at) {
-                    let mut merged: Vec<String> = old.to_vec();
+                    let mut merged: Vec<Str> = old.to_vec();
                     merged.extend(new.iter().filter(|v| !old.contains(v)).cloned());
                     if let Some(slot) = out.get_mut(at) {
                         *slot = Ty::Enum(merged.into());
@@ -558,7 +558,7 @@ mod tests {
             fields
                 .iter()
                 .map(|(n, o, t)| FieldTy {
-                    name: (*n).to_string(),
+                    name: (*n).into(),
                     optional: *o,
                     ty: t.clone(),
                 })
@@ -571,7 +571,7 @@ mod tests {
         Ty::Enum(
             values
                 .iter()
-                .map(|v| (*v).to_string())
+                .map(|v| Str::from(*v))
                 .collect::<Vec<_>>()
                 .into(),
         )

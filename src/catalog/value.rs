@@ -12,12 +12,12 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 
 use super::types::Ty;
-use crate::syntax::ast::{CmpOp, Literal};
+use crate::syntax::ast::{CmpOp, Literal, Str};
 
 /// A literal's exact value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
-    String(String),
+    String(Str),
     Int(i64),
     /// Keeps the scale it was written with (`500.00` stays `500.00`).
     Decimal(Decimal),
@@ -519,7 +519,7 @@ mod tests {
 
     #[test]
     fn literals_against_types() {
-        let en = Ty::Enum(vec!["starter".to_string(), "pro".to_string()].into());
+        let en = Ty::Enum(vec![Str::from("starter"), Str::from("pro")].into());
         assert!(literal_value(&Literal::String("starter".into()), &en).is_ok());
         assert_eq!(
             literal_value(&Literal::String("gold".into()), &en),

@@ -9,7 +9,7 @@
 
 use crate::catalog::{Ty, Value};
 use crate::source::Span;
-use crate::syntax::ast::{Approval, CmpOp, Effect, OnUnmet, PathSeg};
+use crate::syntax::ast::{Approval, CmpOp, Effect, OnUnmet, PathSeg, Str};
 
 /// One checked plan.
 #[derive(Clone, Debug)]
@@ -31,7 +31,7 @@ pub struct CheckedPlan {
     /// The steps that need a human's approval before the run starts.
     pub approvals: Vec<usize>,
     /// The sorted union of the scopes the run needs.
-    pub scopes: Vec<String>,
+    pub scopes: Vec<Str>,
     /// The name of the policy the plan was checked under.
     pub policy: Option<String>,
     /// The actor's scopes the plan was checked with.
@@ -69,12 +69,12 @@ pub struct Budget {
 #[derive(Clone, Debug)]
 pub struct CheckedStep {
     pub index: usize,
-    pub name: String,
+    pub name: Str,
     pub name_span: Span,
     pub span: Span,
     pub doc: String,
     /// The tool as written.
-    pub tool_name: String,
+    pub tool_name: Str,
     pub tool_span: Span,
     /// The catalogue's tool; `None` when the name is not in the catalogue.
     pub tool: Option<ResolvedTool>,
@@ -94,7 +94,7 @@ pub struct CheckedStep {
     pub depends_on: Vec<Dependency>,
     pub authz: Authz,
     /// The names of the arguments fed by untrusted data, in argument order.
-    pub untrusted_inputs: Vec<String>,
+    pub untrusted_inputs: Vec<Str>,
 }
 
 impl CheckedStep {
@@ -106,7 +106,7 @@ impl CheckedStep {
 /// What the step's tool is, as the executor needs it.
 #[derive(Clone, Debug)]
 pub struct ResolvedTool {
-    pub name: String,
+    pub name: Str,
     /// The effect the catalogue or the policy states
     /// ([`crate::policy::Traits`]); a tool neither states one for counts
     /// as `write`.
@@ -122,7 +122,7 @@ pub struct ResolvedTool {
 /// One argument with its checked value.
 #[derive(Clone, Debug)]
 pub struct CheckedArg {
-    pub name: String,
+    pub name: Str,
     /// The name as written; for a default, the parameter's declaration.
     pub name_span: Span,
     /// The parameter's type (`any` when the argument is unknown).
@@ -145,11 +145,7 @@ pub enum Untrusted {
     /// An artifact of a progress record (a replan), committed by step
     /// `step` (at index `at` of the record) calling the untrusted `tool`:
     /// a recorded value is checked as a literal, and keeps its taint.
-    Recorded {
-        step: String,
-        tool: String,
-        at: usize,
-    },
+    Recorded { step: Str, tool: Str, at: usize },
 }
 
 /// A value with its type and where it was written.
@@ -213,7 +209,7 @@ pub enum ValueKind {
     Ref(RefValue),
     List(Vec<TypedValue>),
     /// Entries in source order.
-    Record(Vec<(String, TypedValue)>),
+    Record(Vec<(Str, TypedValue)>),
     /// A string built from text and references.
     Interp(Vec<InterpPiece>),
     /// A value an error made unknown.
@@ -223,21 +219,21 @@ pub enum ValueKind {
 /// A reference to a binding: `period_end`, `facts.plan`.
 #[derive(Clone, Debug)]
 pub struct RefValue {
-    pub binding: String,
+    pub binding: Str,
     /// Index into [`CheckedPlan::bindings`].
     pub binding_index: usize,
     /// The step that binds it, and its name.
     pub step: usize,
-    pub step_name: String,
+    pub step_name: Str,
     /// Member names after the binding (`plan` in `facts.plan`).
-    pub members: Vec<String>,
+    pub members: Vec<Str>,
     pub span: Span,
 }
 
 /// A piece of an interpolated string.
 #[derive(Clone, Debug)]
 pub enum InterpPiece {
-    Text(String),
+    Text(Str),
     /// A reference, with the type of its value (rendered as text).
     Ref {
         reference: RefValue,
@@ -248,13 +244,13 @@ pub enum InterpPiece {
 /// `bind NAME = PATH`
 #[derive(Clone, Debug)]
 pub struct Binding {
-    pub name: String,
+    pub name: Str,
     pub name_span: Span,
     /// The step that binds it.
     pub step: usize,
     pub path: Vec<PathSeg>,
     /// `$.results[0].id`
-    pub path_text: String,
+    pub path_text: Str,
     pub path_span: Span,
     /// The type at the path in the tool's result (`any` after an error).
     pub ty: Ty,
@@ -334,7 +330,7 @@ impl DepReason {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dependency {
     pub step: usize,
-    pub step_name: String,
+    pub step_name: Str,
     pub reason: DepReason,
     /// What made the edge: the first reference (data), the name in `after`,
     /// or this step's name (effect).
@@ -347,7 +343,7 @@ pub struct Authz {
     /// The policy names the tool and the actor holds every required scope.
     pub permitted: bool,
     /// The scopes the step requires, as the policy lists them.
-    pub scopes: Vec<String>,
+    pub scopes: Vec<Str>,
     pub approval: Option<Approval>,
     /// Ceilings over arguments whose value is known only at dispatch.
     pub guards: Vec<Guard>,
@@ -356,7 +352,7 @@ pub struct Authz {
 /// A check the executor makes after binding: `arg OP limit` must hold.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Guard {
-    pub arg: String,
+    pub arg: Str,
     pub op: CmpOp,
     pub limit: Value,
     /// The ceiling in the policy.

@@ -2,6 +2,7 @@
 //! tools, binds, each step). The other passes live in the submodules:
 //! arguments, probes, authorization, ordering, lints.
 
+use smol_str::ToSmolStr;
 use std::collections::hash_map::Entry;
 use std::fmt;
 
@@ -11,7 +12,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::policy::{self, Policy, Rule, Traits};
 use crate::source::{Span, Spanned};
 use crate::suggest;
-use crate::syntax::ast::{self, CmpOp, Effect, PathSeg};
+use crate::syntax::ast::{self, CmpOp, Effect, PathSeg, Str};
 use crate::syntax::lexicon;
 
 use super::graph;
@@ -170,7 +171,7 @@ pub(crate) fn check_plan<'a>(
     let replan = c.replan();
 
     let mut approvals = Vec::new();
-    let mut scopes: Vec<String> = Vec::new();
+    let mut scopes: Vec<Str> = Vec::new();
     for s in &steps {
         if s.authz.approval.is_some() {
             approvals.push(s.index);
@@ -181,7 +182,7 @@ pub(crate) fn check_plan<'a>(
     scopes.dedup();
     let errors = c.diags.iter().filter(|d| d.is_error()).count();
     let model = CheckedPlan {
-        name: plan.name.node.clone(),
+        name: plan.name.node.clone().to_string(),
         name_span: plan.name.span,
         span: plan.span,
         doc: plan.doc.text(),
@@ -376,7 +377,7 @@ impl<'a> Checker<'a, '_> {
                     name_span: name.span,
                     step: i,
                     path: path.segments.iter().map(|s| s.node.clone()).collect(),
-                    path_text: path.to_string(),
+                    path_text: path.to_smolstr(),
                     path_span: path.span,
                     ty,
                     // Trust is the catalogue's and the policy's call: the

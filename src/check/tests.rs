@@ -17,7 +17,7 @@ fn sp() -> Span {
 }
 
 fn nm(s: &str) -> Name {
-    Spanned::new(s.to_string(), sp())
+    Spanned::new(s.into(), sp())
 }
 
 fn ty(k: TypeKind) -> Type {

@@ -134,10 +134,10 @@ fn read_text(path: &Path, options: &Options) -> Result<Option<String>, Failure> 
 /// named, each of which must be a step of the plan.
 fn approvals(ir: &PlanIr, o: &RunOptions) -> Result<BTreeSet<String>, Failure> {
     if o.approve_all {
-        return Ok(ir.approvals.iter().cloned().collect());
+        return Ok(ir.approvals.iter().map(|s| s.to_string()).collect());
     }
     for name in &o.approve {
-        if !ir.steps.iter().any(|s| &s.name == name) {
+        if !ir.steps.iter().any(|s| s.name == name) {
             return Err(Failure(format!(
                 "`--approve {name}`: the plan has no step `{name}`"
             )));

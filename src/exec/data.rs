@@ -158,11 +158,11 @@ impl Data {
     pub fn from_literal(lit: &ir::Literal) -> Data {
         match lit {
             ir::Literal::String(s) | ir::Literal::Date(s) | ir::Literal::Datetime(s) => {
-                Data::String(s.clone())
+                Data::String(s.clone().to_string())
             }
             ir::Literal::Int(i) => Data::Number(JsonNumber::from(*i)),
             ir::Literal::Decimal(d) => {
-                JsonNumber::new(d).map_or_else(|| Data::String(d.clone()), Data::Number)
+                JsonNumber::new(d).map_or_else(|| Data::String(d.clone().to_string()), Data::Number)
             }
             ir::Literal::Bool(b) => Data::Bool(*b),
             ir::Literal::Null => Data::Null,
@@ -192,7 +192,7 @@ impl Data {
             }
             (Data::String(s), Value::Date(_)) => Date::parse(s).map(Value::Date),
             (Data::String(s), Value::Datetime(_)) => Datetime::parse(s).map(Value::Datetime),
-            (Data::String(s), Value::String(_)) => Some(Value::String(s.clone())),
+            (Data::String(s), Value::String(_)) => Some(Value::String(s.clone().into())),
             (Data::Bool(b), Value::Bool(_)) => Some(Value::Bool(*b)),
             (Data::Null, _) => Some(Value::Null),
             _ => None,

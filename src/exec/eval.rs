@@ -69,7 +69,7 @@ pub fn resolve(value: &ir::Value, artifacts: &Artifacts) -> Result<Data, Unresol
         ir::Value::Record { fields } => Data::Object(
             fields
                 .iter()
-                .map(|(k, v)| Ok((k.clone(), resolve(v, artifacts)?)))
+                .map(|(k, v)| Ok((k.to_string(), resolve(v, artifacts)?)))
                 .collect::<Result<_, _>>()?,
         ),
         ir::Value::Interpolate { parts } => {
@@ -90,18 +90,18 @@ pub fn resolve(value: &ir::Value, artifacts: &Artifacts) -> Result<Data, Unresol
 pub fn resolve_args(step: &StepIr, artifacts: &Artifacts) -> Result<Artifacts, Unresolved> {
     step.args
         .iter()
-        .map(|(name, v)| Ok((name.clone(), resolve(v, artifacts)?)))
+        .map(|(name, v)| Ok((name.to_string(), resolve(v, artifacts)?)))
         .collect()
 }
 
 fn lookup_ref<'a>(
     binding: &str,
-    path: &[String],
+    path: &[crate::ir::Str],
     artifacts: &'a Artifacts,
 ) -> Result<&'a Data, Unresolved> {
     let missing = || Unresolved {
         binding: binding.to_string(),
-        path: path.to_vec(),
+        path: path.iter().map(|p| p.to_string()).collect(),
     };
     let mut at = artifacts.get(binding).ok_or_else(missing)?;
     for member in path {
@@ -117,7 +117,7 @@ pub fn at_path<'a>(root: &'a Data, path: &str) -> Option<&'a Data> {
     let mut at = root;
     for seg in &segments {
         at = match (seg, at) {
-            (PathSeg::Field(f), Data::Object(fields)) => fields.get(f)?,
+            (PathSeg::Field(f), Data::Object(fields)) => fields.get(f.as_str())?,
             (PathSeg::Index(i), Data::Array(items)) => items.get(usize::try_from(*i).ok()?)?,
             _ => return None,
         };
@@ -130,7 +130,7 @@ pub fn at_path<'a>(root: &'a Data, path: &str) -> Option<&'a Data> {
 /// compared with its limit refuses.
 pub fn check_guards(step: &StepIr, args: &Artifacts) -> Result<(), Refusal> {
     for guard in &step.authz.guards {
-        let observed = args.get(&guard.arg).cloned().unwrap_or(Data::Null);
+        let observed = args.get(guard.arg.as_str()).cloned().unwrap_or(Data::Null);
         let refuse = |reason: String| Refusal {
             guard: guard.clone(),
             observed: observed.clone(),
@@ -246,10 +246,10 @@ pub fn eval_binds(step: &StepIr, result: &Data) -> Result<Artifacts, Missing> {
     step.binds
         .iter()
         .map(|(name, path)| match at_path(result, path) {
-            Some(v) => Ok((name.clone(), v.clone())),
+            Some(v) => Ok((name.to_string(), v.clone())),
             None => Err(Missing {
-                binding: name.clone(),
-                path: path.clone(),
+                binding: name.to_string(),
+                path: path.to_string(),
             }),
         })
         .collect()

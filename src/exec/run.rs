@@ -317,9 +317,9 @@ impl Machine {
         let missing: Vec<String> =
             m.ir.approvals
                 .iter()
-                .filter(|s| !approved.contains(*s))
+                .filter(|s| !approved.iter().any(|a| a == *s))
                 .filter(|s| m.index(s).is_none_or(|i| m.status(i) != Status::Complete))
-                .cloned()
+                .map(|s| s.to_string())
                 .collect();
         if !missing.is_empty() {
             for name in &missing {
@@ -409,9 +409,9 @@ impl Machine {
                             return Err("internal error: no such step".into());
                         };
                         batch.push(Dispatch {
-                            step: step.name.clone(),
+                            step: step.name.clone().to_string(),
                             index: i,
-                            tool: step.tool.clone(),
+                            tool: step.tool.clone().to_string(),
                             args,
                             attempt: 1,
                         });
@@ -457,12 +457,13 @@ impl Machine {
         {
             None => Stop::Complete,
             Some(i) => Stop::Halt {
-                step: self
+                step: (self
                     .ir
                     .steps
                     .get(i)
                     .map(|s| s.name.clone())
-                    .unwrap_or_default(),
+                    .unwrap_or_default())
+                .to_string(),
             },
         }
     }
@@ -508,9 +509,9 @@ impl Machine {
                 st.calling = made + 1;
             }
             return Ok(Some(Dispatch {
-                step: s.name.clone(),
+                step: s.name.clone().to_string(),
                 index: i,
-                tool: s.tool.clone(),
+                tool: s.tool.clone().to_string(),
                 args,
                 attempt: made + 1,
             }));
@@ -581,7 +582,7 @@ impl Machine {
                     st.binds = done.binds.clone();
                     st.attempts = done.attempts;
                 }
-                reused.push(step.name.clone());
+                reused.push(step.name.to_string());
             } else if step.effect == Effect::Write && !step.idempotent {
                 return Err(format!(
                     "the progress record says step `{}` completed with another tool or other arguments; \
@@ -616,7 +617,7 @@ impl Machine {
                 st.args = args;
                 st.binds = binds;
             }
-            self.reused.push(step.name.clone());
+            self.reused.push(step.name.clone().to_string());
         }
     }
 
@@ -792,14 +793,26 @@ impl Machine {
         match on_unmet {
             OnUnmet::Halt => {
                 if self.halted.is_none() {
-                    self.halted = Some(Stop::Halt { step: name });
+                    self.halted = Some(Stop::Halt {
+                        step: name.to_string(),
+                    });
                 }
             }
             OnUnmet::Replan => {
-                self.stopping = merge(self.stopping.take(), Stop::Replan { step: name })
+                self.stopping = merge(
+                    self.stopping.take(),
+                    Stop::Replan {
+                        step: name.to_string(),
+                    },
+                )
             }
             OnUnmet::Escalate => {
-                self.stopping = merge(self.stopping.take(), Stop::Escalate { step: name })
+                self.stopping = merge(
+                    self.stopping.take(),
+                    Stop::Escalate {
+                        step: name.to_string(),
+                    },
+                )
             }
         }
         Ok(())
@@ -814,7 +827,7 @@ impl Machine {
         let Some(step) = ir.steps.get(i) else {
             return Err("internal error: no such step".into());
         };
-        let cause = crate::progress::Event::Precondition(step.name.clone());
+        let cause = crate::progress::Event::Precondition(step.name.clone().to_string());
         let inv =
             crate::progress::invalidate(&ir, &self.record(), &cause).map_err(|e| e.to_string())?;
         for change in &inv.steps {
@@ -862,8 +875,8 @@ impl Machine {
             .iter()
             .zip(&self.states)
             .map(|(step, st)| StepRecord {
-                name: step.name.clone(),
-                tool: step.tool.clone(),
+                name: step.name.clone().to_string(),
+                tool: step.tool.clone().to_string(),
                 status: st.status,
                 effect: Some(step.effect),
                 idempotent: Some(step.idempotent),
@@ -880,7 +893,7 @@ impl Machine {
         steps.extend(self.carried.iter().cloned());
         ProgressRecord {
             progress_version: PROGRESS_VERSION.to_string(),
-            plan: self.ir.name.clone(),
+            plan: self.ir.name.clone().to_string(),
             goal: self.ir.goal.clone(),
             replans_used: self.replans_used,
             steps,

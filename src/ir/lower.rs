@@ -3,6 +3,7 @@
 //! changes its shape (indices to names, values to tagged IR values, spans to
 //! file/line/column).
 
+use smol_str::ToSmolStr;
 use std::collections::BTreeMap;
 
 use super::types as ir;
@@ -21,7 +22,7 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
         .schedule
         .as_ref()
         .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
-    let step_name = |i: usize| -> String {
+    let step_name = |i: usize| -> ir::Str {
         plan.steps
             .get(i)
             .map(|s| s.name.clone())
@@ -34,7 +35,7 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
     }
     Ok(ir::PlanIr {
         ir_version: ir::IR_VERSION.to_string(),
-        name: plan.name.clone(),
+        name: plan.name.clone().into(),
         goal: plan.goal.clone(),
         budget: ir::Budget {
             replans: plan.budget.replans,
@@ -184,11 +185,11 @@ fn literal(v: &CValue) -> ir::Literal {
     match v {
         CValue::String(s) => ir::Literal::String(s.clone()),
         CValue::Int(i) => ir::Literal::Int(*i),
-        CValue::Decimal(d) => ir::Literal::Decimal(d.to_string()),
+        CValue::Decimal(d) => ir::Literal::Decimal(d.to_smolstr()),
         CValue::Bool(b) => ir::Literal::Bool(*b),
         CValue::Null => ir::Literal::Null,
-        CValue::Date(d) => ir::Literal::Date(d.to_string()),
-        CValue::Datetime(d) => ir::Literal::Datetime(d.to_string()),
+        CValue::Date(d) => ir::Literal::Date(d.to_smolstr()),
+        CValue::Datetime(d) => ir::Literal::Datetime(d.to_smolstr()),
     }
 }
 

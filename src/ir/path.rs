@@ -3,6 +3,7 @@
 //! them ([`write`]); executors read them back ([`parse`]).
 
 use crate::syntax::ast::PathSeg;
+use smol_str::ToSmolStr;
 
 /// A path's text, from its segments.
 pub fn write(segments: &[PathSeg]) -> String {
@@ -37,7 +38,7 @@ pub fn parse(text: &str) -> Option<Vec<PathSeg>> {
             if name.is_empty() {
                 return None;
             }
-            segments.push(PathSeg::Field(name.to_string()));
+            segments.push(PathSeg::Field(name.to_smolstr()));
             rest = r.get(len..)?;
         } else if let Some(r) = rest.strip_prefix('[') {
             let close = r.find(']')?;

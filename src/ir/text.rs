@@ -5,7 +5,7 @@
 
 use std::fmt::{self, Display, Formatter};
 
-use super::types::{CmpOp, Guard, Literal, PreProbe, Probe, Subject, Value};
+use super::types::{CmpOp, Guard, Literal, PreProbe, Probe, Str, Subject, Value};
 use crate::fmt::convert::string_text;
 use crate::syntax::ast;
 use crate::syntax::literal::escape_text;
@@ -53,7 +53,7 @@ impl Display for Literal {
 }
 
 /// `binding.member.member`.
-fn reference(f: &mut Formatter<'_>, binding: &str, path: &[String]) -> fmt::Result {
+fn reference(f: &mut Formatter<'_>, binding: &str, path: &[Str]) -> fmt::Result {
     f.write_str(binding)?;
     for m in path {
         write!(f, ".{m}")?;

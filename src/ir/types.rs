@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::syntax::ast::Str;
+
 /// The version of the IR's shape, independent of planc's own version. It
 /// changes when a field is added, removed or changes meaning.
 pub const IR_VERSION: &str = "1.1";
@@ -22,7 +24,7 @@ pub struct PlanIr {
     /// Always [`IR_VERSION`] for IR written by this planc.
     pub ir_version: String,
     /// The plan's name (`plan NAME`, or `name` in JSON).
-    pub name: String,
+    pub name: Str,
     /// What the plan is for, as the planner wrote it.
     pub goal: Option<String>,
     pub budget: Budget,
@@ -32,11 +34,11 @@ pub struct PlanIr {
     pub steps: Vec<StepIr>,
     /// Waves of step names: every step's dependencies are in earlier waves,
     /// so the steps of one wave may run in parallel.
-    pub schedule: Vec<Vec<String>>,
+    pub schedule: Vec<Vec<Str>>,
     /// Every step that needs a human's approval before the run starts.
-    pub approvals: Vec<String>,
+    pub approvals: Vec<Str>,
     /// The sorted union of the scopes the run needs.
-    pub scopes: Vec<String>,
+    pub scopes: Vec<Str>,
     /// Present only when the plan was checked as a replan against a
     /// progress record (`--progress`): what it takes from the record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,13 +70,13 @@ pub struct Budget {
 #[serde(deny_unknown_fields)]
 pub struct StepIr {
     /// The step's name: stable across replans.
-    pub name: String,
+    pub name: Str,
     /// Its position in the plan, from 0.
     pub index: usize,
     /// The catalogue name of the tool to call.
-    pub tool: String,
+    pub tool: Str,
     /// Every argument the call passes, defaults filled in.
-    pub args: BTreeMap<String, Value>,
+    pub args: BTreeMap<Str, Value>,
     /// Preconditions, all of which must hold of the artifacts before the
     /// step is dispatched (before its guards). Left out when there are none
     /// (added in IR 1.1).
@@ -83,7 +85,7 @@ pub struct StepIr {
     /// Postconditions, all of which must hold of the tool's result.
     pub post: Vec<Probe>,
     /// Names this step binds, each to a path into its result.
-    pub binds: BTreeMap<String, String>,
+    pub binds: BTreeMap<Str, Str>,
     /// What to do when a postcondition does not hold.
     pub on_unmet: OnUnmet,
     /// How many times to retry on a tool error (idempotent tools only).
@@ -94,7 +96,7 @@ pub struct StepIr {
     pub depends_on: Vec<Dependency>,
     pub authz: Authz,
     /// The arguments fed by data from an untrusted tool.
-    pub untrusted_inputs: Vec<String>,
+    pub untrusted_inputs: Vec<Str>,
     pub span: SourceSpan,
     /// Present only with a progress record: `true` when the step completed
     /// with the same tool and resolved arguments, so it is not run again.
@@ -124,7 +126,7 @@ pub enum Effect {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Dependency {
-    pub step: String,
+    pub step: Str,
     pub reason: DependencyReason,
 }
 
@@ -146,7 +148,7 @@ pub enum DependencyReason {
 #[serde(deny_unknown_fields)]
 pub struct Authz {
     /// The scopes the policy requires for this tool.
-    pub scopes: Vec<String>,
+    pub scopes: Vec<Str>,
     /// `human` when a person must approve the step before the run starts.
     pub approval: Option<Approval>,
     /// Ceilings the executor checks after binding, before dispatch.
@@ -164,7 +166,7 @@ pub enum Approval {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Guard {
-    pub arg: String,
+    pub arg: Str,
     pub op: CmpOp,
     pub limit: Literal,
 }
@@ -198,17 +200,17 @@ pub enum Value {
     /// The value of a binding, optionally a member of it.
     Ref {
         /// The binding's name.
-        binding: String,
+        binding: Str,
         /// The step that binds it.
-        step: String,
+        step: Str,
         /// Member names to follow into the bound value, outermost first.
-        path: Vec<String>,
+        path: Vec<Str>,
     },
     List {
         items: Vec<Value>,
     },
     Record {
-        fields: BTreeMap<String, Value>,
+        fields: BTreeMap<Str, Value>,
     },
     /// A string made of text and the values of references, in order.
     Interpolate {
@@ -221,16 +223,16 @@ pub enum Value {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", content = "value", rename_all = "snake_case")]
 pub enum Literal {
-    String(String),
+    String(Str),
     Int(i64),
     /// Exact decimal text, e.g. `"500.00"`.
-    Decimal(String),
+    Decimal(Str),
     Bool(bool),
     Null,
     /// `YYYY-MM-DD`.
-    Date(String),
+    Date(Str),
     /// RFC 3339.
-    Datetime(String),
+    Datetime(Str),
 }
 
 /// A normalised postcondition.
@@ -309,11 +311,11 @@ pub enum PreProbe {
 pub enum Subject {
     Ref {
         /// The binding's name.
-        binding: String,
+        binding: Str,
         /// The step that binds it.
-        step: String,
+        step: Str,
         /// Member names to follow into the bound value, outermost first.
-        path: Vec<String>,
+        path: Vec<Str>,
     },
 }
 

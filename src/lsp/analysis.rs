@@ -149,13 +149,13 @@ impl Analysis {
                 .plan(*plan)?
                 .steps
                 .iter()
-                .find(|s| &s.name == name)
+                .find(|s| s.name == name)
                 .map(|s| s.name_span),
             Sym::Binding { plan, name } => self
                 .plan(*plan)?
                 .bindings
                 .iter()
-                .find(|b| &b.name == name)
+                .find(|b| b.name == name)
                 .map(|b| b.name_span),
         }
     }
@@ -199,7 +199,7 @@ fn index_tool(t: &ast::ToolDecl, occs: &mut Vec<Occ>) {
     let tool = t.name.node.clone();
     occs.push(Occ {
         span: t.name.span,
-        sym: Sym::Tool(tool.clone()),
+        sym: Sym::Tool(tool.clone().to_string()),
         def: true,
         step: None,
     });
@@ -207,8 +207,8 @@ fn index_tool(t: &ast::ToolDecl, occs: &mut Vec<Occ>) {
         occs.push(Occ {
             span: p.name.span,
             sym: Sym::Param {
-                tool: tool.clone(),
-                param: p.name.node.clone(),
+                tool: tool.clone().to_string(),
+                param: p.name.node.clone().to_string(),
             },
             def: true,
             step: None,
@@ -220,7 +220,7 @@ fn index_policy(p: &ast::PolicyDecl, occs: &mut Vec<Occ>) {
     for rule in &p.rules {
         occs.push(Occ {
             span: rule.tool.span,
-            sym: Sym::Tool(rule.tool.node.clone()),
+            sym: Sym::Tool(rule.tool.node.clone().to_string()),
             def: false,
             step: None,
         });
@@ -228,8 +228,8 @@ fn index_policy(p: &ast::PolicyDecl, occs: &mut Vec<Occ>) {
             occs.push(Occ {
                 span: c.arg.span,
                 sym: Sym::Param {
-                    tool: rule.tool.node.clone(),
-                    param: c.arg.node.clone(),
+                    tool: rule.tool.node.clone().to_string(),
+                    param: c.arg.node.clone().to_string(),
                 },
                 def: false,
                 step: None,
@@ -255,7 +255,7 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                 step.name.span,
                 Sym::Step {
                     plan: pi,
-                    name: step.name.node.clone(),
+                    name: step.name.node.clone().to_string(),
                 },
                 true,
             );
@@ -264,7 +264,7 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
             push(
                 occs,
                 step.tool.span,
-                Sym::Tool(step.tool.node.clone()),
+                Sym::Tool(step.tool.node.clone().to_string()),
                 false,
             );
         }
@@ -273,8 +273,8 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                 occs,
                 arg.name.span,
                 Sym::Param {
-                    tool: step.tool.node.clone(),
-                    param: arg.name.node.clone(),
+                    tool: step.tool.node.clone().to_string(),
+                    param: arg.name.node.clone().to_string(),
                 },
                 false,
             );
@@ -288,7 +288,7 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                         r.name.span,
                         Sym::Binding {
                             plan: pi,
-                            name: r.name.node.clone(),
+                            name: r.name.node.clone().to_string(),
                         },
                         false,
                     ),
@@ -300,7 +300,7 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                                     r.node.name.span,
                                     Sym::Binding {
                                         plan: pi,
-                                        name: r.node.name.node.clone(),
+                                        name: r.node.name.node.clone().to_string(),
                                     },
                                     false,
                                 );
@@ -322,7 +322,7 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                     name.span,
                     Sym::Binding {
                         plan: pi,
-                        name: name.node.clone(),
+                        name: name.node.clone().to_string(),
                     },
                     true,
                 ),
@@ -334,7 +334,7 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                             root.span,
                             Sym::Binding {
                                 plan: pi,
-                                name: root.node.clone(),
+                                name: root.node.clone().to_string(),
                             },
                             false,
                         );
@@ -347,7 +347,7 @@ fn index_plan(pi: usize, plan: &ast::PlanDecl, occs: &mut Vec<Occ>) {
                             s.span,
                             Sym::Step {
                                 plan: pi,
-                                name: s.node.clone(),
+                                name: s.node.clone().to_string(),
                             },
                             false,
                         );

@@ -9,7 +9,7 @@ use crate::FastMap;
 use crate::catalog::{self, Catalog, Value};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Span, Spanned};
-use crate::syntax::ast::{self, CmpOp};
+use crate::syntax::ast::{self, CmpOp, Str};
 
 /// One policy.
 #[derive(Clone, Debug)]
@@ -34,7 +34,7 @@ pub struct Rule {
     pub span: Span,
     /// The scopes the actor must hold, in the order written, without
     /// repeats.
-    pub requires: Vec<Spanned<String>>,
+    pub requires: Vec<Spanned<Str>>,
     /// `approval human`: a person approves the step before the run starts.
     pub approval: Option<Span>,
     pub ceilings: Vec<CeilingRule>,
@@ -201,7 +201,10 @@ fn build_policy(decl: &ast::PolicyDecl, catalog: &Catalog, diags: &mut Vec<Diagn
     let mut rules: Vec<Rule> = Vec::with_capacity(decl.rules.len());
     let mut by_tool: FastMap<String, usize> = FastMap::default();
     for r in &decl.rules {
-        if let Some(first) = by_tool.get(&r.tool.node).and_then(|&i| rules.get(i)) {
+        if let Some(first) = by_tool
+            .get(r.tool.node.as_str())
+            .and_then(|&i| rules.get(i))
+        {
             diags.push(
                 Diagnostic::new(
                     Code::E0104,
@@ -219,13 +222,13 @@ fn build_policy(decl: &ast::PolicyDecl, catalog: &Catalog, diags: &mut Vec<Diagn
         rules.push(rule);
     }
     Policy {
-        name: decl.name.node.clone(),
+        name: decl.name.node.clone().to_string(),
         name_span: decl.name.span,
         span: decl.span,
         actor: decl
             .actor
             .as_ref()
-            .map(|a| a.node.iter().map(|s| s.node.clone()).collect()),
+            .map(|a| a.node.iter().map(|s| s.node.to_string()).collect()),
         actor_span: decl.actor.as_ref().map(|a| a.span),
         max_steps: decl.max_steps,
         rules,
@@ -254,7 +257,7 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
             diags.push(add_suggestion(d, &near, r.tool.span));
         }
     }
-    let mut requires: Vec<Spanned<String>> = Vec::with_capacity(r.requires.len());
+    let mut requires: Vec<Spanned<Str>> = Vec::with_capacity(r.requires.len());
     for s in &r.requires {
         if !requires.iter().any(|q| q.node == s.node) {
             requires.push(s.clone());
@@ -294,7 +297,7 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
         }
     }
     Rule {
-        tool: r.tool.node.clone(),
+        tool: r.tool.node.clone().to_string(),
         tool_span: r.tool.span,
         span: r.span,
         requires,
@@ -330,7 +333,7 @@ fn build_ceiling(
     diags: &mut Vec<Diagnostic>,
 ) -> CeilingRule {
     let mut rule = CeilingRule {
-        arg: c.arg.node.clone(),
+        arg: c.arg.node.clone().to_string(),
         arg_span: c.arg.span,
         op: c.op.node,
         limit: None,

@@ -84,7 +84,7 @@ fn fields(old: &StepIr, new: &StepIr) -> Vec<FieldChange> {
         }
     };
     field("tool".into(), json(&old.tool), json(&new.tool));
-    let mut names: Vec<&String> = old.args.keys().chain(new.args.keys()).collect();
+    let mut names: Vec<&crate::ir::Str> = old.args.keys().chain(new.args.keys()).collect();
     names.sort();
     names.dedup();
     for n in names {
@@ -113,20 +113,20 @@ pub fn diff(old: &PlanIr, new: &PlanIr, record: Option<&ProgressRecord>) -> Plan
     let mut d = PlanDiff::default();
     for n in &new.steps {
         match old.steps.iter().find(|o| o.name == n.name) {
-            None => d.added.push(n.name.clone()),
+            None => d.added.push(n.name.clone().to_string()),
             Some(o) => {
                 let f = fields(o, n);
                 if f.is_empty() {
-                    d.unchanged.push(n.name.clone());
+                    d.unchanged.push(n.name.clone().to_string());
                     if complete(&n.name) {
-                        d.reused.push(n.name.clone());
+                        d.reused.push(n.name.clone().to_string());
                     }
                 } else {
                     if complete(&n.name) {
-                        d.completed.push(n.name.clone());
+                        d.completed.push(n.name.clone().to_string());
                     }
                     d.changed.push(ChangedStep {
-                        step: n.name.clone(),
+                        step: n.name.clone().to_string(),
                         fields: f,
                     });
                 }
@@ -135,9 +135,9 @@ pub fn diff(old: &PlanIr, new: &PlanIr, record: Option<&ProgressRecord>) -> Plan
     }
     for o in &old.steps {
         if !new.steps.iter().any(|n| n.name == o.name) {
-            d.removed.push(o.name.clone());
+            d.removed.push(o.name.clone().to_string());
             if complete(&o.name) {
-                d.completed.push(o.name.clone());
+                d.completed.push(o.name.clone().to_string());
             }
         }
     }

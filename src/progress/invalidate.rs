@@ -145,7 +145,7 @@ impl Invalidation {
                     let Some(s) = ir.steps.iter().find(|s| s.name == change.name) else {
                         continue;
                     };
-                    let mut step = StepRecord::pending(&s.name, &s.tool);
+                    let mut step = StepRecord::pending(s.name.as_str(), s.tool.as_str());
                     step.status = change.after;
                     step.effect = Some(s.effect);
                     step.idempotent = Some(s.idempotent);
@@ -184,7 +184,9 @@ impl fmt::Display for InvalidateError {
 pub fn refs(value: &Value, out: &mut Vec<(String, String)>) {
     match value {
         Value::Literal { .. } => {}
-        Value::Ref { binding, step, .. } => out.push((binding.clone(), step.clone())),
+        Value::Ref { binding, step, .. } => {
+            out.push((binding.clone().to_string(), step.clone().to_string()))
+        }
         Value::List { items } | Value::Interpolate { parts: items } => {
             items.iter().for_each(|v| refs(v, out));
         }
@@ -211,7 +213,7 @@ pub fn data_inputs(ir: &PlanIr) -> BTreeMap<&str, Vec<String>> {
             .depends_on
             .iter()
             .filter(|d| d.reason == DependencyReason::Data)
-            .map(|d| d.step.clone())
+            .map(|d| d.step.to_string())
             .collect();
         from.extend(step_refs(step).into_iter().map(|(_, s)| s));
         from.sort();

@@ -19,7 +19,7 @@ use super::types::{
     Effect, Failure, FailureKind, JsonValue, PROGRESS_VERSION, ProgressRecord, Status, StepRecord,
 };
 use crate::diagnostics::{self, Code, Diagnostic};
-use crate::source::{FileId, PointerTable, Span};
+use crate::source::{FileId, Span};
 use crate::syntax::ast::{Item, Module};
 use crate::syntax::json::{self, Json, Value};
 use crate::syntax::json_reader::Reader;
@@ -41,14 +41,13 @@ pub const STEP_KEYS: &[&str] = &[
 pub const FAILURE_KEYS: &[&str] = &["kind", "code", "retryable", "expected", "observed"];
 
 /// A record read from text: the record when it has no errors, every
-/// diagnostic, the pointer table for `SourceFile::set_pointers`, and the
+/// diagnostic, and the
 /// span of each step (by index) and of each artifact (by name), for later
 /// diagnostics that point into the record.
 #[derive(Clone, Debug, Default)]
 pub struct ReadRecord {
     pub record: Option<ProgressRecord>,
     pub diagnostics: Vec<Diagnostic>,
-    pub pointers: PointerTable,
     pub spans: RecordSpans,
 }
 
@@ -70,11 +69,7 @@ pub struct RecordSpans {
 /// Parses and reads a progress record from `text`. Never panics.
 pub fn read(file: FileId, text: &str) -> ReadRecord {
     match json::parse(file, text) {
-        Ok(root) => {
-            let mut out = read_json(text, &root);
-            out.pointers = json::pointers(text, &root);
-            out
-        }
+        Ok(root) => read_json(text, &root),
         Err(d) => ReadRecord {
             diagnostics: vec![*d],
             ..ReadRecord::default()
@@ -111,7 +106,6 @@ pub fn read_json(text: &str, root: &Json<'_>) -> ReadRecord {
     ReadRecord {
         record: if has_errors { None } else { record },
         diagnostics: diags,
-        pointers: PointerTable::default(),
         spans,
     }
 }

@@ -8,8 +8,14 @@
 
 use crate::source::{Span, Spanned};
 
+/// The text of a name, a path's field or a literal: up to 23 bytes are
+/// kept inline and longer texts are shared, so the tree, the checker's
+/// model and the IR copy names without allocating (and free nothing when
+/// they drop). It reads as a `&str`.
+pub type Str = smol_str::SmolStr;
+
 /// A name as written: an identifier, a dotted tool name, a scope.
-pub type Name = Spanned<String>;
+pub type Name = Spanned<Str>;
 
 /// One parsed file: its declarations in source order.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -131,7 +137,7 @@ pub enum TypeKind {
     /// `{ name: T, opt?: T }`
     Record(Vec<Field>),
     /// `"a" | "b"`: a string restricted to these values.
-    Enum(Vec<Spanned<String>>),
+    Enum(Vec<Spanned<Str>>),
     /// `1`, `2.5`, `true`: a number or boolean literal as a type, the one
     /// value it names (only `Int`, `Decimal` and `Bool` literals).
     Literal(Literal),
@@ -414,7 +420,7 @@ pub struct Path {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PathSeg {
-    Field(String),
+    Field(Str),
     Index(u64),
 }
 
@@ -540,7 +546,7 @@ pub struct RecordEntry {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum InterpPart {
-    Text(String),
+    Text(Str),
     Ref(Spanned<Reference>),
 }
 
@@ -548,16 +554,16 @@ pub enum InterpPart {
 /// checker turns them into exact values (never binary floating point).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Literal {
-    String(String),
-    Int(String),
-    Decimal(String),
+    String(Str),
+    Int(Str),
+    Decimal(Str),
     Bool(bool),
     Null,
     /// `2026-03-04`, already validated as a calendar date by the front end
     /// that read it from a bare literal.
-    Date(String),
+    Date(Str),
     /// `2026-03-04T10:00:00Z`
-    Datetime(String),
+    Datetime(Str),
 }
 
 impl Literal {
@@ -566,7 +572,7 @@ impl Literal {
         match self {
             Literal::String(s) => format!("{s:?}"),
             Literal::Int(t) | Literal::Decimal(t) | Literal::Date(t) | Literal::Datetime(t) => {
-                t.clone()
+                t.to_string()
             }
             Literal::Bool(b) => b.to_string(),
             Literal::Null => "null".to_string(),

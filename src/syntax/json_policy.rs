@@ -22,7 +22,7 @@
 //! none). The name defaults to `policy`. Unknown keys are E0004.
 
 use super::ast::{
-    Approval, Ceiling, CmpOp, Doc, Effect, Item, Module, Name, PolicyDecl, PolicyRule,
+    Approval, Ceiling, CmpOp, Doc, Effect, Item, Module, Name, PolicyDecl, PolicyRule, Str,
 };
 use super::json::{Json, Value};
 use super::json_plan::literal;
@@ -30,6 +30,7 @@ use super::json_reader::Reader;
 use super::lexicon::{is_ident, is_scope};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Spanned;
+use smol_str::ToSmolStr;
 
 pub(crate) const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
 pub(crate) const ACTOR_KEYS: &[&str] = &["scopes"];
@@ -63,12 +64,12 @@ fn policy(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PolicyDecl> {
         end: root.span.start.saturating_add(1).min(root.span.end),
         ..root.span
     };
-    let mut name = Spanned::new("policy".to_string(), first);
+    let mut name = Spanned::new(Str::from("policy"), first);
     if let Some(v) = f.get("name")
         && let Some(s) = r.string("name", v)
     {
         if is_ident(s) {
-            name = Spanned::new(s.to_string(), v.text_span());
+            name = Spanned::new(Str::from(s), v.text_span());
         } else {
             r.report(
                 Diagnostic::new(
@@ -100,7 +101,7 @@ fn policy(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PolicyDecl> {
             None => r.ill_typed("`tools`", t, "an object of tool names and rules"),
             Some(members) => {
                 for m in r.unique(members) {
-                    let tool: Name = Spanned::new(m.key.to_string(), m.key_text_span());
+                    let tool: Name = Spanned::new(Str::from(&*m.key), m.key_text_span());
                     if let Some(rule) = rule(r, tool, &m.value, m.span()) {
                         rules.push(rule);
                     }
@@ -187,7 +188,7 @@ fn rule(
             let what = format!("the limit of `{}`", c.key);
             if let Some(limit) = literal(r, &what, &c.value) {
                 ceilings.push(Ceiling {
-                    arg: Spanned::new(c.key.to_string(), c.key_text_span()),
+                    arg: Spanned::new(c.key.to_smolstr(), c.key_text_span()),
                     op: Spanned::new(op, m.key_text_span()),
                     limit,
                     span: c.span(),
@@ -230,7 +231,7 @@ fn scopes(r: &mut Reader<'_>, v: &Json<'_>) -> Vec<Name> {
             );
             continue;
         }
-        out.push(Spanned::new(s.to_string(), item.text_span()));
+        out.push(Spanned::new(Str::from(s), item.text_span()));
     }
     out
 }

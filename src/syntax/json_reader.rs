@@ -17,7 +17,7 @@ pub(crate) struct Reader<'t> {
     /// The name of every step of the plan being read, and the index of the
     /// step being read, whose name is attached to every diagnostic reported
     /// meanwhile.
-    pub step_names: Vec<String>,
+    pub step_names: Vec<crate::syntax::ast::Str>,
     pub step: Option<usize>,
     /// The code of a shape error: E0004 for plans, catalogues and policies,
     /// E0601 for progress records.

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::ast::{ExprKind, InterpPart, Literal, Reference};
+use super::ast::{self, ExprKind, InterpPart, Literal, Reference};
 use super::lexicon::is_ident;
 use crate::catalog::{Date, Datetime};
 use crate::diagnostics::{Code, Diagnostic};
@@ -141,7 +141,7 @@ pub fn decode(raw: &str) -> String {
 pub fn decode_interp(file: FileId, offset: usize, raw: &str) -> Result<ExprKind, Box<Diagnostic>> {
     let body = inner(raw);
     if !body.contains("${") {
-        return Ok(ExprKind::Literal(Literal::String(decode(raw))));
+        return Ok(ExprKind::Literal(Literal::String(decode(raw).into())));
     }
     let base = offset + 1;
     let mut parts = Vec::new();
@@ -184,7 +184,7 @@ pub fn decode_interp(file: FileId, offset: usize, raw: &str) -> Result<ExprKind,
                 .with_help("interpolate a binding as `${name}` or `${name.member}`; write `\\${` for a literal `${`"))
             })?;
             if !text.is_empty() {
-                parts.push(InterpPart::Text(std::mem::take(&mut text)));
+                parts.push(InterpPart::Text(std::mem::take(&mut text).into()));
             }
             parts.push(InterpPart::Ref(reference));
             i = close + 1;
@@ -195,10 +195,10 @@ pub fn decode_interp(file: FileId, offset: usize, raw: &str) -> Result<ExprKind,
     }
     if !parts.iter().any(|p| matches!(p, InterpPart::Ref(_))) {
         // Only escaped `\${`: plain text after all.
-        return Ok(ExprKind::Literal(Literal::String(text)));
+        return Ok(ExprKind::Literal(Literal::String(text.into())));
     }
     if !text.is_empty() {
-        parts.push(InterpPart::Text(text));
+        parts.push(InterpPart::Text(text.into()));
     }
     Ok(ExprKind::Interp(parts))
 }
@@ -212,7 +212,7 @@ fn reference_in(file: FileId, offset: usize, text: &str) -> Option<Spanned<Refer
             return None;
         }
         names.push(Spanned::new(
-            part.to_string(),
+            ast::Str::from(part),
             Span::new(file, at, at + part.len()),
         ));
         at += part.len() + 1;

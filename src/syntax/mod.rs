@@ -14,7 +14,7 @@ pub mod parser;
 
 use crate::diagnostics::{self, Code, Diagnostic};
 use crate::limits;
-use crate::source::{FileId, PointerTable, Span};
+use crate::source::{FileId, Span};
 
 /// Parses a `.plan` text. Never fails: what cannot be read becomes an error
 /// node of the tree and a diagnostic (E0001 syntax, E0002 literal, E0003
@@ -77,8 +77,9 @@ fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
 
 // ---------------------------------------------------------------- JSON front end
 // Each entry point parses a JSON document, reads one shape into the syntax
-// tree, and returns the tree, the diagnostics and the RFC 6901 pointer table
-// to record with `SourceFile::set_pointers`. None fails.
+// tree, and returns the tree and the diagnostics. None fails. The RFC 6901
+// pointers of the diagnostics are spelt by `SourceFile::pointer_at`, from
+// the text, only when a renderer asks for one.
 
 /// A plan in the JSON form of `docs/json.md`, as a module with one plan.
 pub fn read_json_plan(file: crate::FileId, text: &str) -> JsonRead {
@@ -103,10 +104,9 @@ pub fn read_json_document(file: crate::FileId, text: &str) -> JsonRead {
     read_with(file, text, read_any)
 }
 
-/// What the JSON front end's entry points return: the tree, the diagnostics,
-/// and the pointer table for `SourceFile::set_pointers` (empty when the text
-/// is not JSON).
-pub type JsonRead = (ast::Module, Vec<Diagnostic>, PointerTable);
+/// What the JSON front end's entry points return: the tree and the
+/// diagnostics.
+pub type JsonRead = (ast::Module, Vec<Diagnostic>);
 
 /// Parses `text` and reads the document with `read`, its diagnostics sorted
 /// by position; a document that does not parse is one `ast::Item::Error` and its
@@ -120,15 +120,14 @@ pub fn read_with(
         Ok(root) => {
             let (module, mut diags) = read(text, &root);
             diagnostics::sort(&mut diags);
-            let pointers = json::pointers(text, &root);
-            (module, diags, pointers)
+            (module, diags)
         }
         Err(d) => {
             let span = Span::new(file, 0, text.len());
             let module = ast::Module {
                 items: vec![ast::Item::Error(span)],
             };
-            (module, vec![*d], PointerTable::default())
+            (module, vec![*d])
         }
     }
 }

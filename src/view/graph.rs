@@ -203,8 +203,8 @@ impl Graph {
             .enumerate()
             .map(|(i, s)| Node {
                 index: i,
-                name: s.name.clone(),
-                tool: s.tool.clone(),
+                name: s.name.clone().to_string(),
+                tool: s.tool.clone().to_string(),
                 wave: wave_of(i),
                 classes: Classes::of(s),
                 status: None,
@@ -235,7 +235,7 @@ impl Graph {
         }
         edges.sort_by_key(|e| (e.to, e.from));
         Graph {
-            name: ir.name.clone(),
+            name: ir.name.clone().to_string(),
             goal: ir.goal.clone(),
             nodes,
             edges,

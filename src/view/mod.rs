@@ -44,7 +44,7 @@ impl Finding {
                     plan.steps
                         .iter()
                         .find(|s| s.span.start <= d.span.start && d.span.end <= s.span.end)
-                        .map(|s| s.name.clone())
+                        .map(|s| s.name.to_string())
                 });
                 Some(Finding {
                     severity: d.severity,

@@ -110,14 +110,14 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
         }
 
         // The tool is in the catalogue, permitted, and the actor holds its scopes.
-        match world.tools.get(&step.tool) {
+        match world.tools.get(step.tool.as_str()) {
             None => out.push(format!("tool `{}` is not in the catalogue", step.tool)),
             Some(effect) if *effect != step.effect => {
                 out.push(format!("step `{}` has the wrong effect", step.name))
             }
             _ => {}
         }
-        match world.rules.get(&step.tool) {
+        match world.rules.get(step.tool.as_str()) {
             None => out.push(format!(
                 "tool `{}` is not permitted by the policy",
                 step.tool
@@ -127,7 +127,7 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                     if !world.actor.contains(s) {
                         out.push(format!("the actor lacks scope `{s}` for `{}`", step.tool));
                     }
-                    if !step.authz.scopes.contains(s) {
+                    if !step.authz.scopes.iter().any(|x| x == s) {
                         out.push(format!("step `{}` does not list scope `{s}`", step.name));
                     }
                 }
@@ -142,7 +142,7 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                     // An argument under a ceiling is always given (a
                     // default is lowered as a literal): left out, the tool
                     // decides what it means, and nothing checks it.
-                    let Some(value) = step.args.get(arg) else {
+                    let Some(value) = step.args.get(arg.as_str()) else {
                         out.push(format!(
                             "step `{}`: `{arg}` is under a ceiling but absent",
                             step.name
@@ -178,7 +178,7 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                         }
                         _ => {
                             let guarded = step.authz.guards.iter().any(|g| {
-                                &g.arg == arg && g.op == *op && holds(&g.limit, CmpOp::Eq, limit)
+                                g.arg == arg && g.op == *op && holds(&g.limit, CmpOp::Eq, limit)
                             });
                             if !guarded {
                                 out.push(format!(
@@ -223,7 +223,7 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
     let mut scopes: Vec<String> = ir
         .steps
         .iter()
-        .flat_map(|s| s.authz.scopes.clone())
+        .flat_map(|s| s.authz.scopes.iter().map(|x| x.to_string()))
         .collect();
     scopes.sort();
     scopes.dedup();
@@ -250,7 +250,12 @@ fn collect_refs<'a>(v: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
 /// The recorded value a reference to a reused step's binding names, as a
 /// literal; `None` when the step is not reused, or the value is absent or
 /// not a single value (then a guard is expected, as for any reference).
-fn reused_value(ir: &PlanIr, step: &str, binding: &str, path: &[String]) -> Option<Literal> {
+fn reused_value(
+    ir: &PlanIr,
+    step: &str,
+    binding: &str,
+    path: &[planc::ir::Str],
+) -> Option<Literal> {
     let producer = ir.steps.iter().find(|s| s.name == step)?;
     if producer.reuse != Some(true) {
         return None;
@@ -260,8 +265,8 @@ fn reused_value(ir: &PlanIr, step: &str, binding: &str, path: &[String]) -> Opti
         at = at.get(m)?;
     }
     match at {
-        JsonValue::Number(n) => Some(Literal::Decimal(n.as_str().to_string())),
-        JsonValue::String(t) => Some(Literal::String(t.clone())),
+        JsonValue::Number(n) => Some(Literal::Decimal(n.as_str().into())),
+        JsonValue::String(t) => Some(Literal::String(t.as_str().into())),
         JsonValue::Bool(b) => Some(Literal::Bool(*b)),
         JsonValue::Null => Some(Literal::Null),
         JsonValue::Array(_) | JsonValue::Object(_) => None,
@@ -312,7 +317,7 @@ fn is_date_text(s: &str) -> bool {
 fn number(l: &Literal) -> Option<String> {
     match l {
         Literal::Int(i) => Some(i.to_string()),
-        Literal::Decimal(d) => Some(d.clone()),
+        Literal::Decimal(d) => Some(d.to_string()),
         _ => None,
     }
 }

@@ -2,6 +2,7 @@
 //! resolved to the bindings they name, taint followed.
 
 use super::*;
+use smol_str::ToSmolStr;
 
 impl<'a> Checker<'a, '_> {
     pub(super) fn check_args(
@@ -83,7 +84,7 @@ impl<'a> Checker<'a, '_> {
         if let Some(t) = tool {
             let mut missing: Vec<&catalog::Param> = Vec::new();
             for p in &t.params {
-                if seen.contains_key(p.name.as_str()) || suggested.contains(&p.name) {
+                if seen.contains_key(p.name.as_str()) || suggested.iter().any(|s| *s == p.name) {
                     continue;
                 }
                 if p.required() {
@@ -273,7 +274,7 @@ impl<'a> Checker<'a, '_> {
                         ast::InterpPart::Text(t) => pieces.push(InterpPiece::Text(t.clone())),
                         ast::InterpPart::Ref(r) if self.is_recorded(&r.node) => {
                             match self.recorded_text(i, &r.node, r.span) {
-                                Some(text) => pieces.push(InterpPiece::Text(text)),
+                                Some(text) => pieces.push(InterpPiece::Text(text.into())),
                                 None => failed = true,
                             }
                         }
@@ -484,7 +485,7 @@ impl<'a> Checker<'a, '_> {
         if let Some(deps) = self.deps.get_mut(i) {
             deps.push(Dependency {
                 step: b_step,
-                step_name: binder.to_string(),
+                step_name: binder.to_smolstr(),
                 reason: DepReason::Data,
                 span: r.name.span,
             });
@@ -550,10 +551,10 @@ impl<'a> Checker<'a, '_> {
         }
         Some((
             RefValue {
-                binding: name.to_string(),
+                binding: name.to_smolstr(),
                 binding_index: b,
                 step: b_step,
-                step_name: binder.to_string(),
+                step_name: binder.to_smolstr(),
                 members: r.members.iter().map(|m| m.node.clone()).collect(),
                 span,
             },
@@ -613,7 +614,7 @@ impl<'a> Checker<'a, '_> {
 
 /// `facts.plan` as written.
 pub(super) fn reference_text(r: &ast::Reference) -> String {
-    let mut s = r.name.node.clone();
+    let mut s = r.name.node.to_string();
     for m in &r.members {
         s.push('.');
         s.push_str(&m.node);

@@ -62,7 +62,7 @@ impl<'a> Checker<'a, '_> {
             return authz;
         };
         authz.scopes = rule.requires.iter().map(|s| s.node.clone()).collect();
-        let missing: Vec<&Spanned<String>> = rule
+        let missing: Vec<&Spanned<Str>> = rule
             .requires
             .iter()
             .filter(|s| !policy::holds(self.env.actor, &s.node))
@@ -174,7 +174,7 @@ impl<'a> Checker<'a, '_> {
                     // guard, because the executor sees the tool's actual
                     // result, not its declaration.
                     authz.guards.push(Guard {
-                        arg: c.arg.clone(),
+                        arg: c.arg.clone().into(),
                         op: c.op,
                         limit: limit.clone(),
                         ceiling_span: c.span,

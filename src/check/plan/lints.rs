@@ -164,7 +164,7 @@ impl<'a> Checker<'a, '_> {
         if self.plan_damaged {
             return;
         }
-        let unused: Vec<(usize, String, Span)> = self
+        let unused: Vec<(usize, Str, Span)> = self
             .bindings
             .iter()
             .filter(|b| b.uses == 0 && !b.ty.is_error())

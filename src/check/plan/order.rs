@@ -2,6 +2,7 @@
 //! waves (cycles are E0108).
 
 use super::*;
+use smol_str::ToSmolStr;
 
 impl<'a> Checker<'a, '_> {
     pub(super) fn after_edge(&mut self, i: usize, target: &ast::Name) {
@@ -50,7 +51,7 @@ impl<'a> Checker<'a, '_> {
             if let Some(w) = last_write {
                 let dep = Dependency {
                     step: w,
-                    step_name: self.step_name(w).to_string(),
+                    step_name: self.step_name(w).to_smolstr(),
                     reason: DepReason::Effect,
                     span: s.name_span,
                 };

@@ -17,9 +17,10 @@ impl<'a> Checker<'a, '_> {
                 let (segs, ty) = match t.result.counted() {
                     catalog::Counted::Unknown => return None,
                     catalog::Counted::Itself => (Vec::new(), t.result.clone()),
-                    catalog::Counted::Field(one) => {
-                        (vec![PathSeg::Field(one.name.clone())], one.ty.clone())
-                    }
+                    catalog::Counted::Field(one) => (
+                        vec![PathSeg::Field(one.name.clone())],
+                        one.ty.clone(),
+                    ),
                     catalog::Counted::Ambiguous(lists) => {
                         let names: Vec<&str> = lists.iter().map(|f| f.name.as_str()).collect();
                         let why = if names.is_empty() {

@@ -32,6 +32,7 @@
 //! - The replan budget: `replans_used` at or over the plan's `replans` is
 //!   E0305.
 
+use smol_str::ToSmolStr;
 use std::collections::BTreeMap;
 
 use super::*;
@@ -224,8 +225,8 @@ impl<'a> Checker<'a, '_> {
                 let rule = self.env.policy.and_then(|p| p.rule(&step.tool));
                 if crate::policy::untrusted_output(self.env.catalog.get(&step.tool), rule) {
                     self.recorded_taint = Some(Untrusted::Recorded {
-                        step: step.name.clone(),
-                        tool: step.tool.clone(),
+                        step: step.name.clone().into(),
+                        tool: step.tool.clone().into(),
                         at,
                     });
                 }
@@ -322,7 +323,7 @@ impl<'a> Checker<'a, '_> {
     /// binding's step is not reused.
     fn reused_value(&self, r: &RefValue) -> Option<Option<JsonValue>> {
         let binds = self.reuse.get(r.step)?.as_ref()?;
-        let mut at = binds.get(&r.binding);
+        let mut at = binds.get(r.binding.as_str());
         for m in &r.members {
             at = at.and_then(|v| v.get(m));
         }
@@ -383,7 +384,7 @@ impl<'a> Checker<'a, '_> {
             if self.recorded_literal(i, &value, ty, r.span).is_ok() {
                 continue;
             }
-            let mut shown = r.binding.clone();
+            let mut shown = r.binding.to_string();
             for m in &r.members {
                 shown.push('.');
                 shown.push_str(m);
@@ -437,7 +438,11 @@ impl<'a> Checker<'a, '_> {
             Ok(TypedValue {
                 kind: ValueKind::Literal(v),
                 ..
-            }) => Some((v, r.step_name.clone(), self.artifact_span(&r.binding))),
+            }) => Some((
+                v,
+                r.step_name.clone().to_string(),
+                self.artifact_span(&r.binding),
+            )),
             _ => None,
         }
     }
@@ -495,9 +500,9 @@ impl<'a> Checker<'a, '_> {
             let Some(binding) = self.bindings.get(b) else {
                 continue;
             };
-            match done.binds.get(&binding.name) {
+            match done.binds.get(binding.name.as_str()) {
                 Some(v) => {
-                    binds.insert(binding.name.clone(), v.clone());
+                    binds.insert(binding.name.to_string(), v.clone());
                 }
                 None => lacking = lacking.or(Some(binding.name.clone())),
             }
@@ -626,7 +631,7 @@ fn compare_call(step: &CheckedStep, done: &StepRecord, known: &eval::Artifacts) 
     for arg in &step.args {
         let value = crate::ir::lower_value(&arg.value)?;
         match eval::resolve(&value, known) {
-            Ok(v) => match done.args.get(&arg.name) {
+            Ok(v) => match done.args.get(arg.name.as_str()) {
                 Some(recorded) if v.same(recorded) => {}
                 Some(_) => {
                     return Some(Call::Differs(format!(
@@ -661,11 +666,11 @@ fn json_expr(v: &JsonValue, span: Span) -> ast::Expr {
     let kind = match v {
         JsonValue::Null => ast::ExprKind::Literal(ast::Literal::Null),
         JsonValue::Bool(b) => ast::ExprKind::Literal(ast::Literal::Bool(*b)),
-        JsonValue::String(s) => ast::ExprKind::Literal(ast::Literal::String(s.clone())),
+        JsonValue::String(s) => ast::ExprKind::Literal(ast::Literal::String(s.clone().into())),
         JsonValue::Number(n) => match crate::syntax::json_plan::number_literal(n.as_str()) {
             Some(lit) => ast::ExprKind::Literal(lit),
             // Too long to write out: refused as an inexact decimal.
-            None => ast::ExprKind::Literal(ast::Literal::Decimal(n.as_str().to_string())),
+            None => ast::ExprKind::Literal(ast::Literal::Decimal(n.as_str().to_smolstr())),
         },
         JsonValue::Array(items) => {
             ast::ExprKind::List(items.iter().map(|x| json_expr(x, span)).collect())
@@ -674,7 +679,7 @@ fn json_expr(v: &JsonValue, span: Span) -> ast::Expr {
             fields
                 .iter()
                 .map(|(k, x)| ast::RecordEntry {
-                    name: Spanned::new(k.clone(), span),
+                    name: Spanned::new(k.clone().into(), span),
                     value: json_expr(x, span),
                 })
                 .collect(),

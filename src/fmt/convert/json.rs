@@ -153,7 +153,7 @@ impl Keyed {
                 ),
             );
         }
-        self.members.push((name.node.clone(), value));
+        self.members.push((name.node.clone().to_string(), value));
         Ok(())
     }
 

@@ -212,12 +212,12 @@ pub(super) fn unreadable(what: &str) -> String {
 }
 
 pub(super) fn reference_path(r: &Reference) -> String {
-    let mut s = r.name.node.clone();
+    let mut s = r.name.node.to_string();
     for m in &r.members {
         s.push('.');
         s.push_str(&m.node);
     }
-    s
+    s.to_string()
 }
 
 /// A tool's effect as the text form must state it: a JSON catalogue's
@@ -272,7 +272,10 @@ pub fn make_explicit(module: &mut Module, catalog: &crate::catalog::Catalog) {
                 let segments = match tool.result.counted() {
                     Counted::Itself => Vec::new(),
                     Counted::Field(f) => {
-                        vec![Spanned::new(PathSeg::Field(f.name.clone()), probe.span)]
+                        vec![Spanned::new(
+                            PathSeg::Field(f.name.clone()),
+                            probe.span,
+                        )]
                     }
                     Counted::Ambiguous(_) | Counted::Nothing | Counted::Unknown => continue,
                 };

@@ -315,9 +315,9 @@ impl<'a> Ctx<'a> {
             .filter_map(|b| {
                 let step = plan.steps.get(b.step)?;
                 (step.span.end as usize <= step_at).then(|| Bound {
-                    name: b.name.clone(),
+                    name: b.name.clone().to_string(),
                     ty: b.ty.clone(),
-                    step: step.name.clone(),
+                    step: step.name.clone().to_string(),
                     index: b.step,
                 })
             })
@@ -332,7 +332,7 @@ impl<'a> Ctx<'a> {
         plan.steps
             .iter()
             .filter(|s| s.span.start as usize != step_at && !s.name.is_empty())
-            .map(|s| (s.name.clone(), s.tool_name.clone()))
+            .map(|s| (s.name.to_string(), s.tool_name.to_string()))
             .collect()
     }
 }

@@ -94,7 +94,9 @@ fn hover_probe_path(a: &Analysis, file: &SourceFile, offset: usize) -> Option<(S
                     .replan
                     .as_ref()
                     .and_then(|r| r.reuse.get(b.step)?.as_ref());
-                if let Some(v) = reused.and_then(|binds| recorded_at(binds.get(&b.name)?, &segs)) {
+                if let Some(v) =
+                    reused.and_then(|binds| recorded_at(binds.get(b.name.as_str())?, &segs))
+                {
                     out.push(format!(
                         "step `{}` is reused: recorded `{}`",
                         by.name,
@@ -103,7 +105,7 @@ fn hover_probe_path(a: &Analysis, file: &SourceFile, offset: usize) -> Option<(S
                 }
             }
             None => {
-                let recorded = plan.replan.as_ref()?.artifacts_in.get(&root.node)?;
+                let recorded = plan.replan.as_ref()?.artifacts_in.get(root.node.as_str())?;
                 let v = recorded_at(recorded, &segs)?;
                 out.push(code_block(&format!("{shown} = {}", v.to_json_string())));
                 out.push(format!(

@@ -140,7 +140,7 @@ fn module_symbols(
                         symbol(
                             file,
                             &st.name.node,
-                            Some(st.tool.node.clone()),
+                            Some(st.tool.node.clone().to_string()),
                             lsp::SymbolKind::METHOD,
                             st.span,
                             st.name.span,

@@ -38,7 +38,7 @@ use std::borrow::Cow;
 use crate::source::Span;
 
 pub use parser::parse;
-pub use pointer::pointers;
+pub use pointer::{pointer_table, pointers};
 
 /// One JSON value with its span (for a string, the span includes the quotes).
 #[derive(Clone, Debug, PartialEq)]

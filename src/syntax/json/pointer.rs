@@ -14,6 +14,16 @@ pub fn pointers(source: &str, root: &Json<'_>) -> PointerTable {
     table
 }
 
+/// The pointer table of a JSON text, parsed again (as `file`); empty when
+/// the text does not parse. What [`crate::source::SourceFile::pointer_at`]
+/// builds on its first call.
+pub fn pointer_table(file: crate::source::FileId, text: &str) -> PointerTable {
+    match super::parse(file, text) {
+        Ok(root) => pointers(text, &root),
+        Err(_) => PointerTable::default(),
+    }
+}
+
 /// Bounded recursion: the depth is capped by the parser.
 fn walk_pointers(source: &str, v: &Json<'_>, at: u32, table: &mut PointerTable) {
     match &v.value {

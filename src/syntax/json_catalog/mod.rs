@@ -56,7 +56,8 @@
 //! whose default is `null` is optional.
 
 use super::ast::{
-    Doc, Effect, Expr, Field, Item, Literal, Module, Name, Param, Prim, ToolDecl, Type, TypeKind,
+    Doc, Effect, Expr, Field, Item, Literal, Module, Name, Param, Prim, Str, ToolDecl, Type,
+    TypeKind,
 };
 use super::json::{Json, Member, Value};
 use super::json_plan::plain_expr;
@@ -64,6 +65,7 @@ use super::json_reader::Reader;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::source::{Span, Spanned};
 use crate::suggest;
+use smol_str::ToSmolStr;
 
 mod join;
 mod schema;
@@ -294,7 +296,7 @@ fn tool_name(r: &mut Reader<'_>, holder: &Json<'_>, v: &Option<&Json<'_>>) -> Op
         );
         return None;
     }
-    Some(Spanned::new(s.to_string(), v.text_span()))
+    Some(Spanned::new(s.to_smolstr(), v.text_span()))
 }
 
 fn doc(r: &mut Reader<'_>, v: Option<&Json<'_>>) -> Doc {

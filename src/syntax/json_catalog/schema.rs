@@ -3,6 +3,7 @@
 //! `anyOf`/`oneOf`.
 
 use super::*;
+use smol_str::ToSmolStr;
 
 /// One property of an object schema, before it becomes a parameter or a
 /// record field.
@@ -239,7 +240,7 @@ pub(super) fn properties(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Property> {
             };
             Property {
                 doc,
-                name: Spanned::new(m.key.to_string(), m.key_text_span()),
+                name: Spanned::new(Str::from(&*m.key), m.key_text_span()),
                 ty,
                 required: required.contains(&&*m.key),
                 default,
@@ -452,7 +453,7 @@ pub(super) fn literal_set(
     let mut nullable = false;
     for item in items {
         match &item.value {
-            Value::String(v) => strings.push(Spanned::new(v.to_string(), item.span)),
+            Value::String(v) => strings.push(Spanned::new(Str::from(&**v), item.span)),
             Value::Null => nullable = true,
             Value::Bool(b) => others.push(Spanned::new(
                 TypeKind::Literal(Literal::Bool(*b)),
@@ -461,9 +462,9 @@ pub(super) fn literal_set(
             Value::Number(n) => {
                 let int = n.bytes().all(|c| c.is_ascii_digit() || c == b'-');
                 let lit = if int {
-                    Literal::Int(n.to_string())
+                    Literal::Int(n.to_smolstr())
                 } else {
-                    Literal::Decimal(n.to_string())
+                    Literal::Decimal(n.to_smolstr())
                 };
                 if crate::catalog::Ty::literal_value(&lit).is_some() {
                     others.push(Spanned::new(TypeKind::Literal(lit), item.span));

@@ -13,7 +13,7 @@ pub(super) fn expr(r: &mut Reader<'_>, v: &Json<'_>) -> Expr {
             let mut entries = Vec::with_capacity(members.len());
             for m in r.unique(members) {
                 entries.push(RecordEntry {
-                    name: Spanned::new(m.key.to_string(), m.key_text_span()),
+                    name: Spanned::new(Str::from(&*m.key), m.key_text_span()),
                     value: expr(r, &m.value),
                 });
             }
@@ -86,7 +86,7 @@ pub(super) fn string_expr(r: &mut Reader<'_>, v: &Json<'_>, s: &str) -> ExprKind
             return ExprKind::Error;
         };
         if !text.is_empty() {
-            parts.push(InterpPart::Text(std::mem::take(&mut text)));
+            parts.push(InterpPart::Text(std::mem::take(&mut text).into()));
         }
         parts.push(InterpPart::Ref(Spanned::new(
             reference,
@@ -97,10 +97,10 @@ pub(super) fn string_expr(r: &mut Reader<'_>, v: &Json<'_>, s: &str) -> ExprKind
     }
     text.push_str(s.get(plain..).unwrap_or(""));
     if !text.is_empty() {
-        parts.push(InterpPart::Text(text));
+        parts.push(InterpPart::Text(text.into()));
     }
     match parts.as_slice() {
-        [] => ExprKind::Literal(Literal::String(String::new())),
+        [] => ExprKind::Literal(Literal::String(String::new().into())),
         [InterpPart::Text(t)] => ExprKind::Literal(Literal::String(t.clone())),
         [InterpPart::Ref(rf)] => ExprKind::Ref(rf.node.clone()),
         _ => ExprKind::Interp(parts),
@@ -115,7 +115,7 @@ pub(crate) fn plain_expr(r: &mut Reader<'_>, v: &Json<'_>) -> Expr {
         Value::Object(members) => ExprKind::Record(
             r.unique(members)
                 .map(|m| RecordEntry {
-                    name: Spanned::new(m.key.to_string(), m.key_text_span()),
+                    name: Spanned::new(Str::from(&*m.key), m.key_text_span()),
                     value: plain_expr(r, &m.value),
                 })
                 .collect(),
@@ -137,7 +137,7 @@ pub(super) fn reference(r: &Reader<'_>, v: &Json<'_>, inner: &str, at: usize) ->
             return None;
         }
         names.push(Spanned::new(
-            part.to_string(),
+            Str::from(part),
             r.sub_span(v, offset, offset + part.len()),
         ));
         offset += part.len() + 1;

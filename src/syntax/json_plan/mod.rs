@@ -30,10 +30,11 @@
 //!   A step without a readable `tool` keeps an empty tool name.
 
 use crate::FastMap;
+use smol_str::ToSmolStr;
 
 use super::ast::{
     Arg, Clause, CmpOp, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, OnUnmet,
-    Path, PathSeg, PlanDecl, Probe, ProbeKind, RecordEntry, Reference, Step,
+    Path, PathSeg, PlanDecl, Probe, ProbeKind, RecordEntry, Reference, Step, Str,
 };
 use super::json::{Json, Value};
 use super::json_reader::{Fields, Reader};
@@ -113,7 +114,7 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
         Some(v) => ident(r, "name", v, "a plan name"),
         None => None,
     }
-    .unwrap_or_else(|| Spanned::new("plan".to_string(), first_byte(root.span)));
+    .unwrap_or_else(|| Spanned::new("plan".to_smolstr(), first_byte(root.span)));
     let goal = f.get("goal").and_then(|v| {
         r.string("goal", v)
             .map(|s| Spanned::new(s.to_string(), v.span))
@@ -166,7 +167,7 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
 /// The name of every step, and which step each number names, read before
 /// the steps so that `after` can name a later step by number.
 struct StepNames {
-    names: Vec<String>,
+    names: Vec<Str>,
     by_number: FastMap<u64, usize>,
 }
 
@@ -191,9 +192,9 @@ fn step_names(items: &[Json<'_>]) -> StepNames {
             by_number.entry(n).or_insert(i);
         }
         names.push(match (named, number) {
-            (Some(s), _) => s.to_string(),
-            (None, Some(n)) => format!("step_{n}"),
-            (None, None) => format!("step_{i}"),
+            (Some(s), _) => Str::from(s),
+            (None, Some(n)) => smol_str::format_smolstr!("step_{n}"),
+            (None, None) => smol_str::format_smolstr!("step_{i}"),
         });
     }
     StepNames { names, by_number }
@@ -214,7 +215,7 @@ fn ident(r: &mut Reader<'_>, key: &str, v: &Json<'_>, what: &str) -> Option<Name
         );
         return None;
     }
-    Some(Spanned::new(s.to_string(), v.text_span()))
+    Some(Spanned::new(s.to_smolstr(), v.text_span()))
 }
 
 fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) -> Option<Step> {
@@ -223,13 +224,13 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
     let tool = match f.get("tool") {
         Some(v) => r
             .string("tool", v)
-            .map(|s| Spanned::new(s.to_string(), v.text_span())),
+            .map(|s| Spanned::new(Str::from(s), v.text_span())),
         None => {
             r.missing_key(item.span, "tool", "a step");
             None
         }
     }
-    .unwrap_or_else(|| Spanned::new(String::new(), first_byte(item.span)));
+    .unwrap_or_else(|| Spanned::new(Str::default(), first_byte(item.span)));
     let mut args = Vec::new();
     if let Some(v) = f.get("args") {
         match v.as_object() {
@@ -237,7 +238,7 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
             Some(members) => {
                 for m in r.unique(members) {
                     args.push(Arg {
-                        name: Spanned::new(m.key.to_string(), m.key_text_span()),
+                        name: Spanned::new(Str::from(&*m.key), m.key_text_span()),
                         value: expr(r, &m.value),
                         span: m.span(),
                     });
@@ -283,13 +284,13 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
                                     .get(&k)
                                     .and_then(|&i| r.step_names.get(i))
                                     .cloned()
-                                    .unwrap_or_else(|| format!("step_{k}"));
+                                    .unwrap_or_else(|| smol_str::format_smolstr!("step_{k}"));
                                 steps.push(Spanned::new(target, a.span));
                             }
                             Err(_) => r.ill_typed("a step in `after`", a, "a step number or name"),
                         },
                         Value::String(s) if is_ident(s) => {
-                            steps.push(Spanned::new(s.to_string(), a.text_span()))
+                            steps.push(Spanned::new(Str::from(&**s), a.text_span()))
                         }
                         _ => r.ill_typed("a step in `after`", a, "a step number or name"),
                     }
@@ -409,7 +410,7 @@ fn binds(r: &mut Reader<'_>, v: &Json<'_>, clauses: &mut Vec<Clause>) {
         }
         if let Some(path) = path(r, "a bind path", &m.value) {
             clauses.push(Clause::Bind {
-                name: Spanned::new(m.key.to_string(), m.key_text_span()),
+                name: Spanned::new(Str::from(&*m.key), m.key_text_span()),
                 path,
                 span: m.span(),
             });

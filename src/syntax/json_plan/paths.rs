@@ -2,6 +2,7 @@
 //! `pre` probe's binding paths, with their JSON Schema patterns.
 
 use super::*;
+use smol_str::ToSmolStr;
 
 /// What [`path`] reads, as a JSON Schema `pattern`: `$`, then `.field` and
 /// `[N]` segments.
@@ -75,7 +76,7 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
                     return None;
                 }
                 segments.push(Spanned::new(
-                    PathSeg::Field(name.to_string()),
+                    PathSeg::Field(name.to_smolstr()),
                     r.sub_span(v, start, i),
                 ));
             }

@@ -2,6 +2,7 @@
 //! read exactly.
 
 use super::*;
+use smol_str::ToSmolStr;
 
 pub(crate) const RESULT_COUNT_KEYS: &[&str] = &["probe", "path", "equals", "op", "value"];
 pub(crate) const FIELD_EQUALS_KEYS: &[&str] = &["probe", "path", "value"];
@@ -209,7 +210,7 @@ pub(super) fn count_literal(
 ) -> Option<Spanned<Literal>> {
     r.count(key, v)?;
     match v.value {
-        Value::Number(n) => Some(Spanned::new(Literal::Int(n.to_string()), v.span)),
+        Value::Number(n) => Some(Spanned::new(Literal::Int(n.to_smolstr()), v.span)),
         _ => None,
     }
 }
@@ -220,7 +221,7 @@ pub(crate) fn literal(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Sp
     let lit = match &v.value {
         Value::Null => Literal::Null,
         Value::Bool(b) => Literal::Bool(*b),
-        Value::String(s) => Literal::String(s.to_string()),
+        Value::String(s) => Literal::String(s.to_smolstr()),
         Value::Number(n) => number(r, n, v)?,
         Value::Array(_) | Value::Object(_) => {
             r.ill_typed(what, v, "a string, number, boolean or `null`");
@@ -258,9 +259,9 @@ pub(super) const MAX_EXPANDED_DIGITS: usize = 1000;
 /// `None` when the exponent is too large to write out.
 pub fn number_literal(n: &str) -> Option<Literal> {
     if !n.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-        return Some(Literal::Int(n.to_string()));
+        return Some(Literal::Int(n.into()));
     }
-    expand_exponent(n).map(Literal::Decimal)
+    expand_exponent(n).map(|d| Literal::Decimal(d.into()))
 }
 
 /// `-1.25e2` as `-125`, `5e-3` as `0.005`: exact, by moving the point. A

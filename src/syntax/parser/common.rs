@@ -3,6 +3,7 @@
 //! without a space, and comma-separated lists with their recovery.
 
 use super::*;
+use smol_str::ToSmolStr;
 
 pub(super) fn sp<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     e: &mut chumsky::input::MapExtra<'t, '_, I, Ex<E>>,
@@ -24,7 +25,7 @@ pub(super) fn raw_span<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
 }
 
 pub(super) fn name_of(file: FileId, s: &str, span: SimpleSpan) -> Name {
-    Spanned::new(s.to_string(), Span::new(file, span.start, span.end))
+    Spanned::new(s.to_smolstr(), Span::new(file, span.start, span.end))
 }
 
 pub(super) fn word<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -115,11 +116,11 @@ pub(super) fn cmp_op<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
 pub(super) fn literal<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
 -> impl Parser<'t, I, Option<Spanned<Literal>>, Ex<E>> + Clone {
     select! {
-        Token::Str(s) => Some(Literal::String(literal::decode(s))),
-        Token::Int(s) => Some(Literal::Int(s.to_string())),
-        Token::Decimal(s) => Some(Literal::Decimal(s.to_string())),
-        Token::Date(s) => Some(Literal::Date(s.to_string())),
-        Token::Datetime(s) => Some(Literal::Datetime(s.to_string())),
+        Token::Str(s) => Some(Literal::String(literal::decode(s).into())),
+        Token::Int(s) => Some(Literal::Int(s.to_smolstr())),
+        Token::Decimal(s) => Some(Literal::Decimal(s.to_smolstr())),
+        Token::Date(s) => Some(Literal::Date(s.to_smolstr())),
+        Token::Datetime(s) => Some(Literal::Datetime(s.to_smolstr())),
         Token::Ident("true") => Some(Literal::Bool(true)),
         Token::Ident("false") => Some(Literal::Bool(false)),
         Token::Ident("null") => Some(Literal::Null),
@@ -160,7 +161,7 @@ pub(super) fn read_path(state: &mut State, s: &str, span: SimpleSpan) -> ast::Pa
             let end = i + 1 + len;
             (
                 end,
-                ast::PathSeg::Field(s.get(i + 1..end).unwrap_or("").to_string()),
+                ast::PathSeg::Field((s.get(i + 1..end).unwrap_or("").to_string()).into()),
             )
         } else {
             let len = bytes
@@ -229,7 +230,7 @@ pub(super) fn split_scope(file: FileId, s: &str, span: SimpleSpan) -> (Name, &st
     let rest_start = span.start + colon + 1;
     (
         Spanned::new(
-            name.to_string(),
+            name.to_smolstr(),
             Span::new(file, span.start, span.start + colon),
         ),
         rest,
@@ -246,17 +247,17 @@ pub(super) fn split_value(state: &mut State, name: &Name, rest: &str, span: Span
         Some(Token::Ident(s)) | Some(Token::DottedName(s)) => {
             ExprKind::Ref(reference(span.file, s, span.start as usize))
         }
-        Some(Token::Int(s)) => ExprKind::Literal(Literal::Int(s.to_string())),
-        Some(Token::Decimal(s)) => ExprKind::Literal(Literal::Decimal(s.to_string())),
+        Some(Token::Int(s)) => ExprKind::Literal(Literal::Int(s.to_smolstr())),
+        Some(Token::Decimal(s)) => ExprKind::Literal(Literal::Decimal(s.to_smolstr())),
         Some(Token::Date(s)) => match literal::check_date(s) {
-            Ok(()) => ExprKind::Literal(Literal::Date(s.to_string())),
+            Ok(()) => ExprKind::Literal(Literal::Date(s.to_smolstr())),
             Err(why) => {
                 state.report(literal::invalid_date(span, s, &why));
                 ExprKind::Error
             }
         },
         Some(Token::Datetime(s)) => match literal::check_datetime(s) {
-            Ok(()) => ExprKind::Literal(Literal::Datetime(s.to_string())),
+            Ok(()) => ExprKind::Literal(Literal::Datetime(s.to_smolstr())),
             Err(why) => {
                 state.report(literal::invalid_datetime(span, s, &why));
                 ExprKind::Error
@@ -294,7 +295,7 @@ pub(super) fn reference(file: FileId, s: &str, at: usize) -> ast::Reference {
     let mut pos = at;
     for part in s.split('.') {
         names.push(Spanned::new(
-            part.to_string(),
+            ast::Str::from(part),
             Span::new(file, pos, pos + part.len()),
         ));
         pos += part.len() + 1;
@@ -302,7 +303,7 @@ pub(super) fn reference(file: FileId, s: &str, at: usize) -> ast::Reference {
     let mut names = names.into_iter();
     let name = names
         .next()
-        .unwrap_or_else(|| Spanned::new(String::new(), Span::point(file, at)));
+        .unwrap_or_else(|| Spanned::new(ast::Str::default(), Span::point(file, at)));
     ast::Reference {
         name,
         members: names.collect(),

@@ -1,6 +1,7 @@
 //! Expressions (argument values) and types.
 
 use super::*;
+use smol_str::ToSmolStr;
 
 pub(super) fn expr<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     file: FileId,
@@ -19,13 +20,13 @@ pub(super) fn expr<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                         }
                     }
                 } else {
-                    ExprKind::Literal(Literal::String(literal::decode(s)))
+                    ExprKind::Literal(Literal::String(literal::decode(s).into()))
                 }
             },
-            Token::Int(s) => ExprKind::Literal(Literal::Int(s.to_string())),
-            Token::Decimal(s) => ExprKind::Literal(Literal::Decimal(s.to_string())),
-            Token::Date(s) => ExprKind::Literal(Literal::Date(s.to_string())),
-            Token::Datetime(s) => ExprKind::Literal(Literal::Datetime(s.to_string())),
+            Token::Int(s) => ExprKind::Literal(Literal::Int(s.to_smolstr())),
+            Token::Decimal(s) => ExprKind::Literal(Literal::Decimal(s.to_smolstr())),
+            Token::Date(s) => ExprKind::Literal(Literal::Date(s.to_smolstr())),
+            Token::Datetime(s) => ExprKind::Literal(Literal::Datetime(s.to_smolstr())),
             Token::Ident("true") => ExprKind::Literal(Literal::Bool(true)),
             Token::Ident("false") => ExprKind::Literal(Literal::Bool(false)),
             Token::Ident("null") => ExprKind::Literal(Literal::Null),
@@ -87,10 +88,10 @@ pub(super) fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         // union of strings merges into one enum below), a number or a
         // boolean names that value.
         let lit_ty = select! {
-            Token::Str(s) = e => ast::TypeKind::Enum(vec![Spanned::new(literal::decode(s), { let r = raw_span(e); Span::new(file, r.start, r.end) })]),
+            Token::Str(s) = e => ast::TypeKind::Enum(vec![Spanned::new(literal::decode(s).into(), { let r = raw_span(e); Span::new(file, r.start, r.end) })]),
             Token::BadLit(_) => ast::TypeKind::Error,
-            Token::Int(s) => ast::TypeKind::Literal(ast::Literal::Int(s.to_string())),
-            Token::Decimal(s) => ast::TypeKind::Literal(ast::Literal::Decimal(s.to_string())),
+            Token::Int(s) => ast::TypeKind::Literal(ast::Literal::Int(s.to_smolstr())),
+            Token::Decimal(s) => ast::TypeKind::Literal(ast::Literal::Decimal(s.to_smolstr())),
             Token::Ident("true") => ast::TypeKind::Literal(ast::Literal::Bool(true)),
             Token::Ident("false") => ast::TypeKind::Literal(ast::Literal::Bool(false)),
         };

@@ -1,6 +1,7 @@
 //! Plan declarations: the budget, steps, clauses and probes.
 
 use super::*;
+use smol_str::ToSmolStr;
 
 pub(super) enum PlanItem {
     Replans(Spanned<u64>),
@@ -18,7 +19,7 @@ pub(super) fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         .ignore_then(path.clone().delimited_by(just(Token::LParen), just(Token::RParen)))
         .then(cmp_op())
         .then(
-            select! { Token::Int(s) => Some(Literal::Int(s.to_string())), Token::BadLit(_) => None }
+            select! { Token::Int(s) => Some(Literal::Int(s.to_smolstr())), Token::BadLit(_) => None }
                 .labelled("a whole number")
                 .map_with(|l, e| {
                     let span = sp(e);

@@ -282,8 +282,12 @@ pub fn page(r: &Review<'_>) -> String {
     h
 }
 
-fn scope_list(scopes: &[String]) -> String {
-    scopes.iter().map(|s| code(s)).collect::<Vec<_>>().join(" ")
+fn scope_list<S: AsRef<str>>(scopes: &[S]) -> String {
+    scopes
+        .iter()
+        .map(|s| code(s.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn step_named<'i>(ir: &'i PlanIr, name: &str) -> Option<&'i StepIr> {
