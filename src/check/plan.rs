@@ -35,6 +35,8 @@ enum What<'a> {
     Arg(&'a str),
     Item(&'a What<'a>),
     Field(&'a str, &'a What<'a>),
+    /// A probe's path, in backticks.
+    Path(&'a ast::Path),
 }
 
 impl fmt::Display for What<'_> {
@@ -45,6 +47,7 @@ impl fmt::Display for What<'_> {
             What::Arg(name) => write!(f, "argument `{name}`"),
             What::Item(of) => write!(f, "an element of {of}"),
             What::Field(name, of) => write!(f, "field `{name}` of {of}"),
+            What::Path(path) => write!(f, "`{path}`"),
         }
     }
 }
@@ -220,20 +223,6 @@ fn list_names<S: AsRef<str>>(names: &[S]) -> String {
         Some((last, [])) => last.clone(),
         Some((last, init)) => format!("{} and {last}", init.join(", ")),
     }
-}
-
-fn path_text(segs: &[PathSeg]) -> String {
-    let mut s = String::from("$");
-    for seg in segs {
-        match seg {
-            PathSeg::Field(f) => {
-                s.push('.');
-                s.push_str(f);
-            }
-            PathSeg::Index(i) => s.push_str(&format!("[{i}]")),
-        }
-    }
-    s
 }
 
 impl<'a> Checker<'a, '_> {
@@ -427,8 +416,15 @@ impl<'a> Checker<'a, '_> {
     fn type_path(&mut self, i: usize, root: &Ty, path: &ast::Path, tool: &Tool) -> Ty {
         let mut cur = root.clone();
         let mut optional = false;
-        let mut prefix = String::from("$");
-        for seg in &path.segments {
+        for (k, seg) in path.segments.iter().enumerate() {
+            // The path up to this segment, for messages only.
+            let prefix = || {
+                let mut s = String::from("$");
+                for seg in path.segments.iter().take(k) {
+                    let _ = ast::write_path_segment(&mut s, &seg.node);
+                }
+                s
+            };
             match cur.path_step(&seg.node) {
                 catalog::PathStep::Into(ty, o) => {
                     cur = ty;
@@ -439,6 +435,7 @@ impl<'a> Checker<'a, '_> {
                     let PathSeg::Field(f) = &seg.node else {
                         return Ty::Error;
                     };
+                    let prefix = prefix();
                     let names: Vec<&str> = fields.iter().map(|x| x.name.as_str()).collect();
                     let near = self.env.nearest(f, names.iter().copied());
                     let mut d = Diagnostic::new(
@@ -474,6 +471,7 @@ impl<'a> Checker<'a, '_> {
                     let PathSeg::Field(f) = &seg.node else {
                         return Ty::Error;
                     };
+                    let prefix = prefix();
                     let d = Diagnostic::new(
                         Code::E0202,
                         seg.span,
@@ -491,6 +489,7 @@ impl<'a> Checker<'a, '_> {
                     let PathSeg::Index(n) = &seg.node else {
                         return Ty::Error;
                     };
+                    let prefix = prefix();
                     let d = Diagnostic::new(
                         Code::E0202,
                         seg.span,
@@ -505,13 +504,6 @@ impl<'a> Checker<'a, '_> {
                     self.report(i, d);
                     return Ty::Error;
                 }
-            }
-            match &seg.node {
-                PathSeg::Field(f) => {
-                    prefix.push('.');
-                    prefix.push_str(f);
-                }
-                PathSeg::Index(n) => prefix.push_str(&format!("[{n}]")),
             }
         }
         if optional { Ty::optional(cur) } else { cur }

@@ -2,24 +2,14 @@
 //! (`$.freight.damaged_pallets`, `$.results[0].id`). The lowering writes
 //! them ([`write`]); executors read them back ([`parse`]).
 
-use crate::syntax::ast::PathSeg;
-use smol_str::ToSmolStr;
+use crate::syntax::ast::{PathSeg, Str};
 
 /// A path's text, from its segments.
 pub fn write(segments: &[PathSeg]) -> String {
     let mut s = String::from("$");
     for seg in segments {
-        match seg {
-            PathSeg::Field(f) => {
-                s.push('.');
-                s.push_str(f);
-            }
-            PathSeg::Index(i) => {
-                s.push('[');
-                s.push_str(&i.to_string());
-                s.push(']');
-            }
-        }
+        // Writing into a `String` cannot fail.
+        let _ = crate::syntax::ast::write_path_segment(&mut s, seg);
     }
     s
 }
@@ -38,7 +28,7 @@ pub fn parse(text: &str) -> Option<Vec<PathSeg>> {
             if name.is_empty() {
                 return None;
             }
-            segments.push(PathSeg::Field(name.to_smolstr()));
+            segments.push(PathSeg::Field(Str::new(name)));
             rest = r.get(len..)?;
         } else if let Some(r) = rest.strip_prefix('[') {
             let close = r.find(']')?;

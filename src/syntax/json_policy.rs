@@ -30,7 +30,6 @@ use super::json_reader::Reader;
 use super::lexicon::{is_ident, is_scope};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Spanned;
-use smol_str::ToSmolStr;
 
 pub(crate) const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
 pub(crate) const ACTOR_KEYS: &[&str] = &["scopes"];
@@ -188,7 +187,7 @@ fn rule(
             let what = format!("the limit of `{}`", c.key);
             if let Some(limit) = literal(r, &what, &c.value) {
                 ceilings.push(Ceiling {
-                    arg: Spanned::new(c.key.to_smolstr(), c.key_text_span()),
+                    arg: Spanned::new(Str::new(&c.key), c.key_text_span()),
                     op: Spanned::new(op, m.key_text_span()),
                     limit,
                     span: c.span(),

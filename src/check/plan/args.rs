@@ -2,7 +2,6 @@
 //! resolved to the bindings they name, taint followed.
 
 use super::*;
-use smol_str::ToSmolStr;
 
 impl<'a> Checker<'a, '_> {
     pub(super) fn check_args(
@@ -485,7 +484,7 @@ impl<'a> Checker<'a, '_> {
         if let Some(deps) = self.deps.get_mut(i) {
             deps.push(Dependency {
                 step: b_step,
-                step_name: binder.to_smolstr(),
+                step_name: Str::new(binder),
                 reason: DepReason::Data,
                 span: r.name.span,
             });
@@ -551,10 +550,10 @@ impl<'a> Checker<'a, '_> {
         }
         Some((
             RefValue {
-                binding: name.to_smolstr(),
+                binding: Str::new(name),
                 binding_index: b,
                 step: b_step,
-                step_name: binder.to_smolstr(),
+                step_name: Str::new(binder),
                 members: r.members.iter().map(|m| m.node.clone()).collect(),
                 span,
             },

@@ -112,7 +112,7 @@ impl<'a> Checker<'a, '_> {
         }
         for c in &rule.ceilings {
             let Some(limit) = &c.limit else { continue };
-            let origin = format!("policy `{}`", policy.name);
+            let origin = PolicyNamed(&policy.name);
             let Some(arg) = args.iter().find(|a| a.name == c.arg) else {
                 // Absent, with no default: the executor would call the tool
                 // without the argument, and the tool decide what that means
@@ -217,7 +217,7 @@ impl<'a> Checker<'a, '_> {
         step: &ast::Step,
         p: &catalog::Param,
         c: &policy::CeilingRule,
-        origin: &str,
+        origin: &dyn fmt::Display,
     ) {
         let d = Diagnostic::new(
             Code::E0103,
@@ -249,7 +249,7 @@ impl<'a> Checker<'a, '_> {
         arg: &CheckedArg,
         ty: &Ty,
         c: &policy::CeilingRule,
-        origin: &str,
+        origin: &dyn fmt::Display,
     ) {
         let shown = match &arg.value.kind {
             ValueKind::Literal(v) => format!("`{}`", v.display()),
@@ -285,7 +285,7 @@ fn ceiling_breach(
     arg: &CheckedArg,
     v: &Value,
     c: &policy::CeilingRule,
-    origin: &str,
+    origin: &dyn fmt::Display,
 ) -> Diagnostic {
     let above = matches!(c.op, CmpOp::Le | CmpOp::Lt);
     let verb = if above { "exceeds" } else { "breaks" };
@@ -385,5 +385,15 @@ fn kind_of(limit: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Bool(_) => "a boolean",
         Value::Null => "`null`",
+    }
+}
+
+/// "policy `NAME`", for the messages of a ceiling; spelt only when one is
+/// reported.
+struct PolicyNamed<'a>(&'a str);
+
+impl fmt::Display for PolicyNamed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "policy `{}`", self.0)
     }
 }

@@ -2,7 +2,6 @@
 //! waves (cycles are E0108).
 
 use super::*;
-use smol_str::ToSmolStr;
 
 impl<'a> Checker<'a, '_> {
     pub(super) fn after_edge(&mut self, i: usize, target: &ast::Name) {
@@ -51,7 +50,7 @@ impl<'a> Checker<'a, '_> {
             if let Some(w) = last_write {
                 let dep = Dependency {
                     step: w,
-                    step_name: self.step_name(w).to_smolstr(),
+                    step_name: Str::new(self.step_name(w)),
                     reason: DepReason::Effect,
                     span: s.name_span,
                 };

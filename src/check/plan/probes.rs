@@ -17,10 +17,9 @@ impl<'a> Checker<'a, '_> {
                 let (segs, ty) = match t.result.counted() {
                     catalog::Counted::Unknown => return None,
                     catalog::Counted::Itself => (Vec::new(), t.result.clone()),
-                    catalog::Counted::Field(one) => (
-                        vec![PathSeg::Field(one.name.clone())],
-                        one.ty.clone(),
-                    ),
+                    catalog::Counted::Field(one) => {
+                        (vec![PathSeg::Field(one.name.clone())], one.ty.clone())
+                    }
                     catalog::Counted::Ambiguous(lists) => {
                         let names: Vec<&str> = lists.iter().map(|f| f.name.as_str()).collect();
                         let why = if names.is_empty() {
@@ -68,7 +67,7 @@ impl<'a> Checker<'a, '_> {
                         return None;
                     }
                 };
-                let text = path_text(&segs);
+                let text = crate::ir::path::write(&segs);
                 self.len_probe(i, segs, &text, probe.span, &ty, op, value)?
             }
             ast::ProbeKind::Len { path, .. }
@@ -116,7 +115,7 @@ impl<'a> Checker<'a, '_> {
         Some(match kind {
             ast::ProbeKind::Error | ast::ProbeKind::CountDefault { .. } => return None,
             ast::ProbeKind::Len { op, value, .. } => {
-                self.len_probe(i, segs, &path.to_string(), path.span, ty, op, value)?
+                self.len_probe(i, segs, path, path.span, ty, op, value)?
             }
             ast::ProbeKind::Compare { op, value, .. } => {
                 let ordering = matches!(op.node, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge);
@@ -135,7 +134,7 @@ impl<'a> Checker<'a, '_> {
                     self.report(i, d);
                     return None;
                 }
-                let v = self.probe_literal(i, value, ty, &format!("`{path}`"))?;
+                let v = self.probe_literal(i, value, ty, What::Path(path))?;
                 if ordering && v == Value::Null {
                     let d = Diagnostic::new(Code::E0203, value.span, "`null` cannot be ordered")
                         .with_label("not a number or a date")
@@ -157,7 +156,7 @@ impl<'a> Checker<'a, '_> {
                 let mut out = Vec::with_capacity(values.len());
                 let mut ok = true;
                 for v in values {
-                    match self.probe_literal(i, v, ty, &format!("`{path}`")) {
+                    match self.probe_literal(i, v, ty, What::Path(path)) {
                         Some(x) => out.push(x),
                         None => ok = false,
                     }
@@ -190,7 +189,7 @@ impl<'a> Checker<'a, '_> {
                         return None;
                     }
                 };
-                let v = self.probe_literal(i, value, &item, &format!("an element of `{path}`"))?;
+                let v = self.probe_literal(i, value, &item, What::Item(&What::Path(path)))?;
                 ProbeKind::Contains {
                     path: segs,
                     value: v,
@@ -212,7 +211,7 @@ impl<'a> Checker<'a, '_> {
         &mut self,
         i: usize,
         segs: Vec<PathSeg>,
-        shown: &str,
+        shown: &dyn fmt::Display,
         span: Span,
         ty: &Ty,
         op: &Spanned<CmpOp>,
@@ -266,12 +265,13 @@ impl<'a> Checker<'a, '_> {
         i: usize,
         value: &Spanned<ast::Literal>,
         ty: &Ty,
-        what: &str,
+        what: What<'_>,
     ) -> Option<Value> {
         match catalog::value::literal_value(&value.node, ty) {
             Ok((v, _)) => Some(v),
             Err(e) => {
-                let mut d = catalog::literal_error(&e, &value.node, ty, value.span, what);
+                let what = what.to_string();
+                let mut d = catalog::literal_error(&e, &value.node, ty, value.span, &what);
                 if matches!(
                     e,
                     catalog::LiteralError::Mismatch | catalog::LiteralError::NotInEnum

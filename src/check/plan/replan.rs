@@ -32,7 +32,6 @@
 //! - The replan budget: `replans_used` at or over the plan's `replans` is
 //!   E0305.
 
-use smol_str::ToSmolStr;
 use std::collections::BTreeMap;
 
 use super::*;
@@ -670,7 +669,7 @@ fn json_expr(v: &JsonValue, span: Span) -> ast::Expr {
         JsonValue::Number(n) => match crate::syntax::json_plan::number_literal(n.as_str()) {
             Some(lit) => ast::ExprKind::Literal(lit),
             // Too long to write out: refused as an inexact decimal.
-            None => ast::ExprKind::Literal(ast::Literal::Decimal(n.as_str().to_smolstr())),
+            None => ast::ExprKind::Literal(ast::Literal::Decimal(Str::new(n.as_str()))),
         },
         JsonValue::Array(items) => {
             ast::ExprKind::List(items.iter().map(|x| json_expr(x, span)).collect())

@@ -272,10 +272,7 @@ pub fn make_explicit(module: &mut Module, catalog: &crate::catalog::Catalog) {
                 let segments = match tool.result.counted() {
                     Counted::Itself => Vec::new(),
                     Counted::Field(f) => {
-                        vec![Spanned::new(
-                            PathSeg::Field(f.name.clone()),
-                            probe.span,
-                        )]
+                        vec![Spanned::new(PathSeg::Field(f.name.clone()), probe.span)]
                     }
                     Counted::Ambiguous(_) | Counted::Nothing | Counted::Unknown => continue,
                 };

@@ -65,7 +65,6 @@ use super::json_reader::Reader;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::source::{Span, Spanned};
 use crate::suggest;
-use smol_str::ToSmolStr;
 
 mod join;
 mod schema;
@@ -296,7 +295,7 @@ fn tool_name(r: &mut Reader<'_>, holder: &Json<'_>, v: &Option<&Json<'_>>) -> Op
         );
         return None;
     }
-    Some(Spanned::new(s.to_smolstr(), v.text_span()))
+    Some(Spanned::new(Str::new(s), v.text_span()))
 }
 
 fn doc(r: &mut Reader<'_>, v: Option<&Json<'_>>) -> Doc {

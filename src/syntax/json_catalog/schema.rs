@@ -3,7 +3,6 @@
 //! `anyOf`/`oneOf`.
 
 use super::*;
-use smol_str::ToSmolStr;
 
 /// One property of an object schema, before it becomes a parameter or a
 /// record field.
@@ -462,9 +461,9 @@ pub(super) fn literal_set(
             Value::Number(n) => {
                 let int = n.bytes().all(|c| c.is_ascii_digit() || c == b'-');
                 let lit = if int {
-                    Literal::Int(n.to_smolstr())
+                    Literal::Int(Str::new(n))
                 } else {
-                    Literal::Decimal(n.to_smolstr())
+                    Literal::Decimal(Str::new(n))
                 };
                 if crate::catalog::Ty::literal_value(&lit).is_some() {
                     others.push(Spanned::new(TypeKind::Literal(lit), item.span));

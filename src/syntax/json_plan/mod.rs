@@ -30,7 +30,6 @@
 //!   A step without a readable `tool` keeps an empty tool name.
 
 use crate::FastMap;
-use smol_str::ToSmolStr;
 
 use super::ast::{
     Arg, Clause, CmpOp, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, OnUnmet,
@@ -114,7 +113,7 @@ fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
         Some(v) => ident(r, "name", v, "a plan name"),
         None => None,
     }
-    .unwrap_or_else(|| Spanned::new("plan".to_smolstr(), first_byte(root.span)));
+    .unwrap_or_else(|| Spanned::new(Str::new("plan"), first_byte(root.span)));
     let goal = f.get("goal").and_then(|v| {
         r.string("goal", v)
             .map(|s| Spanned::new(s.to_string(), v.span))
@@ -215,7 +214,7 @@ fn ident(r: &mut Reader<'_>, key: &str, v: &Json<'_>, what: &str) -> Option<Name
         );
         return None;
     }
-    Some(Spanned::new(s.to_smolstr(), v.text_span()))
+    Some(Spanned::new(Str::new(s), v.text_span()))
 }
 
 fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) -> Option<Step> {

@@ -2,7 +2,6 @@
 //! `pre` probe's binding paths, with their JSON Schema patterns.
 
 use super::*;
-use smol_str::ToSmolStr;
 
 /// What [`path`] reads, as a JSON Schema `pattern`: `$`, then `.field` and
 /// `[N]` segments.
@@ -76,7 +75,7 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
                     return None;
                 }
                 segments.push(Spanned::new(
-                    PathSeg::Field(name.to_smolstr()),
+                    PathSeg::Field(Str::new(name)),
                     r.sub_span(v, start, i),
                 ));
             }

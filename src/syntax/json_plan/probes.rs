@@ -2,7 +2,6 @@
 //! read exactly.
 
 use super::*;
-use smol_str::ToSmolStr;
 
 pub(crate) const RESULT_COUNT_KEYS: &[&str] = &["probe", "path", "equals", "op", "value"];
 pub(crate) const FIELD_EQUALS_KEYS: &[&str] = &["probe", "path", "value"];
@@ -210,7 +209,7 @@ pub(super) fn count_literal(
 ) -> Option<Spanned<Literal>> {
     r.count(key, v)?;
     match v.value {
-        Value::Number(n) => Some(Spanned::new(Literal::Int(n.to_smolstr()), v.span)),
+        Value::Number(n) => Some(Spanned::new(Literal::Int(Str::new(n)), v.span)),
         _ => None,
     }
 }
@@ -221,7 +220,7 @@ pub(crate) fn literal(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Sp
     let lit = match &v.value {
         Value::Null => Literal::Null,
         Value::Bool(b) => Literal::Bool(*b),
-        Value::String(s) => Literal::String(s.to_smolstr()),
+        Value::String(s) => Literal::String(Str::new(s)),
         Value::Number(n) => number(r, n, v)?,
         Value::Array(_) | Value::Object(_) => {
             r.ill_typed(what, v, "a string, number, boolean or `null`");

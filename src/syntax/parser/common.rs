@@ -3,7 +3,6 @@
 //! without a space, and comma-separated lists with their recovery.
 
 use super::*;
-use smol_str::ToSmolStr;
 
 pub(super) fn sp<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     e: &mut chumsky::input::MapExtra<'t, '_, I, Ex<E>>,
@@ -25,7 +24,7 @@ pub(super) fn raw_span<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
 }
 
 pub(super) fn name_of(file: FileId, s: &str, span: SimpleSpan) -> Name {
-    Spanned::new(s.to_smolstr(), Span::new(file, span.start, span.end))
+    Spanned::new(Str::new(s), Span::new(file, span.start, span.end))
 }
 
 pub(super) fn word<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -117,10 +116,10 @@ pub(super) fn literal<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
 -> impl Parser<'t, I, Option<Spanned<Literal>>, Ex<E>> + Clone {
     select! {
         Token::Str(s) => Some(Literal::String(literal::decode(s).into())),
-        Token::Int(s) => Some(Literal::Int(s.to_smolstr())),
-        Token::Decimal(s) => Some(Literal::Decimal(s.to_smolstr())),
-        Token::Date(s) => Some(Literal::Date(s.to_smolstr())),
-        Token::Datetime(s) => Some(Literal::Datetime(s.to_smolstr())),
+        Token::Int(s) => Some(Literal::Int(Str::new(s))),
+        Token::Decimal(s) => Some(Literal::Decimal(Str::new(s))),
+        Token::Date(s) => Some(Literal::Date(Str::new(s))),
+        Token::Datetime(s) => Some(Literal::Datetime(Str::new(s))),
         Token::Ident("true") => Some(Literal::Bool(true)),
         Token::Ident("false") => Some(Literal::Bool(false)),
         Token::Ident("null") => Some(Literal::Null),
@@ -230,7 +229,7 @@ pub(super) fn split_scope(file: FileId, s: &str, span: SimpleSpan) -> (Name, &st
     let rest_start = span.start + colon + 1;
     (
         Spanned::new(
-            name.to_smolstr(),
+            Str::new(name),
             Span::new(file, span.start, span.start + colon),
         ),
         rest,
@@ -247,17 +246,17 @@ pub(super) fn split_value(state: &mut State, name: &Name, rest: &str, span: Span
         Some(Token::Ident(s)) | Some(Token::DottedName(s)) => {
             ExprKind::Ref(reference(span.file, s, span.start as usize))
         }
-        Some(Token::Int(s)) => ExprKind::Literal(Literal::Int(s.to_smolstr())),
-        Some(Token::Decimal(s)) => ExprKind::Literal(Literal::Decimal(s.to_smolstr())),
+        Some(Token::Int(s)) => ExprKind::Literal(Literal::Int(Str::new(s))),
+        Some(Token::Decimal(s)) => ExprKind::Literal(Literal::Decimal(Str::new(s))),
         Some(Token::Date(s)) => match literal::check_date(s) {
-            Ok(()) => ExprKind::Literal(Literal::Date(s.to_smolstr())),
+            Ok(()) => ExprKind::Literal(Literal::Date(Str::new(s))),
             Err(why) => {
                 state.report(literal::invalid_date(span, s, &why));
                 ExprKind::Error
             }
         },
         Some(Token::Datetime(s)) => match literal::check_datetime(s) {
-            Ok(()) => ExprKind::Literal(Literal::Datetime(s.to_smolstr())),
+            Ok(()) => ExprKind::Literal(Literal::Datetime(Str::new(s))),
             Err(why) => {
                 state.report(literal::invalid_datetime(span, s, &why));
                 ExprKind::Error

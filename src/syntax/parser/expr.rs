@@ -1,7 +1,6 @@
 //! Expressions (argument values) and types.
 
 use super::*;
-use smol_str::ToSmolStr;
 
 pub(super) fn expr<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     file: FileId,
@@ -23,10 +22,10 @@ pub(super) fn expr<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                     ExprKind::Literal(Literal::String(literal::decode(s).into()))
                 }
             },
-            Token::Int(s) => ExprKind::Literal(Literal::Int(s.to_smolstr())),
-            Token::Decimal(s) => ExprKind::Literal(Literal::Decimal(s.to_smolstr())),
-            Token::Date(s) => ExprKind::Literal(Literal::Date(s.to_smolstr())),
-            Token::Datetime(s) => ExprKind::Literal(Literal::Datetime(s.to_smolstr())),
+            Token::Int(s) => ExprKind::Literal(Literal::Int(Str::new(s))),
+            Token::Decimal(s) => ExprKind::Literal(Literal::Decimal(Str::new(s))),
+            Token::Date(s) => ExprKind::Literal(Literal::Date(Str::new(s))),
+            Token::Datetime(s) => ExprKind::Literal(Literal::Datetime(Str::new(s))),
             Token::Ident("true") => ExprKind::Literal(Literal::Bool(true)),
             Token::Ident("false") => ExprKind::Literal(Literal::Bool(false)),
             Token::Ident("null") => ExprKind::Literal(Literal::Null),
@@ -90,8 +89,8 @@ pub(super) fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         let lit_ty = select! {
             Token::Str(s) = e => ast::TypeKind::Enum(vec![Spanned::new(literal::decode(s).into(), { let r = raw_span(e); Span::new(file, r.start, r.end) })]),
             Token::BadLit(_) => ast::TypeKind::Error,
-            Token::Int(s) => ast::TypeKind::Literal(ast::Literal::Int(s.to_smolstr())),
-            Token::Decimal(s) => ast::TypeKind::Literal(ast::Literal::Decimal(s.to_smolstr())),
+            Token::Int(s) => ast::TypeKind::Literal(ast::Literal::Int(Str::new(s))),
+            Token::Decimal(s) => ast::TypeKind::Literal(ast::Literal::Decimal(Str::new(s))),
             Token::Ident("true") => ast::TypeKind::Literal(ast::Literal::Bool(true)),
             Token::Ident("false") => ast::TypeKind::Literal(ast::Literal::Bool(false)),
         };

@@ -19,7 +19,7 @@ use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
 use chumsky::util::MaybeRef;
 
-use super::ast::{self, Doc, Expr, ExprKind, Literal, Name};
+use super::ast::{self, Doc, Expr, ExprKind, Literal, Name, Str};
 use super::lexer::{SpannedToken, Token, single_token};
 use super::lexicon;
 use super::literal;

@@ -1,7 +1,6 @@
 //! Plan declarations: the budget, steps, clauses and probes.
 
 use super::*;
-use smol_str::ToSmolStr;
 
 pub(super) enum PlanItem {
     Replans(Spanned<u64>),
@@ -16,10 +15,13 @@ pub(super) fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     label: &'static str,
 ) -> impl Parser<'t, I, ast::Probe, Ex<E>> + Clone {
     let len = word("len")
-        .ignore_then(path.clone().delimited_by(just(Token::LParen), just(Token::RParen)))
+        .ignore_then(
+            path.clone()
+                .delimited_by(just(Token::LParen), just(Token::RParen)),
+        )
         .then(cmp_op())
         .then(
-            select! { Token::Int(s) => Some(Literal::Int(s.to_smolstr())), Token::BadLit(_) => None }
+            select! { Token::Int(s) => Some(Literal::Int(Str::new(s))), Token::BadLit(_) => None }
                 .labelled("a whole number")
                 .map_with(|l, e| {
                     let span = sp(e);
