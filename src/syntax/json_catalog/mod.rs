@@ -366,6 +366,7 @@ fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
         idempotent,
         untrusted,
         degraded,
+        foreign: true,
         span: t.span,
     })
 }
@@ -392,6 +393,7 @@ fn openai_tool(
         idempotent: None,
         untrusted: None,
         degraded,
+        foreign: true,
         span: t.span,
     })
 }
