@@ -10,7 +10,7 @@ pub mod types;
 pub mod value;
 
 use crate::FastMap;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::source::{Span, Spanned};
 use crate::syntax::ast::{self, Str};
 
@@ -193,10 +193,14 @@ fn build_tool(decl: &ast::ToolDecl, diags: &mut Vec<Diagnostic>) -> Tool {
             continue;
         }
         let ty = Ty::from_ast(&p.ty);
+        let mark = diags.len();
         let default = p
             .default
             .as_ref()
             .and_then(|d| check_default(d, &p.name.node, &ty, diags));
+        if decl.foreign {
+            ignore_default(&mut diags[mark..], &decl.name.node, &p.name.node);
+        }
         params.push(Param {
             name: p.name.node.clone(),
             name_span: p.name.span,
@@ -309,6 +313,25 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
             }
             ast::TypeKind::Prim(_) | ast::TypeKind::Error => {}
         }
+    }
+}
+
+/// In a JSON catalogue, a default that is not a value of its parameter's
+/// type is not an error: JSON Schema only recommends that a `default` be
+/// valid against its schema, and the catalogue is not planc's document
+/// (one sloppy default must not cost the plans that never call the tool).
+/// What [`check_default`] reported becomes W0502: the default is ignored,
+/// the parameter stays optional (the tool fills in its own default), and an
+/// argument given for it is still checked against the type.
+fn ignore_default(found: &mut [Diagnostic], tool: &str, param: &str) {
+    for d in found {
+        d.code = Code::W0502;
+        d.severity = Severity::Warning;
+        d.message = format!("tool `{tool}`: {}; the default is ignored", d.message);
+        d.help = Some(format!(
+            "write a default of the parameter's type, or leave it out: `{param}` may still be left out of a step, and an argument given for it is checked against its type"
+        ));
+        d.fixes.clear();
     }
 }
 

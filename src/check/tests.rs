@@ -112,6 +112,7 @@ fn tool(
         idempotent: idem.then(|| Spanned::new(true, sp())),
         untrusted: untrusted.then(sp),
         degraded: None,
+        foreign: false,
         span: sp(),
     })
 }

@@ -98,6 +98,12 @@ pub struct ToolDecl {
     /// already reported): the tool is imported, but a step calling it is
     /// an error (E0111). Always `None` for a `tool` declaration in text.
     pub degraded: Option<Span>,
+    /// Read from a JSON catalogue, a document planc does not own: a
+    /// default that is not a value of its parameter's type is W0502 and
+    /// ignored (JSON Schema does not require a `default` to be valid
+    /// against its schema), where in a `tool` declaration it is an error.
+    /// `false` for a `tool` declaration in text.
+    pub foreign: bool,
     pub span: Span,
 }
 

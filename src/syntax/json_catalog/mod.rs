@@ -367,6 +367,7 @@ fn mcp_tool(r: &mut Reader<'_>, t: &Json<'_>) -> Option<ToolDecl> {
         idempotent,
         untrusted,
         degraded,
+        foreign: true,
         span: t.span,
     })
 }
@@ -393,6 +394,7 @@ fn openai_tool(
         idempotent: None,
         untrusted: None,
         degraded,
+        foreign: true,
         span: t.span,
     })
 }

@@ -163,6 +163,7 @@ pub(super) fn tool<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 idempotent,
                 untrusted,
                 degraded: None,
+                foreign: false,
                 span,
             }
         })
