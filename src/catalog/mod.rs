@@ -198,8 +198,10 @@ fn build_tool(decl: &ast::ToolDecl, diags: &mut Vec<Diagnostic>) -> Tool {
             .default
             .as_ref()
             .and_then(|d| check_default(d, &p.name.node, &ty, diags));
-        if decl.foreign {
-            ignore_default(&mut diags[mark..], &decl.name.node, &p.name.node);
+        if decl.foreign
+            && let Some(found) = diags.get_mut(mark..)
+        {
+            ignore_default(found, &decl.name.node, &p.name.node);
         }
         params.push(Param {
             name: p.name.node.clone(),
