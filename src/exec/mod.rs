@@ -12,11 +12,13 @@
 pub mod data;
 pub mod eval;
 pub mod fixture;
+mod machine;
 pub mod mcp;
 mod run;
 
 pub use data::Data;
-pub use run::{Dispatch, Machine, Outcome, Output, Stop, may_retry, run};
+pub use machine::{Machine, may_retry};
+pub use run::{Dispatch, Outcome, Output, Stop, run};
 
 use crate::ir::StepIr;
 

@@ -240,7 +240,12 @@ impl Machine {
 
     /// The steps that need approval.
     fn approvals(&self) -> Vec<String> {
-        self.inner.ir().approvals.clone()
+        self.inner
+            .ir()
+            .approvals
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     }
 
     /// The calls due now, as JSON objects `{step, tool, args, attempt}`.

@@ -30,7 +30,7 @@ fn max_attempts_by_step(ir: &str) -> PyResult<BTreeMap<String, u64>> {
     Ok(ir
         .steps
         .iter()
-        .map(|s| (s.name.clone(), max_attempts(s)))
+        .map(|s| (s.name.to_string(), max_attempts(s)))
         .collect())
 }
 

@@ -1,0 +1,769 @@
+//! The executor (DESIGN section 10, rules 1–5) as a step-wise state
+//! machine: [`Machine`] is told what each call returned and says what to
+//! call next.
+//!
+//! Per step: resolve arguments from artifacts → `pre` → guards → dispatch →
+//! retry (idempotent steps, retryable errors, up to `retry` times) → `post`
+//! → binds → commit. Steps run in dependency order; the ready steps of one
+//! round run together when the driver allows it. Nothing a tool returns
+//! changes which steps exist or their order: the set of steps is the IR's,
+//! fixed before the first call.
+//!
+//! The machine does no IO and reads no clock: the same input gives the same
+//! decisions, the same record and the same trace whoever drives it — the
+//! command line's loop (`run.rs`), a Python event loop, or a workflow
+//! engine replaying its history.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::eval::{self, Artifacts};
+use super::run::{Dispatch, Output, Stop};
+use super::{Data, ToolError};
+use crate::ir::{Effect, OnUnmet, PlanIr, StepIr};
+use crate::progress::{
+    Failure, FailureKind, PROGRESS_VERSION, ProgressRecord, Status, Status as RecordStatus,
+    StepRecord,
+};
+
+#[derive(Clone, Debug)]
+struct State {
+    status: Status,
+    attempts: u64,
+    args: Option<Artifacts>,
+    binds: Artifacts,
+    failure: Option<Failure>,
+    /// The attempts of the call in flight (0 when none is).
+    calling: u64,
+    /// The arguments of the call in flight.
+    call_args: Artifacts,
+}
+
+/// The result of preparing a step for dispatch.
+enum Prepared {
+    Ready(Artifacts),
+    Failed(Failure),
+}
+
+/// The executor as a state machine. Built from the IR, the approvals and
+/// an earlier record; [`next`](Machine::next) gives the calls due now,
+/// [`complete`](Machine::complete) takes what one returned, and
+/// [`drain`](Machine::drain) gives the progress records and trace events
+/// to write, in order. No IO, no clock, no randomness: the same calls and
+/// results always give the same outputs.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    ir: Arc<PlanIr>,
+    states: Vec<State>,
+    artifacts: Artifacts,
+    out: Vec<Output>,
+    replans_used: u64,
+    /// Complete steps of the earlier record that this plan does not have:
+    /// kept in the record, so their artifacts stay available.
+    carried: Vec<StepRecord>,
+    reused: Vec<String>,
+    /// The first halting stop: nothing more is dispatched.
+    halted: Option<Stop>,
+    /// Set by the first failure whose `on_unmet` is replan or escalate:
+    /// independent steps still run, then the run stops.
+    stopping: Option<Stop>,
+    finished: Option<Stop>,
+}
+
+impl Machine {
+    /// A machine for `ir`. `approved` names the steps a person approved;
+    /// `prior` is the record of an earlier run (its complete steps are not
+    /// dispatched again). Rule 1 is decided here: with a step unapproved
+    /// the machine is finished at once and nothing is ever dispatched. The
+    /// `Err` is a record that does not fit the plan.
+    pub fn new(
+        ir: Arc<PlanIr>,
+        approved: &BTreeSet<String>,
+        prior: Option<&ProgressRecord>,
+    ) -> Result<Machine, String> {
+        let mut m = Machine {
+            states: ir
+                .steps
+                .iter()
+                .map(|_| State {
+                    status: Status::Pending,
+                    attempts: 0,
+                    args: None,
+                    binds: Artifacts::new(),
+                    failure: None,
+                    calling: 0,
+                    call_args: Artifacts::new(),
+                })
+                .collect(),
+            ir,
+            artifacts: Artifacts::new(),
+            out: Vec::new(),
+            replans_used: 0,
+            carried: Vec::new(),
+            reused: Vec::new(),
+            halted: None,
+            stopping: None,
+            finished: None,
+        };
+        if let Some(record) = prior {
+            m.reused = m.resume(record)?;
+        }
+        m.reuse_compiled();
+        m.write_record();
+
+        // Rule 1: approvals before anything.
+        let missing: Vec<String> =
+            m.ir.approvals
+                .iter()
+                .filter(|s| !approved.iter().any(|a| a == *s))
+                .filter(|s| m.index(s).is_none_or(|i| m.status(i) != Status::Complete))
+                .map(|s| s.to_string())
+                .collect();
+        if !missing.is_empty() {
+            for name in &missing {
+                if let Some(i) = m.index(name) {
+                    m.fail(
+                        i,
+                        failure(
+                            FailureKind::ApprovalMissing,
+                            Data::object([("approval", "human".into())]),
+                            Data::Null,
+                        ),
+                    );
+                }
+            }
+            m.write_record();
+            let unapproved = Data::Array(missing.iter().map(|s| s.as_str().into()).collect());
+            let stop = Stop::ApprovalMissing(missing);
+            m.trace(
+                event("stop", None)
+                    .with("reason", stop.reason().into())
+                    .with("unapproved", unapproved),
+            );
+            m.finished = Some(stop);
+        }
+        Ok(m)
+    }
+
+    /// The plan being run.
+    pub fn ir(&self) -> &PlanIr {
+        &self.ir
+    }
+
+    /// Steps completed by an earlier run and not dispatched again.
+    pub fn reused(&self) -> &[String] {
+        &self.reused
+    }
+
+    /// How the run ended, once it has (the `stop` event is then traced).
+    pub fn finished(&self) -> Option<&Stop> {
+        self.finished.as_ref()
+    }
+
+    /// The progress records and trace events since the last call, in the
+    /// order they happened.
+    pub fn drain(&mut self) -> Vec<Output> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Steps dispatched whose result the machine has not been given yet.
+    pub fn in_flight(&self) -> Vec<&str> {
+        self.ir
+            .steps
+            .iter()
+            .zip(&self.states)
+            .filter(|(_, st)| st.calling > 0)
+            .map(|(step, _)| step.name.as_str())
+            .collect()
+    }
+
+    /// Rules 2 and 3: the calls due now, in source order — every pending
+    /// step whose dependencies are complete, past its `pre` and guards (a
+    /// step that fails them is settled here, and a halting failure stops
+    /// the round at once). With `together` false, one call at a time.
+    /// Empty when nothing can be dispatched now: then, with nothing in
+    /// flight, the run is [`finished`](Machine::finished) and its `stop`
+    /// event traced.
+    pub fn next(&mut self, together: bool) -> Result<Vec<Dispatch>, String> {
+        let mut batch: Vec<Dispatch> = Vec::new();
+        while self.finished.is_none() && self.halted.is_none() && batch.is_empty() {
+            let ready: Vec<usize> = (0..self.ir.steps.len())
+                .filter(|&i| self.is_ready(i))
+                .collect();
+            if ready.is_empty() || (!together && !self.in_flight().is_empty()) {
+                break;
+            }
+            let round = if together {
+                ready
+            } else {
+                ready.into_iter().take(1).collect()
+            };
+            // Prepare in source order; a halting failure stops dispatching
+            // at once, so nothing after it in the round is dispatched.
+            for i in round {
+                match self.prepare(i)? {
+                    Prepared::Ready(args) => {
+                        let Some(step) = self.ir.steps.get(i) else {
+                            return Err("internal error: no such step".into());
+                        };
+                        batch.push(Dispatch {
+                            step: step.name.clone().to_string(),
+                            index: i,
+                            tool: step.tool.clone().to_string(),
+                            args,
+                            attempt: 1,
+                        });
+                    }
+                    Prepared::Failed(f) => {
+                        self.settle(i, f)?;
+                        if self.halted.is_some() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let ir = Arc::clone(&self.ir);
+        for call in &batch {
+            if let Some(step) = ir.steps.get(call.index) {
+                self.trace(dispatch_event(step, 1, &call.args));
+            }
+            if let Some(st) = self.state(call.index) {
+                st.calling = 1;
+                st.call_args = call.args.clone();
+            }
+        }
+        if batch.is_empty() && self.in_flight().is_empty() && self.finished.is_none() {
+            let stop = self.stop();
+            self.trace(event("stop", stop.step()).with("reason", stop.reason().into()));
+            self.finished = Some(stop);
+        }
+        Ok(batch)
+    }
+
+    /// How the run stops once nothing more can be dispatched.
+    fn stop(&self) -> Stop {
+        if let Some(stop) = self.halted.clone().or_else(|| self.stopping.clone()) {
+            return stop;
+        }
+        // Every step that could run has run; one still pending waits on a
+        // failed one, which has already decided the stop.
+        match self
+            .states
+            .iter()
+            .position(|s| s.status != Status::Complete)
+        {
+            None => Stop::Complete,
+            Some(i) => Stop::Halt {
+                step: (self
+                    .ir
+                    .steps
+                    .get(i)
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default())
+                .to_string(),
+            },
+        }
+    }
+
+    /// What one call of `step` returned. On a tool error the machine may
+    /// retry (rule 2: idempotent steps, retryable errors, up to `retry`
+    /// more attempts): the retry is returned, to be called next. Otherwise
+    /// `post` → binds → commit, or the failure and what it does to the run
+    /// (rule 3).
+    pub fn complete(
+        &mut self,
+        step: &str,
+        result: Result<Data, ToolError>,
+    ) -> Result<Option<Dispatch>, String> {
+        let ir = Arc::clone(&self.ir);
+        let Some((i, s)) = ir.steps.iter().enumerate().find(|(_, s)| s.name == step) else {
+            return Err(format!("no step `{step}` in the plan"));
+        };
+        let Some(st) = self.states.get(i) else {
+            return Err("internal error: no such step".into());
+        };
+        let made = st.calling;
+        if made == 0 {
+            return Err(format!("step `{step}` has no call in flight"));
+        }
+        let args = st.call_args.clone();
+        if let Err(e) = &result
+            && may_retry(s, e, usize::try_from(made).unwrap_or(usize::MAX))
+        {
+            self.trace(
+                event("result", Some(&s.name))
+                    .with("attempt", made.into())
+                    .with("ok", false.into())
+                    .with("error", error_data(e)),
+            );
+            self.trace(
+                event("retry", Some(&s.name))
+                    .with("attempt", (made + 1).into())
+                    .with("of", (s.retry + 1).into()),
+            );
+            self.trace(dispatch_event(s, made + 1, &args));
+            if let Some(st) = self.state(i) {
+                st.calling = made + 1;
+            }
+            return Ok(Some(Dispatch {
+                step: s.name.clone().to_string(),
+                index: i,
+                tool: s.tool.clone().to_string(),
+                args,
+                attempt: made + 1,
+            }));
+        }
+        if let Some(st) = self.state(i) {
+            st.calling = 0;
+            st.attempts += made;
+            st.call_args = Artifacts::new();
+            st.args = Some(args);
+        }
+        self.finish(i, s, made, result)?;
+        Ok(None)
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        self.ir.steps.iter().position(|s| s.name == name)
+    }
+
+    fn status(&self, i: usize) -> Status {
+        self.states.get(i).map_or(Status::Pending, |s| s.status)
+    }
+
+    fn state(&mut self, i: usize) -> Option<&mut State> {
+        self.states.get_mut(i)
+    }
+
+    /// Takes the complete steps of an earlier record: their artifacts are
+    /// in scope, and a step of this plan with the same name, tool and
+    /// resolved arguments is complete without being dispatched. Complete
+    /// steps this plan does not have are carried into the new record.
+    fn resume(&mut self, record: &ProgressRecord) -> Result<Vec<String>, String> {
+        for s in &record.steps {
+            if s.status == RecordStatus::Complete {
+                self.artifacts
+                    .extend(s.binds.iter().map(|(k, v)| (k.clone(), v.clone())));
+                if self.index(&s.name).is_none() {
+                    self.carried.push(s.clone());
+                }
+            }
+        }
+        // A record of another plan (by name, or by its steps) is a replan's
+        // starting point: one more replan used.
+        let same_plan = record.is_of(
+            &self.ir.name,
+            self.ir
+                .steps
+                .iter()
+                .map(|s| (s.name.as_str(), s.tool.as_str())),
+        );
+        self.replans_used = record.replans_used + u64::from(!same_plan);
+        let mut reused = Vec::new();
+        let ir = Arc::clone(&self.ir);
+        for (i, step) in ir.steps.iter().enumerate() {
+            let Some(done) = record
+                .step(&step.name)
+                .filter(|d| d.status == RecordStatus::Complete)
+            else {
+                continue;
+            };
+            let args = eval::resolve_args(step, &self.artifacts).ok();
+            let same_args = args
+                .as_ref()
+                .is_some_and(|a| Data::Object(a.clone()).same(&Data::Object(done.args.clone())));
+            if done.tool == step.tool && same_args {
+                if let Some(st) = self.state(i) {
+                    st.status = Status::Complete;
+                    st.args = args;
+                    st.binds = done.binds.clone();
+                    st.attempts = done.attempts;
+                }
+                reused.push(step.name.to_string());
+            } else if step.effect == Effect::Write && !step.idempotent {
+                return Err(format!(
+                    "the progress record says step `{}` completed with another tool or other arguments; \
+                     running it again would repeat a committed write: compile a replan against the record",
+                    step.name
+                ));
+            }
+        }
+        Ok(reused)
+    }
+
+    /// Takes what a replan's IR says was already done (`planc compile
+    /// --progress`): the recorded artifacts it uses are in scope, and a step
+    /// marked `"reuse": true` is complete with the binds the IR carries,
+    /// never dispatched.
+    fn reuse_compiled(&mut self) {
+        if let Some(p) = &self.ir.progress {
+            self.artifacts
+                .extend(p.artifacts_in.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        let ir = Arc::clone(&self.ir);
+        for (i, step) in ir.steps.iter().enumerate() {
+            if step.reuse != Some(true) || self.status(i) == Status::Complete {
+                continue;
+            }
+            let binds = step.artifacts.clone().unwrap_or_default();
+            self.artifacts
+                .extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let args = eval::resolve_args(step, &self.artifacts).ok();
+            if let Some(st) = self.state(i) {
+                st.status = Status::Complete;
+                st.args = args;
+                st.binds = binds;
+            }
+            self.reused.push(step.name.clone().to_string());
+        }
+    }
+
+    /// Pending, not in flight, with every dependency complete.
+    fn is_ready(&self, i: usize) -> bool {
+        let Some(step) = self.ir.steps.get(i) else {
+            return false;
+        };
+        self.status(i) == Status::Pending
+            && self
+                .states
+                .get(i)
+                .is_some_and(|s| s.failure.is_none() && s.calling == 0)
+            && step.depends_on.iter().all(|d| {
+                self.index(&d.step)
+                    .is_some_and(|j| self.status(j) == Status::Complete)
+            })
+    }
+
+    /// Resolve → `pre` → guards: everything decided before the call.
+    fn prepare(&mut self, i: usize) -> Result<Prepared, String> {
+        let ir = Arc::clone(&self.ir);
+        let Some(step) = ir.steps.get(i) else {
+            return Err("internal error: no such step".into());
+        };
+        let args = match eval::resolve_args(step, &self.artifacts) {
+            Ok(a) => a,
+            Err(u) => {
+                let path = std::iter::once(u.binding.clone())
+                    .chain(u.path.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(".");
+                self.trace(
+                    event("bind_missing", Some(&step.name))
+                        .with("binding", u.binding.into())
+                        .with("path", path.clone().into()),
+                );
+                return Ok(Prepared::Failed(failure(
+                    FailureKind::BindMissing,
+                    Data::object([("path", path.into())]),
+                    Data::Null,
+                )));
+            }
+        };
+        if let Err(unmet) = self.check_pre(step) {
+            self.trace(
+                event("precondition_unmet", Some(&step.name))
+                    .with("expected", unmet.expected.clone())
+                    .with("observed", unmet.observed.clone()),
+            );
+            return Ok(Prepared::Failed(failure(
+                FailureKind::PreconditionUnmet,
+                unmet.expected,
+                unmet.observed,
+            )));
+        }
+        if let Err(refusal) = eval::check_guards(step, &args) {
+            let guard = Data::of(&refusal.guard);
+            self.trace(
+                event("guard_refused", Some(&step.name))
+                    .with("expected", guard.clone())
+                    .with("observed", refusal.observed.clone())
+                    .with("message", refusal.reason.clone().into()),
+            );
+            if let Some(st) = self.state(i) {
+                st.args = Some(args);
+            }
+            return Ok(Prepared::Failed(failure(
+                FailureKind::GuardRefused,
+                guard,
+                refusal.observed,
+            )));
+        }
+        Ok(Prepared::Ready(args))
+    }
+
+    /// The step's `pre` probes, against the artifacts bound so far
+    /// (`eval::check_pre`; the IR has them from version 1.1).
+    fn check_pre(&self, step: &StepIr) -> Result<(), eval::Unmet> {
+        eval::check_pre(step, &self.artifacts)
+    }
+
+    /// After the last attempt: `post` → binds → commit, or the failure.
+    fn finish(
+        &mut self,
+        i: usize,
+        step: &StepIr,
+        count: u64,
+        result: Result<Data, ToolError>,
+    ) -> Result<(), String> {
+        let result = match result {
+            Ok(result) => result,
+            Err(e) => {
+                self.trace(
+                    event("result", Some(&step.name))
+                        .with("attempt", count.into())
+                        .with("ok", false.into())
+                        .with("error", error_data(&e)),
+                );
+                return self.settle(i, tool_failure(&e));
+            }
+        };
+        self.trace(
+            event("result", Some(&step.name))
+                .with("attempt", count.into())
+                .with("ok", true.into())
+                .with("result", result.clone()),
+        );
+        if let Err(unmet) = eval::check_post(step, &result) {
+            self.trace(
+                event("post_unmet", Some(&step.name))
+                    .with("expected", unmet.expected.clone())
+                    .with("observed", unmet.observed.clone()),
+            );
+            return self.settle(
+                i,
+                failure(FailureKind::PostUnmet, unmet.expected, unmet.observed),
+            );
+        }
+        let binds = match eval::eval_binds(step, &result) {
+            Ok(b) => b,
+            Err(m) => {
+                self.trace(
+                    event("bind_missing", Some(&step.name))
+                        .with("binding", m.binding.clone().into())
+                        .with("path", m.path.clone().into()),
+                );
+                return self.settle(
+                    i,
+                    failure(
+                        FailureKind::BindMissing,
+                        Data::object([("binding", m.binding.into()), ("path", m.path.into())]),
+                        result,
+                    ),
+                );
+            }
+        };
+        self.artifacts
+            .extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let shown = Data::Object(binds.clone());
+        if let Some(st) = self.state(i) {
+            st.status = Status::Complete;
+            st.binds = binds;
+        }
+        self.write_record();
+        self.trace(event("complete", Some(&step.name)).with("binds", shown));
+        Ok(())
+    }
+
+    /// Records a failure and decides what it does to the run (rule 3).
+    fn settle(&mut self, i: usize, failure: Failure) -> Result<(), String> {
+        let ir = Arc::clone(&self.ir);
+        let Some(step) = ir.steps.get(i) else {
+            return Err("internal error: no such step".into());
+        };
+        let name = step.name.clone();
+        let kind = failure.kind;
+        self.fail(i, failure);
+        // A precondition that does not hold makes the step invalid, with
+        // what depends on its data (DESIGN 9.4).
+        if kind == FailureKind::PreconditionUnmet {
+            self.invalidate(i)?;
+        }
+        self.write_record();
+        let on_unmet = if matches!(
+            kind,
+            FailureKind::GuardRefused | FailureKind::ApprovalMissing
+        ) {
+            OnUnmet::Halt
+        } else {
+            step.on_unmet
+        };
+        match on_unmet {
+            OnUnmet::Halt => {
+                if self.halted.is_none() {
+                    self.halted = Some(Stop::Halt {
+                        step: name.to_string(),
+                    });
+                }
+            }
+            OnUnmet::Replan => {
+                self.stopping = merge(
+                    self.stopping.take(),
+                    Stop::Replan {
+                        step: name.to_string(),
+                    },
+                )
+            }
+            OnUnmet::Escalate => {
+                self.stopping = merge(
+                    self.stopping.take(),
+                    Stop::Escalate {
+                        step: name.to_string(),
+                    },
+                )
+            }
+        }
+        Ok(())
+    }
+
+    /// The one place invalidation (DESIGN 9.4) is applied, after a
+    /// precondition fails at step `i`: the library's function decides; the
+    /// step and its data dependents become `invalid` (they will not run),
+    /// a step depending on them only by order stays `pending`.
+    fn invalidate(&mut self, i: usize) -> Result<(), String> {
+        let ir = Arc::clone(&self.ir);
+        let Some(step) = ir.steps.get(i) else {
+            return Err("internal error: no such step".into());
+        };
+        let cause = crate::progress::Event::Precondition(step.name.clone().to_string());
+        let inv =
+            crate::progress::invalidate(&ir, &self.record(), &cause).map_err(|e| e.to_string())?;
+        for change in &inv.steps {
+            if change.after != Status::Invalid || change.before == Status::Invalid {
+                continue;
+            }
+            if let Some(j) = self.index(&change.name)
+                && let Some(st) = self.state(j)
+            {
+                // Marking, not deletion: a complete step's artifacts stay
+                // in the record, marked, so that a replan still using
+                // one is told so (E0308).
+                st.status = Status::Invalid;
+            }
+            self.trace(
+                event("invalidated", Some(&change.name))
+                    .with("cause", change.cause.as_deref().into())
+                    .with("scope", inv.scope.as_str().into()),
+            );
+        }
+        Ok(())
+    }
+
+    fn fail(&mut self, i: usize, failure: Failure) {
+        if let Some(st) = self.state(i) {
+            st.status = Status::Failed;
+            st.failure = Some(failure);
+        }
+    }
+
+    fn trace(&mut self, event: Event) {
+        self.out.push(Output::Trace(event.0));
+    }
+
+    fn write_record(&mut self) {
+        let record = self.record();
+        self.out.push(Output::Progress(record));
+    }
+
+    /// The progress record (DESIGN 9.2).
+    pub fn record(&self) -> ProgressRecord {
+        let mut steps: Vec<StepRecord> = self
+            .ir
+            .steps
+            .iter()
+            .zip(&self.states)
+            .map(|(step, st)| StepRecord {
+                name: step.name.clone().to_string(),
+                tool: step.tool.clone().to_string(),
+                status: st.status,
+                effect: Some(step.effect),
+                idempotent: Some(step.idempotent),
+                attempts: st.attempts,
+                args: st.args.clone().unwrap_or_default(),
+                binds: if matches!(st.status, Status::Complete | Status::Invalid) {
+                    st.binds.clone()
+                } else {
+                    Artifacts::new()
+                },
+                failure: st.failure.clone(),
+            })
+            .collect();
+        steps.extend(self.carried.iter().cloned());
+        ProgressRecord {
+            progress_version: PROGRESS_VERSION.to_string(),
+            plan: self.ir.name.clone().to_string(),
+            goal: self.ir.goal.clone(),
+            replans_used: self.replans_used,
+            steps,
+        }
+    }
+}
+
+/// A trace event under construction.
+struct Event(Data);
+
+impl Event {
+    fn with(mut self, key: &str, value: Data) -> Event {
+        self.0.set(key, value);
+        self
+    }
+}
+
+fn event(name: &str, step: Option<&str>) -> Event {
+    Event(Data::object([
+        ("event", name.into()),
+        ("step", step.into()),
+    ]))
+}
+
+fn dispatch_event(step: &StepIr, attempt: u64, args: &Artifacts) -> Event {
+    event("dispatch", Some(&step.name))
+        .with("tool", step.tool.as_str().into())
+        .with("attempt", attempt.into())
+        .with("args", Data::Object(args.clone()))
+}
+
+/// Rule 2's retry: only an idempotent step, only a retryable error, at most
+/// `retry` more attempts.
+pub fn may_retry(step: &StepIr, e: &ToolError, made: usize) -> bool {
+    step.idempotent && e.retryable && u64::try_from(made).unwrap_or(u64::MAX) <= step.retry
+}
+
+fn failure(kind: FailureKind, expected: Data, observed: Data) -> Failure {
+    Failure {
+        kind,
+        code: None,
+        retryable: None,
+        expected: Some(expected),
+        observed: Some(observed),
+    }
+}
+
+fn tool_failure(e: &ToolError) -> Failure {
+    Failure {
+        kind: FailureKind::ToolError,
+        code: Some(e.code.clone()),
+        retryable: Some(e.retryable),
+        expected: None,
+        observed: None,
+    }
+}
+
+fn error_data(e: &ToolError) -> Data {
+    Data::object([
+        ("code", e.code.as_str().into()),
+        ("message", e.message.as_str().into()),
+        ("retryable", e.retryable.into()),
+    ])
+}
+
+/// The stronger of two stops: an escalation outranks a replan.
+fn merge(current: Option<Stop>, new: Stop) -> Option<Stop> {
+    match (&current, &new) {
+        (None, _) | (Some(Stop::Replan { .. }), Stop::Escalate { .. }) => Some(new),
+        _ => current,
+    }
+}
+
+#[cfg(test)]
+mod tests;
