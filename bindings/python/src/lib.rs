@@ -225,7 +225,7 @@ impl Machine {
     fn new(ir: &str, approved: Vec<String>, progress: Option<&str>) -> PyResult<Machine> {
         let ir = read_ir(ir)?;
         for name in &approved {
-            if !ir.steps.iter().any(|s| &s.name == name) {
+            if !ir.steps.iter().any(|s| s.name == name) {
                 return Err(value_error(format!(
                     "approve `{name}`: the plan has no step `{name}`"
                 )));
