@@ -421,7 +421,7 @@ impl<'a> Checker<'a, '_> {
             let prefix = || {
                 let mut s = String::from("$");
                 for seg in path.segments.iter().take(k) {
-                    let _ = ast::write_path_segment(&mut s, &seg.node);
+                    let _ = crate::syntax::path::write_segment(&mut s, &seg.node);
                 }
                 s
             };

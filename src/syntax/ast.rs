@@ -454,22 +454,9 @@ impl std::fmt::Display for Path {
             None => f.write_str("$")?,
         }
         for s in &self.segments {
-            write_path_segment(f, &s.node)?;
+            super::path::write_segment(f, &s.node)?;
         }
         Ok(())
-    }
-}
-
-/// Writes one segment of a path as the text form spells it: `.field` or
-/// `[index]`. Every printer of a path (the tree's, the IR's, the
-/// converter's) writes its segments with this.
-pub fn write_path_segment<W: std::fmt::Write>(out: &mut W, seg: &PathSeg) -> std::fmt::Result {
-    match seg {
-        PathSeg::Field(name) => {
-            out.write_char('.')?;
-            out.write_str(name)
-        }
-        PathSeg::Index(i) => write!(out, "[{i}]"),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod lexer;
 pub mod lexicon;
 pub mod literal;
 pub mod parser;
+pub mod path;
 
 use crate::diagnostics::{self, Code, Diagnostic};
 use crate::limits;

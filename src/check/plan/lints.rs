@@ -49,7 +49,7 @@ impl<'a> Checker<'a, '_> {
                     if pinned && n == 0 {
                         continue;
                     }
-                    let list = crate::ir::path::write(&prefix);
+                    let list = crate::syntax::path::write(&prefix);
                     let mut d = Diagnostic::new(
                         Code::W0401,
                         seg.span,

@@ -67,7 +67,7 @@ impl<'a> Checker<'a, '_> {
                         return None;
                     }
                 };
-                let text = crate::ir::path::write(&segs);
+                let text = crate::syntax::path::write(&segs);
                 self.len_probe(i, segs, &text, probe.span, &ty, op, value)?
             }
             ast::ProbeKind::Len { path, .. }

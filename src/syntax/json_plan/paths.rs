@@ -3,9 +3,8 @@
 
 use super::*;
 
-/// What [`path`] reads, as a JSON Schema `pattern`: `$`, then `.field` and
-/// `[N]` segments.
-pub const PATH_PATTERN: &str = r"^\$(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*$";
+/// What [`path`] reads, as a JSON Schema `pattern` (`syntax::path`'s).
+pub const PATH_PATTERN: &str = crate::syntax::path::PATTERN;
 /// A `pre` probe's path: a binding name and its fields (what
 /// `binding_path` reads).
 pub const BINDING_PATH_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$";
@@ -39,69 +38,38 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
         r.report(d);
         return None;
     }
-    let mut segments = Vec::new();
-    let mut i = 1;
-    while i < b.len() {
-        let start = i;
-        let bad = |r: &mut Reader<'_>, at: usize, msg: &str| {
-            let end = (at + 1).min(b.len()).max(at);
-            let end = (end..=b.len())
-                .find(|e| s.is_char_boundary(*e))
-                .unwrap_or(b.len());
-            r.report(
-                Diagnostic::new(
-                    Code::E0002,
-                    r.sub_span(v, at, end),
-                    format!("invalid path `{s}`"),
-                )
-                .with_label(msg.to_string())
-                .with_help("a path is `$` followed by `.field` and `[index]` segments"),
-            );
-        };
-        match b.get(i) {
-            Some(b'.') => {
-                i += 1;
-                let name_start = i;
-                while let Some(c) = b.get(i) {
-                    if c.is_ascii_alphanumeric() || *c == b'_' {
-                        i += 1;
-                    } else {
-                        break;
-                    }
-                }
-                let name = s.get(name_start..i).unwrap_or("");
-                if !is_ident(name) {
-                    bad(r, name_start, "expected a field name");
-                    return None;
-                }
-                segments.push(Spanned::new(
-                    PathSeg::Field(Str::new(name)),
-                    r.sub_span(v, start, i),
-                ));
-            }
-            Some(b'[') => {
-                i += 1;
-                let digits = i;
-                while let Some(b'0'..=b'9') = b.get(i) {
-                    i += 1;
-                }
-                let index = s.get(digits..i).and_then(|d| d.parse::<u64>().ok());
-                let Some(index) = index else {
-                    bad(r, digits, "expected an index");
-                    return None;
-                };
-                if b.get(i) != Some(&b']') {
-                    bad(r, i, "expected `]`");
-                    return None;
-                }
-                i += 1;
-                segments.push(Spanned::new(PathSeg::Index(index), r.sub_span(v, start, i)));
-            }
-            _ => {
-                bad(r, i, "expected `.` or `[`");
-                return None;
-            }
+    let bad = |r: &mut Reader<'_>, at: usize, msg: &str| {
+        let end = (at + 1).min(b.len()).max(at);
+        let end = (end..=b.len())
+            .find(|e| s.is_char_boundary(*e))
+            .unwrap_or(b.len());
+        r.report(
+            Diagnostic::new(
+                Code::E0002,
+                r.sub_span(v, at, end),
+                format!("invalid path `{s}`"),
+            )
+            .with_label(msg.to_string())
+            .with_help("a path is `$` followed by `.field` and `[index]` segments"),
+        );
+    };
+    let read = match crate::syntax::path::parse(s) {
+        Ok(read) => read,
+        Err(e) => {
+            bad(r, e.at(), e.expected());
+            return None;
         }
+    };
+    let mut segments = Vec::with_capacity(read.len());
+    for seg in read {
+        if seg.too_large {
+            bad(r, seg.range.start + 1, "expected an index");
+            return None;
+        }
+        segments.push(Spanned::new(
+            seg.seg,
+            r.sub_span(v, seg.range.start, seg.range.end),
+        ));
     }
     Some(Path {
         root: None,

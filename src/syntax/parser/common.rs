@@ -143,52 +143,29 @@ pub(super) fn path<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>()
 
 pub(super) fn read_path(state: &mut State, s: &str, span: SimpleSpan) -> ast::Path {
     let file = state.file;
-    let bytes = s.as_bytes();
-    let mut segments = Vec::new();
-    let mut i = 1; // after `$`
-    while let Some(&b) = bytes.get(i) {
-        let start = i;
-        let (end, seg) = if b == b'.' {
-            let len = bytes
-                .get(i + 1..)
-                .map(|r| {
-                    r.iter()
-                        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
-                        .count()
-                })
-                .unwrap_or(0);
-            let end = i + 1 + len;
-            (
-                end,
-                ast::PathSeg::Field((s.get(i + 1..end).unwrap_or("").to_string()).into()),
-            )
-        } else {
-            let len = bytes
-                .get(i + 1..)
-                .map(|r| r.iter().take_while(|c| c.is_ascii_digit()).count())
-                .unwrap_or(0);
-            let digits = s.get(i + 1..i + 1 + len).unwrap_or("");
-            let end = i + len + 2;
-            let seg_span = Span::new(file, span.start + start, span.start + end);
-            let n = digits.parse::<u64>().unwrap_or_else(|_| {
-                state.report(
-                    Diagnostic::new(
-                        Code::E0002,
-                        seg_span,
-                        format!("index `{digits}` is too large"),
-                    )
-                    .with_label("too large"),
-                );
-                u64::MAX
-            });
-            (end, ast::PathSeg::Index(n))
-        };
-        segments.push(Spanned::new(
-            seg,
-            Span::new(file, span.start + start, span.start + end),
-        ));
-        i = end.max(i + 1);
-    }
+    let at = |r: &std::ops::Range<usize>| Span::new(file, span.start + r.start, span.start + r.end);
+    // The lexer's path token has the path's shape, so only an index too
+    // large for a `u64` is left to report here.
+    let segments = match crate::syntax::path::parse(s) {
+        Ok(read) => read
+            .into_iter()
+            .map(|seg| {
+                if seg.too_large {
+                    let digits = s.get(seg.range.start + 1..seg.range.end - 1).unwrap_or("");
+                    state.report(
+                        Diagnostic::new(
+                            Code::E0002,
+                            at(&seg.range),
+                            format!("index `{digits}` is too large"),
+                        )
+                        .with_label("too large"),
+                    );
+                }
+                Spanned::new(seg.seg, at(&seg.range))
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
     ast::Path {
         root: None,
         segments,

@@ -1,0 +1,191 @@
+//! The result path, `$` followed by `.field` and `[index]` segments
+//! (`$.results[0].id`): its one reader ([`parse`]) and its one writer
+//! ([`write`], [`write_segment`]). The text parser (a path token), the JSON
+//! plan reader (a path string), the IR (its `path` strings, read back by the
+//! executor) and every message that shows a path go through here, so the
+//! forms cannot disagree on what a path is.
+
+use std::fmt;
+use std::ops::Range;
+
+use super::ast::{PathSeg, Str};
+
+/// What [`parse`] reads, as a JSON Schema `pattern`: `$`, then `.field` and
+/// `[N]` segments (the planner's schema says it; `tests/plan_schema.rs`
+/// checks that the two agree).
+pub const PATTERN: &str = r"^\$(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*$";
+
+/// One segment read by [`parse`], with its byte range in the path text
+/// (`.id` or `[0]`, the punctuation included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seg: PathSeg,
+    pub range: Range<usize>,
+    /// An index with more digits than a `u64` holds: `seg` is
+    /// `Index(u64::MAX)`, and the reader decides what to report.
+    pub too_large: bool,
+}
+
+/// Why a text is not a path: what was expected, and the byte offset where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathError {
+    /// The text does not start with `$`.
+    NoRoot,
+    /// After `.`: a field name (an identifier).
+    Field(usize),
+    /// After `[`: digits.
+    Index(usize),
+    /// After the digits: `]`.
+    Close(usize),
+    /// Between segments: `.` or `[`.
+    Segment(usize),
+}
+
+impl PathError {
+    /// What was expected, as a diagnostic's label says it.
+    pub fn expected(self) -> &'static str {
+        match self {
+            PathError::NoRoot => "a path starts with `$`",
+            PathError::Field(_) => "expected a field name",
+            PathError::Index(_) => "expected an index",
+            PathError::Close(_) => "expected `]`",
+            PathError::Segment(_) => "expected `.` or `[`",
+        }
+    }
+
+    /// Where it was expected (0 for a missing `$`).
+    pub fn at(self) -> usize {
+        match self {
+            PathError::NoRoot => 0,
+            PathError::Field(at)
+            | PathError::Index(at)
+            | PathError::Close(at)
+            | PathError::Segment(at) => at,
+        }
+    }
+}
+
+/// Reads a path: `$`, then `.field` (an identifier) and `[digits]`
+/// segments, nothing else (no spaces, no quoted keys, no wildcards).
+pub fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
+    let b = text.as_bytes();
+    if b.first() != Some(&b'$') {
+        return Err(PathError::NoRoot);
+    }
+    let mut segments = Vec::new();
+    let mut i = 1;
+    while let Some(&c) = b.get(i) {
+        let start = i;
+        match c {
+            b'.' => {
+                i += 1;
+                let name_start = i;
+                while b
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                {
+                    i += 1;
+                }
+                let name = text.get(name_start..i).unwrap_or("");
+                if !super::lexicon::is_ident(name) {
+                    return Err(PathError::Field(name_start));
+                }
+                segments.push(Segment {
+                    seg: PathSeg::Field(Str::new(name)),
+                    range: start..i,
+                    too_large: false,
+                });
+            }
+            b'[' => {
+                i += 1;
+                let digits = i;
+                while b.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+                if i == digits {
+                    return Err(PathError::Index(digits));
+                }
+                if b.get(i) != Some(&b']') {
+                    return Err(PathError::Close(i));
+                }
+                let parsed = text.get(digits..i).and_then(|d| d.parse::<u64>().ok());
+                i += 1;
+                segments.push(Segment {
+                    seg: PathSeg::Index(parsed.unwrap_or(u64::MAX)),
+                    range: start..i,
+                    too_large: parsed.is_none(),
+                });
+            }
+            _ => return Err(PathError::Segment(i)),
+        }
+    }
+    Ok(segments)
+}
+
+/// A path's text, from its segments: `$` and each [`write_segment`].
+pub fn write(segments: &[PathSeg]) -> String {
+    let mut s = String::from("$");
+    for seg in segments {
+        // Writing into a `String` cannot fail.
+        let _ = write_segment(&mut s, seg);
+    }
+    s
+}
+
+/// Writes one segment as every form spells it: `.field` or `[index]`.
+pub fn write_segment<W: fmt::Write>(out: &mut W, seg: &PathSeg) -> fmt::Result {
+    match seg {
+        PathSeg::Field(name) => {
+            out.write_char('.')?;
+            out.write_str(name)
+        }
+        PathSeg::Index(i) => write!(out, "[{i}]"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segs(text: &str) -> Vec<PathSeg> {
+        match parse(text) {
+            Ok(s) => s.into_iter().map(|s| s.seg).collect(),
+            Err(e) => panic!("{text}: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        for text in ["$", "$.a", "$.results[0].id", "$[2][3]", "$.a_1.b"] {
+            assert_eq!(write(&segs(text)), text);
+        }
+    }
+
+    #[test]
+    fn errors_say_what_and_where() {
+        let cases = [
+            ("", PathError::NoRoot),
+            ("a", PathError::NoRoot),
+            ("$.", PathError::Field(2)),
+            ("$.1a", PathError::Field(2)),
+            ("$[x]", PathError::Index(2)),
+            ("$[1", PathError::Close(3)),
+            ("$..a", PathError::Field(2)),
+            ("$ .a", PathError::Segment(1)),
+            ("$.a-b", PathError::Segment(3)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(text), Err(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_huge_index_is_flagged_not_refused() {
+        let Ok(s) = parse("$.a[99999999999999999999999]") else {
+            panic!("a huge index still reads as a path");
+        };
+        assert_eq!(s.len(), 2);
+        assert!(s[1].too_large && s[1].seg == PathSeg::Index(u64::MAX));
+        assert_eq!(s[1].range, 3..28);
+    }
+}
