@@ -68,15 +68,56 @@ impl PathError {
 /// Reads a path: `$`, then `.field` (an identifier) and `[digits]`
 /// segments, nothing else (no spaces, no quoted keys, no wildcards).
 pub fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
-    let b = text.as_bytes();
-    if b.first() != Some(&b'$') {
-        return Err(PathError::NoRoot);
+    segments(text).collect()
+}
+
+/// The segments of a path one by one, as [`parse`] reads them: a reader
+/// that builds its own segments takes them from here without a second
+/// vector. After an error it yields nothing more.
+pub fn segments(text: &str) -> Segments<'_> {
+    Segments {
+        text,
+        at: 0,
+        done: false,
     }
-    let mut segments = Vec::new();
-    let mut i = 1;
-    while let Some(&c) = b.get(i) {
-        let start = i;
-        match c {
+}
+
+/// The iterator of [`segments`].
+#[derive(Clone, Debug)]
+pub struct Segments<'a> {
+    text: &'a str,
+    at: usize,
+    done: bool,
+}
+
+impl Iterator for Segments<'_> {
+    type Item = Result<Segment, PathError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let r = self.step();
+        if !matches!(r, Some(Ok(_))) {
+            self.done = true;
+        }
+        r
+    }
+}
+
+impl Segments<'_> {
+    fn step(&mut self) -> Option<Result<Segment, PathError>> {
+        let text = self.text;
+        let b = text.as_bytes();
+        if self.at == 0 {
+            if b.first() != Some(&b'$') {
+                return Some(Err(PathError::NoRoot));
+            }
+            self.at = 1;
+        }
+        let start = self.at;
+        let mut i = start;
+        let seg = match b.get(i)? {
             b'.' => {
                 i += 1;
                 let name_start = i;
@@ -88,13 +129,13 @@ pub fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
                 }
                 let name = text.get(name_start..i).unwrap_or("");
                 if !super::lexicon::is_ident(name) {
-                    return Err(PathError::Field(name_start));
+                    return Some(Err(PathError::Field(name_start)));
                 }
-                segments.push(Segment {
+                Segment {
                     seg: PathSeg::Field(Str::new(name)),
                     range: start..i,
                     too_large: false,
-                });
+                }
             }
             b'[' => {
                 i += 1;
@@ -103,23 +144,24 @@ pub fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
                     i += 1;
                 }
                 if i == digits {
-                    return Err(PathError::Index(digits));
+                    return Some(Err(PathError::Index(digits)));
                 }
                 if b.get(i) != Some(&b']') {
-                    return Err(PathError::Close(i));
+                    return Some(Err(PathError::Close(i)));
                 }
                 let parsed = text.get(digits..i).and_then(|d| d.parse::<u64>().ok());
                 i += 1;
-                segments.push(Segment {
+                Segment {
                     seg: PathSeg::Index(parsed.unwrap_or(u64::MAX)),
                     range: start..i,
                     too_large: parsed.is_none(),
-                });
+                }
             }
-            _ => return Err(PathError::Segment(i)),
-        }
+            _ => return Some(Err(PathError::Segment(i))),
+        };
+        self.at = i;
+        Some(Ok(seg))
     }
-    Ok(segments)
 }
 
 /// A path's text, from its segments: `$` and each [`write_segment`].

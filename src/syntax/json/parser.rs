@@ -379,14 +379,18 @@ impl<'a> Parser<'a> {
         let open = self.pos;
         let start = open + 1;
         let b = self.bytes;
-        let mut i = start;
-        // The fast path: no escapes, borrow the text.
-        while let Some(&c) = b.get(i) {
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                break;
-            }
-            i += 1;
-        }
+        // The fast path: no escapes, borrow the text. The quote or
+        // backslash is found a word at a time; the text before it is
+        // checked for control characters without a branch per byte.
+        let rest = b.get(start..).unwrap_or(&[]);
+        let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+        let before = rest.get(..stop).unwrap_or(&[]);
+        let mut i = start
+            + if before.iter().fold(false, |any, &c| any | (c < 0x20)) {
+                before.iter().position(|&c| c < 0x20).unwrap_or(stop)
+            } else {
+                stop
+            };
         if b.get(i) == Some(&b'"') {
             if i - start > limits::MAX_STRING_BYTES {
                 return Err(self.string_too_long(open, i + 1));

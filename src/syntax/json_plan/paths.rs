@@ -53,15 +53,15 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
             .with_help("a path is `$` followed by `.field` and `[index]` segments"),
         );
     };
-    let read = match crate::syntax::path::parse(s) {
-        Ok(read) => read,
-        Err(e) => {
-            bad(r, e.at(), e.expected());
-            return None;
-        }
-    };
-    let mut segments = Vec::with_capacity(read.len());
-    for seg in read {
+    let mut segments = Vec::new();
+    for seg in crate::syntax::path::segments(s) {
+        let seg = match seg {
+            Ok(seg) => seg,
+            Err(e) => {
+                bad(r, e.at(), e.expected());
+                return None;
+            }
+        };
         if seg.too_large {
             bad(r, seg.range.start + 1, "expected an index");
             return None;

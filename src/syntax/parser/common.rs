@@ -146,26 +146,22 @@ pub(super) fn read_path(state: &mut State, s: &str, span: SimpleSpan) -> ast::Pa
     let at = |r: &std::ops::Range<usize>| Span::new(file, span.start + r.start, span.start + r.end);
     // The lexer's path token has the path's shape, so only an index too
     // large for a `u64` is left to report here.
-    let segments = match crate::syntax::path::parse(s) {
-        Ok(read) => read
-            .into_iter()
-            .map(|seg| {
-                if seg.too_large {
-                    let digits = s.get(seg.range.start + 1..seg.range.end - 1).unwrap_or("");
-                    state.report(
-                        Diagnostic::new(
-                            Code::E0002,
-                            at(&seg.range),
-                            format!("index `{digits}` is too large"),
-                        )
-                        .with_label("too large"),
-                    );
-                }
-                Spanned::new(seg.seg, at(&seg.range))
-            })
-            .collect(),
-        Err(_) => Vec::new(),
-    };
+    let mut segments = Vec::new();
+    for seg in crate::syntax::path::segments(s) {
+        let Ok(seg) = seg else { break };
+        if seg.too_large {
+            let digits = s.get(seg.range.start + 1..seg.range.end - 1).unwrap_or("");
+            state.report(
+                Diagnostic::new(
+                    Code::E0002,
+                    at(&seg.range),
+                    format!("index `{digits}` is too large"),
+                )
+                .with_label("too large"),
+            );
+        }
+        segments.push(Spanned::new(seg.seg, at(&seg.range)));
+    }
     ast::Path {
         root: None,
         segments,
