@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use lsp_types::Uri;
 
@@ -55,8 +56,11 @@ pub struct Analysis {
     /// The diagnostics shown: the driver's, less those a project error
     /// makes meaningless.
     pub diagnostics: Vec<Diagnostic>,
-    /// Every name occurrence of every file, sorted by file and position.
-    pub occs: Vec<Occ>,
+    /// Every name occurrence of every file, sorted by file and position:
+    /// built on the first request that navigates (hover, definition,
+    /// references, rename), not at every edit, which only publishes
+    /// diagnostics.
+    occs: OnceLock<Vec<Occ>>,
     /// The diagnostics as published, with the URI of each: the project's
     /// errors, then [`Analysis::diagnostics`]. Filled by the server.
     pub shown: Vec<(Uri, lsp_types::Diagnostic)>,
@@ -72,17 +76,12 @@ impl Analysis {
         deps: Vec<PathBuf>,
         project_errors: Vec<String>,
     ) -> Analysis {
-        let diagnostics = if project_errors.is_empty() {
-            outcome.diagnostics.clone()
-        } else {
-            outcome
-                .diagnostics
-                .iter()
-                .filter(|d| d.code.is_syntax())
-                .cloned()
-                .collect()
-        };
-        let occs = index(&outcome);
+        // The outcome's own list is read nowhere else: moved, not copied.
+        let mut outcome = outcome;
+        let mut diagnostics = std::mem::take(&mut outcome.diagnostics);
+        if !project_errors.is_empty() {
+            diagnostics.retain(|d| d.code.is_syntax());
+        }
         Analysis {
             job,
             outcome,
@@ -91,9 +90,14 @@ impl Analysis {
             deps,
             project_errors,
             diagnostics,
-            occs,
+            occs: OnceLock::new(),
             shown: Vec::new(),
         }
+    }
+
+    /// Every name occurrence of every file, sorted by file and position.
+    fn occs(&self) -> &[Occ] {
+        self.occs.get_or_init(|| index(&self.outcome))
     }
 
     pub fn file(&self, id: FileId) -> Option<&SourceFile> {
@@ -124,10 +128,9 @@ impl Analysis {
     /// The occurrence under byte `offset` of `file`; a cursor just after a
     /// name is on it.
     pub fn occ_at(&self, file: FileId, offset: usize) -> Option<&Occ> {
-        let upto = self
-            .occs
-            .partition_point(|o| (o.span.file, o.span.start as usize) <= (file, offset));
-        let candidates = self.occs.get(..upto)?;
+        let occs = self.occs();
+        let upto = occs.partition_point(|o| (o.span.file, o.span.start as usize) <= (file, offset));
+        let candidates = occs.get(..upto)?;
         candidates
             .iter()
             .rev()
@@ -162,7 +165,7 @@ impl Analysis {
 
     /// Every occurrence of a symbol in the files of this compilation.
     pub fn occurrences<'a>(&'a self, sym: &'a Sym) -> impl Iterator<Item = &'a Occ> + 'a {
-        self.occs.iter().filter(move |o| &o.sym == sym)
+        self.occs().iter().filter(move |o| &o.sym == sym)
     }
 }
 

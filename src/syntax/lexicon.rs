@@ -11,7 +11,7 @@
 pub fn is_ident(s: &str) -> bool {
     let mut bytes = s.bytes();
     matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && bytes.all(is_ident_byte)
 }
 
 /// Whether `b` may continue an identifier (after its first byte).

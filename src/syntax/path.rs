@@ -9,6 +9,7 @@ use std::fmt;
 use std::ops::Range;
 
 use super::ast::{PathSeg, Str};
+use super::lexicon;
 
 /// What [`parse`] reads, as a JSON Schema `pattern`: `$`, then `.field` and
 /// `[N]` segments (the planner's schema says it; `tests/plan_schema.rs`
@@ -121,14 +122,13 @@ impl Segments<'_> {
             b'.' => {
                 i += 1;
                 let name_start = i;
-                while b
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-                {
+                while b.get(i).is_some_and(|&c| lexicon::is_ident_byte(c)) {
                     i += 1;
                 }
+                // Every byte read continues an identifier: it is one unless
+                // it is empty or starts with a digit (`lexicon::is_ident`).
                 let name = text.get(name_start..i).unwrap_or("");
-                if !super::lexicon::is_ident(name) {
+                if name.bytes().next().is_none_or(|c| c.is_ascii_digit()) {
                     return Some(Err(PathError::Field(name_start)));
                 }
                 Segment {
