@@ -113,7 +113,7 @@ impl Traits {
 /// `ARG OP LIMIT`: the argument must satisfy the comparison.
 #[derive(Clone, Debug)]
 pub struct CeilingRule {
-    pub arg: String,
+    pub arg: Str,
     pub arg_span: Span,
     pub op: CmpOp,
     /// The limit, typed against the argument's parameter when the tool is
@@ -333,7 +333,7 @@ fn build_ceiling(
     diags: &mut Vec<Diagnostic>,
 ) -> CeilingRule {
     let mut rule = CeilingRule {
-        arg: c.arg.node.clone().to_string(),
+        arg: c.arg.node.clone(),
         arg_span: c.arg.span,
         op: c.op.node,
         limit: None,

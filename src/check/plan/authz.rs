@@ -174,7 +174,7 @@ impl<'a> Checker<'a, '_> {
                     // guard, because the executor sees the tool's actual
                     // result, not its declaration.
                     authz.guards.push(Guard {
-                        arg: c.arg.clone().into(),
+                        arg: c.arg.clone(),
                         op: c.op,
                         limit: limit.clone(),
                         ceiling_span: c.span,
