@@ -166,6 +166,8 @@ pub(crate) fn check_plan<'a>(
     for (step, deps) in steps.iter_mut().zip(c.deps.iter_mut()) {
         deps.sort_by_key(|d| (d.step, d.reason));
         deps.dedup_by_key(|d| (d.step, d.reason));
+        // Kept for the compilation: give back the room the pushes left.
+        deps.shrink_to_fit();
         step.depends_on = std::mem::take(deps);
     }
     let schedule = c.order(&steps);
@@ -516,8 +518,15 @@ impl<'a> Checker<'a, '_> {
         // A degraded tool's parameters are not known: its one E0111 is
         // all a call gets, never knock-on argument errors.
         let args = self.check_args(i, step, tool.filter(|t| t.degraded.is_none()));
-        let mut pres = Vec::new();
-        let mut posts = Vec::new();
+        // Sized once: a step's model lives as long as the compilation, and
+        // a vector grown by pushes keeps room for four.
+        let (n_pre, n_post) = step.clauses.iter().fold((0, 0), |(a, b), c| match c {
+            ast::Clause::Pre(_) => (a + 1, b),
+            ast::Clause::Post(_) => (a, b + 1),
+            _ => (a, b),
+        });
+        let mut pres = Vec::with_capacity(n_pre);
+        let mut posts = Vec::with_capacity(n_post);
         let mut on_unmet: Option<&Spanned<ast::OnUnmet>> = None;
         let mut retry: Option<&Spanned<u64>> = None;
         for clause in &step.clauses {

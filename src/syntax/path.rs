@@ -72,6 +72,13 @@ pub fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
     segments(text).collect()
 }
 
+/// How many segments the path text can hold at most (one per `.` or `[`;
+/// exactly that many when it is a path), so that a reader sizes its vector
+/// once: a vector grown by pushes keeps room for four.
+pub fn max_segments(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'.' || b == b'[').count()
+}
+
 /// The segments of a path one by one, as [`parse`] reads them: a reader
 /// that builds its own segments takes them from here without a second
 /// vector. After an error it yields nothing more.

@@ -235,6 +235,7 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
         match v.as_object() {
             None => r.ill_typed("`args`", v, "an object"),
             Some(members) => {
+                args.reserve_exact(members.len());
                 for m in r.unique(members) {
                     args.push(Arg {
                         name: Spanned::new(Str::from(&*m.key), m.key_text_span()),
@@ -245,7 +246,7 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
             }
         }
     }
-    let mut clauses = Vec::with_capacity(item.as_object().map_or(0, <[_]>::len));
+    let mut clauses = Vec::with_capacity(clause_count(&f));
     for m in f.in_order() {
         let v = &m.value;
         match &*m.key {
@@ -311,6 +312,21 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
         clauses,
         span: item.span,
     })
+}
+
+/// How many clauses a step's members give, so that its clause vector is
+/// allocated once at its size (a step lives as long as the compilation; a
+/// vector grown by pushes keeps room for four).
+fn clause_count(f: &Fields<'_, '_>) -> usize {
+    f.in_order()
+        .map(|m| match (&*m.key, &m.value.value) {
+            ("pre" | "post", Value::Array(items)) => items.len(),
+            ("binds", Value::Array(items)) => items.len(),
+            ("binds", Value::Object(members)) => members.len(),
+            ("pre" | "post" | "on_unmet" | "retry" | "after", _) => 1,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Checks the keys that name a step, and returns the name with the span of

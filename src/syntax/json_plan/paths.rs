@@ -53,7 +53,7 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
             .with_help("a path is `$` followed by `.field` and `[index]` segments"),
         );
     };
-    let mut segments = Vec::new();
+    let mut segments = Vec::with_capacity(crate::syntax::path::max_segments(s));
     for seg in crate::syntax::path::segments(s) {
         let seg = match seg {
             Ok(seg) => seg,

@@ -146,7 +146,7 @@ pub(super) fn read_path(state: &mut State, s: &str, span: SimpleSpan) -> ast::Pa
     let at = |r: &std::ops::Range<usize>| Span::new(file, span.start + r.start, span.start + r.end);
     // The lexer's path token has the path's shape, so only an index too
     // large for a `u64` is left to report here.
-    let mut segments = Vec::new();
+    let mut segments = Vec::with_capacity(crate::syntax::path::max_segments(s));
     for seg in crate::syntax::path::segments(s) {
         let Ok(seg) = seg else { break };
         if seg.too_large {
