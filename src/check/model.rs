@@ -142,10 +142,19 @@ pub struct CheckedArg {
 pub enum Untrusted {
     /// The output of this step of the plan (its index).
     Step(usize),
-    /// An artifact of a progress record (a replan), committed by step
-    /// `step` (at index `at` of the record) calling the untrusted `tool`:
-    /// a recorded value is checked as a literal, and keeps its taint.
-    Recorded { step: Str, tool: Str, at: usize },
+    /// An artifact of a progress record (a replan): a recorded value is
+    /// checked as a literal, and keeps its taint. Boxed: it is rare, and
+    /// every argument's model has room for one.
+    Recorded(Box<RecordedTaint>),
+}
+
+/// Where a recorded untrusted value comes from: step `step` (at index `at`
+/// of the progress record) called the untrusted `tool`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedTaint {
+    pub step: Str,
+    pub tool: Str,
+    pub at: usize,
 }
 
 /// A value with its type and where it was written.

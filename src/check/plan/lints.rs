@@ -130,13 +130,14 @@ impl<'a> Checker<'a, '_> {
                             ),
                             None => continue,
                         },
-                        Untrusted::Recorded { step, tool, at } => (
-                            tool.as_str(),
-                            self.record_step_span(*at).map(|span| {
+                        Untrusted::Recorded(r) => (
+                            r.tool.as_str(),
+                            self.record_step_span(r.at).map(|span| {
                                 (
                                     span,
                                     format!(
-                                        "recorded by step `{step}`, which called `{tool}`: its output is untrusted"
+                                        "recorded by step `{}`, which called `{}`: its output is untrusted",
+                                        r.step, r.tool
                                     ),
                                 )
                             }),

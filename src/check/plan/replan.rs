@@ -223,11 +223,11 @@ impl<'a> Checker<'a, '_> {
                 // is what the tool returned: an untrusted tool's stays so.
                 let rule = self.env.policy.and_then(|p| p.rule(&step.tool));
                 if crate::policy::untrusted_output(self.env.catalog.get(&step.tool), rule) {
-                    self.recorded_taint = Some(Untrusted::Recorded {
+                    self.recorded_taint = Some(Untrusted::Recorded(Box::new(RecordedTaint {
                         step: step.name.clone().into(),
                         tool: step.tool.clone().into(),
                         at,
-                    });
+                    })));
                 }
                 let mut at = value;
                 let mut shown = name.to_string();

@@ -8,6 +8,13 @@ pub(super) enum PlanItem {
     Step(ast::Step),
 }
 
+/// What a probe says after its path; `None` for a literal already reported.
+enum Tested {
+    In(bool, Vec<Option<Spanned<Literal>>>),
+    Contains(Option<Spanned<Literal>>),
+    Compare(Spanned<ast::CmpOp>, Option<Spanned<Literal>>),
+}
+
 /// A probe whose paths `path` reads: `$` paths for `post`, binding paths
 /// for `pre`.
 pub(super) fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
@@ -38,43 +45,45 @@ pub(super) fn probe<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 .delimited_by(just(Token::LParen), just(Token::RParen)),
         )
         .map(|path| ast::ProbeKind::Exists { path });
-    let compare =
-        path.clone()
-            .then(cmp_op())
-            .then(literal())
-            .map(|((path, op), value)| match value {
-                Some(value) => ast::ProbeKind::Compare { path, op, value },
-                None => ast::ProbeKind::Error,
-            });
+    // What follows the path of `PATH in [...]`, `PATH contains LITERAL`
+    // and `PATH OP LITERAL`: the path is read once, then the three ways
+    // it can go on are tried (trying the three whole probes read it, and
+    // reported its problems, up to three times).
     let values = literal()
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LBracket), just(Token::RBracket));
-    let contains = path
-        .clone()
-        .then_ignore(word("contains"))
-        .then(literal())
-        .map(|(path, value)| match value {
-            Some(value) => ast::ProbeKind::Contains { path, value },
-            None => ast::ProbeKind::Error,
-        });
-    let within = path
-        .then(word("not").or_not())
+    let within = word("not")
+        .or_not()
         .then_ignore(word("in"))
         .then(values)
-        .map(|((path, not), values)| {
-            let values: Option<Vec<_>> = values.into_iter().collect();
-            match values {
-                Some(values) => ast::ProbeKind::In {
-                    path,
-                    negated: not.is_some(),
-                    values,
-                },
-                None => ast::ProbeKind::Error,
+        .map(|(not, values)| Tested::In(not.is_some(), values));
+    let contains = word("contains")
+        .ignore_then(literal())
+        .map(Tested::Contains);
+    let compare = cmp_op()
+        .then(literal())
+        .map(|(op, value)| Tested::Compare(op, value));
+    let tested = path
+        .then(choice((within, contains, compare)))
+        .map(|(path, rest)| match rest {
+            Tested::In(negated, values) => {
+                let values: Option<Vec<_>> = values.into_iter().collect();
+                match values {
+                    Some(values) => ast::ProbeKind::In {
+                        path,
+                        negated,
+                        values,
+                    },
+                    None => ast::ProbeKind::Error,
+                }
             }
+            Tested::Contains(Some(value)) => ast::ProbeKind::Contains { path, value },
+            Tested::Compare(op, Some(value)) => ast::ProbeKind::Compare { path, op, value },
+            Tested::Contains(None) | Tested::Compare(_, None) => ast::ProbeKind::Error,
         });
-    choice((len, exists, within, contains, compare))
+    choice((len, exists, tested))
         .labelled(label)
         .map_with(|kind, e| ast::Probe { kind, span: sp(e) })
 }
