@@ -166,8 +166,6 @@ pub(crate) fn check_plan<'a>(
     for (step, deps) in steps.iter_mut().zip(c.deps.iter_mut()) {
         deps.sort_by_key(|d| (d.step, d.reason));
         deps.dedup_by_key(|d| (d.step, d.reason));
-        // Kept for the compilation: give back the room the pushes left.
-        deps.shrink_to_fit();
         step.depends_on = std::mem::take(deps);
     }
     let schedule = c.order(&steps);

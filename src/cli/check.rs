@@ -63,6 +63,11 @@ pub fn compile(
         return Ok(code);
     }
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
+    // The IR stands alone: the syntax trees, the checked model and the
+    // sources are let go before its text is written, so that the two
+    // largest things of a compile are not alive at once.
+    drop(outcome);
+    drop(job);
     let (_, ir) = one_plan(file, &irs)?;
     let pretty = pretty || (output.is_none() && std::io::stdout().is_terminal());
     let text = if pretty {

@@ -290,6 +290,12 @@ impl<'v, 'a> Fields<'v, 'a> {
         self.member(key).map(|m| &m.value)
     }
 
+    /// The members read, in the order of the shape's keys (cheaper than
+    /// [`Fields::in_order`] where the order does not matter).
+    pub fn present(&self) -> impl Iterator<Item = &'v Member<'a>> + use<'v, 'a> {
+        self.found.into_iter().flatten()
+    }
+
     /// The members read (allowed, first of their key), in source order.
     pub fn in_order(&self) -> impl Iterator<Item = &'v Member<'a>> + use<'v, 'a> {
         let found = self.found;

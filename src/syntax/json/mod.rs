@@ -212,6 +212,32 @@ mod tests {
         assert!(matches!(&items[1].value, Value::String(Cow::Owned(s)) if s == "a\nb"));
     }
 
+    /// The string reader looks at the first bytes one by one and asks
+    /// memchr for the rest: an escape, a raw control character or the
+    /// closing quote is found on either side of that boundary.
+    #[test]
+    fn string_runs_end_on_both_sides_of_the_short_scan() {
+        for at in [0, 1, 30, 31, 32, 33, 64, 200] {
+            let plain = "x".repeat(at);
+            let borrowed = format!("\"{plain}\"");
+            assert!(
+                matches!(&ok(&borrowed).value, Value::String(Cow::Borrowed(s)) if *s == plain),
+                "{at}"
+            );
+            let escaped = format!("\"{plain}\\ty\"");
+            assert!(
+                matches!(&ok(&escaped).value, Value::String(Cow::Owned(s)) if *s == format!("{plain}\ty")),
+                "{at}"
+            );
+            let raw = format!("\"{plain}\u{1}y\"");
+            let e = match parse(FileId(0), &raw) {
+                Ok(v) => panic!("{at}: a raw control character was read: {v:?}"),
+                Err(e) => e,
+            };
+            assert_eq!(e.span.start as usize, 1 + at, "{at}: {e:?}");
+        }
+    }
+
     #[test]
     fn source_offsets_through_escapes() {
         let text = r#""a\u00e9\n$x""#;

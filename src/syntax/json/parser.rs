@@ -4,6 +4,31 @@
 use std::borrow::Cow;
 
 use super::{Json, Member, Value};
+
+/// How many bytes of a string are looked at one by one before memchr is
+/// asked for the rest (`Parser::string`).
+const SHORT_STRING: usize = 32;
+
+/// The bytes that end a string's plain run: its closing quote, a backslash
+/// (an escape follows) and the control characters JSON does not allow raw.
+// Indexed while the constant is evaluated: an index out of range fails the
+// build, it cannot panic at run time.
+#[allow(clippy::indexing_slicing)]
+static ENDS_RUN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+fn ends_run(c: u8) -> bool {
+    ENDS_RUN.get(usize::from(c)).copied().unwrap_or(true)
+}
 use crate::diagnostics::{Code, Diagnostic};
 use crate::limits;
 use crate::source::{FileId, Span};
@@ -379,17 +404,29 @@ impl<'a> Parser<'a> {
         let open = self.pos;
         let start = open + 1;
         let b = self.bytes;
-        // The fast path: no escapes, borrow the text. The quote or
-        // backslash is found a word at a time; the text before it is
+        // The fast path: no escapes, borrow the text. `i` is the first byte
+        // that ends the run (a quote, a backslash or a control character).
+        // Most strings of a plan are short names and paths: their first
+        // bytes are looked at one by one, with a table, because memchr's
+        // set-up costs more than such a string. Past them, the quote or
+        // backslash is found a word at a time, and the text before it is
         // checked for control characters without a branch per byte.
         let rest = b.get(start..).unwrap_or(&[]);
-        let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-        let before = rest.get(..stop).unwrap_or(&[]);
+        let head = rest.get(..SHORT_STRING).unwrap_or(rest);
         let mut i = start
-            + if before.iter().fold(false, |any, &c| any | (c < 0x20)) {
-                before.iter().position(|&c| c < 0x20).unwrap_or(stop)
-            } else {
-                stop
+            + match head.iter().position(|&c| ends_run(c)) {
+                Some(k) => k,
+                None => {
+                    let tail = rest.get(head.len()..).unwrap_or(&[]);
+                    let stop =
+                        head.len() + memchr::memchr2(b'"', b'\\', tail).unwrap_or(tail.len());
+                    let before = rest.get(..stop).unwrap_or(&[]);
+                    if before.iter().fold(false, |any, &c| any | (c < 0x20)) {
+                        before.iter().position(|&c| c < 0x20).unwrap_or(stop)
+                    } else {
+                        stop
+                    }
+                }
             };
         if b.get(i) == Some(&b'"') {
             if i - start > limits::MAX_STRING_BYTES {

@@ -318,7 +318,7 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
 /// allocated once at its size (a step lives as long as the compilation; a
 /// vector grown by pushes keeps room for four).
 fn clause_count(f: &Fields<'_, '_>) -> usize {
-    f.in_order()
+    f.present()
         .map(|m| match (&*m.key, &m.value.value) {
             ("pre" | "post", Value::Array(items)) => items.len(),
             ("binds", Value::Array(items)) => items.len(),

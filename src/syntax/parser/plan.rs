@@ -177,21 +177,14 @@ pub(super) fn step<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         .then(tool_name(file))
         .then(args)
         .then(clauses.or_not())
-        .map_with(|((((doc, name), tool), mut args), clauses), e| {
-            // A step lives as long as the compilation: give back the room
-            // that collecting by pushes left (a vector keeps room for four).
-            let mut clauses = clauses.unwrap_or_default();
-            args.shrink_to_fit();
-            clauses.shrink_to_fit();
-            ast::Step {
-                doc,
-                name,
-                tool,
-                args,
-                json_args: None,
-                clauses,
-                span: sp(e),
-            }
+        .map_with(|((((doc, name), tool), args), clauses), e| ast::Step {
+            doc,
+            name,
+            tool,
+            args,
+            json_args: None,
+            clauses: clauses.unwrap_or_default(),
+            span: sp(e),
         })
 }
 
