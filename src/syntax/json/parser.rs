@@ -17,14 +17,19 @@ const SHORT_STRING: usize = 32;
 static ENDS_RUN: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
-    while c < 0x20 {
-        t[c] = true;
+    while c < 256 {
+        t[c] = is_control(c as u8);
         c += 1;
     }
     t[b'"' as usize] = true;
     t[b'\\' as usize] = true;
     t
 };
+
+/// A control character, which JSON allows in a string only escaped.
+const fn is_control(c: u8) -> bool {
+    c < 0x20
+}
 
 fn ends_run(c: u8) -> bool {
     ENDS_RUN.get(usize::from(c)).copied().unwrap_or(true)
@@ -417,15 +422,17 @@ impl<'a> Parser<'a> {
             + match head.iter().position(|&c| ends_run(c)) {
                 Some(k) => k,
                 None => {
+                    // The head has no control character: only the tail
+                    // before the quote or backslash is checked.
                     let tail = rest.get(head.len()..).unwrap_or(&[]);
-                    let stop =
-                        head.len() + memchr::memchr2(b'"', b'\\', tail).unwrap_or(tail.len());
-                    let before = rest.get(..stop).unwrap_or(&[]);
-                    if before.iter().fold(false, |any, &c| any | (c < 0x20)) {
-                        before.iter().position(|&c| c < 0x20).unwrap_or(stop)
-                    } else {
-                        stop
-                    }
+                    let stop = memchr::memchr2(b'"', b'\\', tail).unwrap_or(tail.len());
+                    let before = tail.get(..stop).unwrap_or(&[]);
+                    head.len()
+                        + if before.iter().fold(false, |any, &c| any | is_control(c)) {
+                            before.iter().position(|&c| is_control(c)).unwrap_or(stop)
+                        } else {
+                            stop
+                        }
                 }
             };
         if b.get(i) == Some(&b'"') {
@@ -455,7 +462,7 @@ impl<'a> Parser<'a> {
                 Some(b'\\') => {
                     i = self.escape(i, &mut out)?;
                 }
-                Some(&c) if c < 0x20 => {
+                Some(&c) if is_control(c) => {
                     // A raw line break most often means the closing quote is
                     // missing; say so when no quote follows on that line.
                     let mut e = self.err(
@@ -480,7 +487,7 @@ impl<'a> Parser<'a> {
                     let stop = (start + limits::MAX_STRING_BYTES + 1).min(b.len());
                     while i < stop {
                         match b.get(i) {
-                            Some(&c) if c != b'"' && c != b'\\' && c >= 0x20 => i += 1,
+                            Some(&c) if c != b'"' && c != b'\\' && !is_control(c) => i += 1,
                             _ => break,
                         }
                     }
