@@ -91,8 +91,20 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
                 // A file given as a plan may be a catalogue, a policy or a
                 // progress record checked on its own; one that is none of
                 // them is read as a plan, whose shape errors say best what is missing.
-                Role::Plan => {
-                    syntax::read_with(file, &f.text, |text, root| match syntax::detect(root) {
+                Role::Plan => syntax::read_plan_or(
+                    file,
+                    &f.text,
+                    |root| {
+                        matches!(
+                            syntax::detect(root),
+                            Some(
+                                syntax::Shape::Catalog
+                                    | syntax::Shape::Policy
+                                    | syntax::Shape::Progress
+                            )
+                        )
+                    },
+                    |text, root| match syntax::detect(root) {
                         Some(syntax::Shape::Catalog) => {
                             syntax::json_catalog::read_catalog(text, root)
                         }
@@ -101,8 +113,8 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
                             crate::progress::read::read_as_module(text, root)
                         }
                         _ => syntax::json_plan::read_plan(text, root),
-                    })
-                }
+                    },
+                ),
                 Role::Catalog => syntax::read_json_catalog(file, &f.text),
                 Role::Policy => syntax::read_json_policy(file, &f.text),
             }

@@ -1426,6 +1426,7 @@ fn mutated_documents_never_panic_and_spans_stay_in_the_text() {
             continue;
         };
         let (_, d) = read_json_document(F, &text);
+        assert_streamed_read_is_the_tree_read(&text);
         for diag in &d {
             let r = diag.span.range();
             assert!(r.end <= text.len(), "{text}: {diag:?}");
@@ -1439,4 +1440,82 @@ fn mutated_documents_never_panic_and_spans_stay_in_the_text() {
             }
         }
     }
+}
+
+// ------------------------------------------------------------------ streaming
+
+/// A plan read as it is parsed (its steps one at a time, `read_json_plan`)
+/// is the plan read from its whole value tree: the same tree and the same
+/// diagnostics, in the same order.
+fn assert_streamed_read_is_the_tree_read(text: &str) {
+    let streamed = read_json_plan(F, text);
+    let whole = planc::syntax::read_with(F, text, planc::syntax::json_plan::read_plan);
+    assert_eq!(streamed, whole, "{text}");
+}
+
+#[test]
+fn streamed_steps_read_as_the_whole_tree_does() {
+    let cases = [
+        // `after` by number, naming an earlier and a later step, and a
+        // number no step has.
+        r#"{"steps": [{"n": 5, "tool": "a.b", "after": [7, 9]}, {"n": 7, "tool": "a.b", "after": [5]}]}"#,
+        // Numbers from indices, names from `id`, a repeated number.
+        r#"{"steps": [{"tool": "a.b", "after": [1]}, {"id": "x", "tool": "a.b", "after": [0, 1]}, {"n": 0, "tool": "a.b"}]}"#,
+        // Two `steps` members: the first is read, the second is a duplicate.
+        r#"{"steps": [{"tool": "a.b"}], "steps": [{"tool": "c.d"}]}"#,
+        r#"{"steps": "none", "steps": [{"tool": "c.d"}]}"#,
+        // `steps` nested elsewhere is not the plan's.
+        r#"{"goal": {"steps": [1, 2]}, "steps": []}"#,
+        r#"{"budget": {"replans": 1}, "name": "p", "steps": [1, {"tool": 3}, {"tool": "a.b", "after": ["zz", -1]}]}"#,
+        // Not a plan object; a document that breaks after its steps.
+        r#"[{"steps": [{"tool": "a.b"}]}]"#,
+        r#"{"steps": [{"tool": "a.b"}], "name": }"#,
+        r#"{"steps": [{"tool": "a.b"},]}"#,
+        r#"{}"#,
+    ];
+    for text in cases {
+        assert_streamed_read_is_the_tree_read(text);
+    }
+    // Every JSON document of the repository read as a plan.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack = vec![
+        root.join("tests"),
+        root.join("examples"),
+        root.join("conformance"),
+    ];
+    let mut read = 0;
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in rd.filter_map(Result::ok).map(|e| e.path()) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "json")
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                assert_streamed_read_is_the_tree_read(&text);
+                read += 1;
+            }
+        }
+    }
+    assert!(read >= 100, "only {read} JSON files");
+}
+
+/// A document given as a plan that is another shape with `steps` (a
+/// progress record lists its steps) is read as that shape, from its whole
+/// tree, although its `steps` were streamed.
+#[test]
+fn a_progress_record_given_as_a_plan_is_read_whole() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text =
+        std::fs::read_to_string(root.join("examples/config_dag/progress.json")).unwrap_or_default();
+    assert!(text.contains("\"steps\""));
+    let mut sources = planc::SourceMap::default();
+    let file = sources.add_with_kind("progress.json", text.clone(), SourceKind::Json);
+    let (streamed, d1) = planc::driver::parse(&mut sources, file, planc::driver::Role::Plan);
+    let (whole, d2) = planc::syntax::read_with(file, &text, |t, r| {
+        planc::progress::read::read_as_module(t, r)
+    });
+    assert_eq!((streamed, d1), (whole, d2));
 }

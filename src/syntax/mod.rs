@@ -83,8 +83,45 @@ fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
 // the text, only when a renderer asks for one.
 
 /// A plan in the JSON form of `docs/json.md`, as a module with one plan.
+/// Its steps are read one at a time as the parser reaches them, so the
+/// value tree of the whole plan is never in memory.
 pub fn read_json_plan(file: crate::FileId, text: &str) -> JsonRead {
-    read_with(file, text, json_plan::read_plan)
+    read_plan_or(file, text, |_| false, json_plan::read_plan)
+}
+
+/// A document given as a plan, read as [`read_json_plan`] reads one,
+/// unless `other_shape` says its root is another shape: then `other`
+/// reads it from its whole tree (parsed again when its `steps` were
+/// streamed, which only a document with `steps` that is no plan has).
+pub fn read_plan_or(
+    file: FileId,
+    text: &str,
+    other_shape: impl Fn(&json::Json<'_>) -> bool,
+    other: impl FnOnce(&str, &json::Json<'_>) -> (ast::Module, Vec<Diagnostic>),
+) -> JsonRead {
+    let mut steps = json_plan::Steps::new(text);
+    let mut read = |item: json::Json<'_>| steps.read(&item);
+    let mut stream = json::Stream {
+        key: "steps",
+        each: &mut read,
+        streamed: false,
+    };
+    let root = match json::parse_streaming(file, text, &mut stream) {
+        Ok(root) => root,
+        Err(d) => return unparsed(file, text, *d),
+    };
+    let streamed = stream.streamed;
+    let (module, mut diags) = if !other_shape(&root) {
+        steps.streamed = streamed;
+        steps.finish(&root)
+    } else if streamed {
+        drop(root);
+        return read_with(file, text, other);
+    } else {
+        other(text, &root)
+    };
+    diagnostics::sort(&mut diags);
+    (module, diags)
 }
 
 /// A tool catalogue: an MCP `tools/list` result (or the JSON-RPC response
@@ -123,14 +160,18 @@ pub fn read_with(
             diagnostics::sort(&mut diags);
             (module, diags)
         }
-        Err(d) => {
-            let span = Span::new(file, 0, text.len());
-            let module = ast::Module {
-                items: vec![ast::Item::Error(span)],
-            };
-            (module, vec![*d])
-        }
+        Err(d) => unparsed(file, text, *d),
     }
+}
+
+/// A document that does not parse: one `ast::Item::Error` and its
+/// diagnostic.
+fn unparsed(file: FileId, text: &str, d: Diagnostic) -> JsonRead {
+    let span = Span::new(file, 0, text.len());
+    let module = ast::Module {
+        items: vec![ast::Item::Error(span)],
+    };
+    (module, vec![d])
 }
 
 /// Which of the three JSON documents a value is.

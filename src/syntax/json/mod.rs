@@ -37,7 +37,7 @@ use std::borrow::Cow;
 
 use crate::source::Span;
 
-pub use parser::parse;
+pub use parser::{Stream, parse, parse_streaming};
 pub use pointer::{pointer_table, pointers};
 
 /// One JSON value with its span (for a string, the span includes the quotes).

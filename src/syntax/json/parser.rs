@@ -40,6 +40,41 @@ use crate::source::{FileId, Span};
 
 /// Parses one JSON document. Never panics; the first error ends the parse.
 pub fn parse(file: FileId, text: &str) -> Result<Json<'_>, Box<Diagnostic>> {
+    parse_with(file, text, None)
+}
+
+/// Where [`parse_streaming`] hands over the elements of one array.
+pub struct Stream<'k, 's, 'a> {
+    /// The key of the root object's member whose array is streamed: its
+    /// first member of that name, when its value is an array.
+    pub key: &'k str,
+    /// Called with each element, in order, as soon as it is read; the
+    /// element is dropped when it returns.
+    pub each: &'s mut dyn FnMut(Json<'a>),
+    /// Whether an array was streamed: set by the parser.
+    pub streamed: bool,
+}
+
+/// Parses one JSON document as [`parse`] does, except that the elements of
+/// the array `stream.key` of the root object are handed to `stream.each`
+/// one at a time instead of being kept: in the returned tree that member's
+/// value is an empty array with the span of the whole array. A large plan's
+/// steps are read one step's tree at a time, so the value tree of the
+/// whole document is never in memory. When the parse fails, the elements
+/// handed over so far belong to a document that is not JSON.
+pub fn parse_streaming<'a>(
+    file: FileId,
+    text: &'a str,
+    stream: &mut Stream<'_, '_, 'a>,
+) -> Result<Json<'a>, Box<Diagnostic>> {
+    parse_with(file, text, Some(stream))
+}
+
+fn parse_with<'a>(
+    file: FileId,
+    text: &'a str,
+    stream: Option<&mut Stream<'_, '_, 'a>>,
+) -> Result<Json<'a>, Box<Diagnostic>> {
     if text.len() > limits::MAX_INPUT_BYTES {
         return Err(Box::new(
             Diagnostic::new(
@@ -61,6 +96,7 @@ pub fn parse(file: FileId, text: &str) -> Result<Json<'_>, Box<Diagnostic>> {
         file,
         items: Vec::new(),
         members: Vec::new(),
+        stream,
     };
     if text.starts_with('\u{feff}') {
         p.pos = '\u{feff}'.len_utf8();
@@ -97,7 +133,7 @@ impl Error {
 
 type PResult<T> = Result<T, Box<Error>>;
 
-struct Parser<'a> {
+struct Parser<'a, 'k, 's, 'r> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -107,6 +143,9 @@ struct Parser<'a> {
     /// closes, one allocation per container.
     items: Vec<Json<'a>>,
     members: Vec<Member<'a>>,
+    /// The array to hand over element by element, until its member has
+    /// been met (then `None`).
+    stream: Option<&'r mut Stream<'k, 's, 'a>>,
 }
 
 /// What may follow a number without being part of it: a run of these after
@@ -115,7 +154,7 @@ fn numberish(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_')
 }
 
-impl<'a> Parser<'a> {
+impl<'a> Parser<'a, '_, '_, '_> {
     fn span(&self, start: usize, end: usize) -> Span {
         Span::new(self.file, start, end)
     }
@@ -687,6 +726,38 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The value of the streamed member of the root object (`depth` 1):
+    /// an array's elements go to the stream's `each` one by one, and the
+    /// array stands in the tree empty; any other value is read as usual.
+    /// Either way the stream is spent: only the first member of its name
+    /// is streamed.
+    fn streamed_value(&mut self, depth: usize) -> PResult<Json<'a>> {
+        let Some(stream) = self.stream.take() else {
+            return self.value(depth);
+        };
+        if self.peek() != Some(b'[') {
+            return self.value(depth);
+        }
+        stream.streamed = true;
+        let open = self.pos;
+        if let Some(span) = self.enter(depth + 1, b']')? {
+            return Ok(Json {
+                value: Value::Array(Vec::new()),
+                span,
+            });
+        }
+        loop {
+            let item = self.value(depth + 1)?;
+            (stream.each)(item);
+            if self.after_item(open, b']')? {
+                return Ok(Json {
+                    value: Value::Array(Vec::new()),
+                    span: self.span(open, self.pos),
+                });
+            }
+        }
+    }
+
     /// After an element or a member: consumes a `,` (refusing a trailing
     /// one) and returns `false`, or consumes the closing `close` and
     /// returns `true`.
@@ -745,7 +816,11 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
-            let value = self.value(depth)?;
+            let value = if depth == 1 && self.stream.as_ref().is_some_and(|s| s.key == key) {
+                self.streamed_value(depth)?
+            } else {
+                self.value(depth)?
+            };
             self.members.push(Member {
                 key,
                 key_span,

@@ -79,18 +79,154 @@ pub(crate) const PROBE_KINDS: &[&str] = &[
 /// closed-object schema can describe): `{"name": …, "path": …}`.
 pub(crate) const BIND_KEYS: &[&str] = &["name", "path"];
 
-/// Reads a parsed JSON plan document. Never fails: problems are reported and
-/// the rest is read.
+/// Reads a parsed JSON plan document whose tree is whole. Never fails:
+/// problems are reported and the rest is read.
 pub fn read_plan(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
-    let mut r = Reader::new(text);
-    let plan = plan(&mut r, root);
-    let module = Module {
-        items: match plan {
-            Some(p) => vec![Item::Plan(p)],
-            None => vec![Item::Error(root.span)],
-        },
-    };
-    (module, r.diags)
+    Steps::new(text).finish(root)
+}
+
+/// Reads a plan's steps one at a time, as the JSON parser reaches them
+/// (`syntax::read_json_plan`, through `json::parse_streaming`), or from a
+/// whole tree ([`read_plan`]); [`Steps::finish`] reads the rest of the plan
+/// from the root object. A step's name and number are known when it is
+/// read; a number in `after` may name a later step, so those are resolved
+/// at the end.
+pub(crate) struct Steps<'t> {
+    r: Reader<'t>,
+    steps: Vec<Step>,
+    /// Which step each number names (the first step with it).
+    by_number: FastMap<u64, usize>,
+    /// `after` items given as a number: (index in `steps`, clause index,
+    /// item index, the number), resolved by [`Steps::finish`].
+    numbered_afters: Vec<(usize, usize, usize, u64)>,
+    /// How many elements `steps` had, and the first one over the limit.
+    count: usize,
+    first_over: Option<Span>,
+    /// The steps came from the parser; the tree's `steps` is empty.
+    pub streamed: bool,
+}
+
+impl<'t> Steps<'t> {
+    pub fn new(text: &'t str) -> Steps<'t> {
+        Steps {
+            r: Reader::new(text),
+            steps: Vec::new(),
+            by_number: FastMap::default(),
+            numbered_afters: Vec::new(),
+            count: 0,
+            first_over: None,
+            streamed: false,
+        }
+    }
+
+    /// Reads the next element of `steps`.
+    pub fn read(&mut self, item: &Json<'_>) {
+        let i = self.count;
+        self.count += 1;
+        if i >= limits::MAX_STEPS {
+            if i == limits::MAX_STEPS {
+                self.first_over = Some(item.span);
+            }
+            return;
+        }
+        let (name, number) = identity(item, i);
+        if let Some(n) = number {
+            self.by_number.entry(n).or_insert(i);
+        }
+        self.r.step_names.push(name);
+        self.r.step = Some(i);
+        let at = self.steps.len();
+        if let Some(s) = step(&mut self.r, item, at, &mut self.numbered_afters) {
+            self.steps.push(s);
+        }
+        self.r.step = None;
+    }
+
+    /// Reads the plan around the steps: its name, goal and budget, and the
+    /// steps themselves when the tree holds them (not streamed).
+    pub fn finish(mut self, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
+        let plan = self.plan(root);
+        let module = Module {
+            items: match plan {
+                Some(p) => vec![Item::Plan(p)],
+                None => vec![Item::Error(root.span)],
+            },
+        };
+        (module, self.r.diags)
+    }
+
+    fn plan(&mut self, root: &Json<'_>) -> Option<PlanDecl> {
+        let r = &mut self.r;
+        let f = r.fields(root, "a plan", PLAN_KEYS)?;
+        let name = match given(&f, "name") {
+            Some(v) => ident(r, "name", v, "a plan name"),
+            None => None,
+        }
+        .unwrap_or_else(|| Spanned::new(Str::new("plan"), first_byte(root.span)));
+        let goal = f.get("goal").and_then(|v| {
+            r.string("goal", v)
+                .map(|s| Spanned::new(s.to_string(), v.span))
+        });
+        let (mut replans, mut max_steps) = (None, None);
+        if let Some(b) = given(&f, "budget")
+            && let Some(bf) = r.fields(b, "`budget`", BUDGET_KEYS)
+        {
+            replans = given(&bf, "replans")
+                .and_then(|v| r.count("replans", v).map(|n| Spanned::new(n, v.span)));
+            max_steps = given(&bf, "max_steps")
+                .and_then(|v| r.count("max_steps", v).map(|n| Spanned::new(n, v.span)));
+        }
+        match f.get("steps") {
+            None => r.missing_key(root.span, "steps", "a plan"),
+            Some(v) => match v.as_array() {
+                None => r.ill_typed("`steps`", v, "an array of steps"),
+                Some(items) if !self.streamed => {
+                    self.steps.reserve_exact(items.len().min(limits::MAX_STEPS));
+                    for item in items {
+                        self.read(item);
+                    }
+                }
+                // Streamed: the steps vector grew by doubling.
+                Some(_) => self.steps.shrink_to_fit(),
+            },
+        }
+        if let Some(at) = self.first_over
+            && let Some(d) = limits::too_many_steps(self.count, at)
+        {
+            self.r.report(d);
+        }
+        self.resolve_numbered_afters();
+        Some(PlanDecl {
+            doc: Doc::default(),
+            name,
+            goal,
+            replans,
+            max_steps,
+            steps: std::mem::take(&mut self.steps),
+            span: root.span,
+        })
+    }
+
+    /// Names the step each number in an `after` names: the first step with
+    /// that number, or `step_N` when none has it (the checker reports it).
+    fn resolve_numbered_afters(&mut self) {
+        for &(s, c, a, k) in &self.numbered_afters {
+            let target = self
+                .by_number
+                .get(&k)
+                .and_then(|&i| self.r.step_names.get(i))
+                .cloned()
+                .unwrap_or_else(|| smol_str::format_smolstr!("step_{k}"));
+            if let Some(Clause::After { steps, .. }) = self
+                .steps
+                .get_mut(s)
+                .and_then(|step| step.clauses.get_mut(c))
+                && let Some(name) = steps.get_mut(a)
+            {
+                name.node = target;
+            }
+        }
+    }
 }
 
 fn first_byte(span: Span) -> Span {
@@ -107,96 +243,29 @@ fn given<'v, 'a>(f: &Fields<'v, 'a>, key: &str) -> Option<&'v Json<'a>> {
     f.get(key).filter(|v| !matches!(v.value, Value::Null))
 }
 
-fn plan(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PlanDecl> {
-    let f = r.fields(root, "a plan", PLAN_KEYS)?;
-    let name = match given(&f, "name") {
-        Some(v) => ident(r, "name", v, "a plan name"),
-        None => None,
-    }
-    .unwrap_or_else(|| Spanned::new(Str::new("plan"), first_byte(root.span)));
-    let goal = f.get("goal").and_then(|v| {
-        r.string("goal", v)
-            .map(|s| Spanned::new(s.to_string(), v.span))
+/// The name of the step at index `i` of `steps`, and the number it goes
+/// by in `after` (its `n`, a numeric `id`, else its index when it has
+/// neither key).
+fn identity(item: &Json<'_>, i: usize) -> (Str, Option<u64>) {
+    let number = ["n", "id"]
+        .iter()
+        .find_map(|k| match item.get(k).map(|v| &v.value) {
+            Some(Value::Number(n)) => n.parse::<u64>().ok(),
+            _ => None,
+        });
+    let named = ["name", "id"]
+        .iter()
+        .find_map(|k| item.get(k).and_then(Json::as_str).filter(|s| is_ident(s)));
+    let number = number.or_else(|| {
+        let explicit = ["n", "id"].iter().any(|k| item.get(k).is_some());
+        (!explicit).then_some(i as u64)
     });
-    let (mut replans, mut max_steps) = (None, None);
-    if let Some(b) = given(&f, "budget")
-        && let Some(bf) = r.fields(b, "`budget`", BUDGET_KEYS)
-    {
-        replans = given(&bf, "replans")
-            .and_then(|v| r.count("replans", v).map(|n| Spanned::new(n, v.span)));
-        max_steps = given(&bf, "max_steps")
-            .and_then(|v| r.count("max_steps", v).map(|n| Spanned::new(n, v.span)));
-    }
-    let mut steps = Vec::new();
-    match f.get("steps") {
-        None => r.missing_key(root.span, "steps", "a plan"),
-        Some(v) => match v.as_array() {
-            None => r.ill_typed("`steps`", v, "an array of steps"),
-            Some(items) => {
-                if let Some(extra) = items.get(limits::MAX_STEPS)
-                    && let Some(d) = limits::too_many_steps(items.len(), extra.span)
-                {
-                    r.report(d);
-                }
-                let items = items.get(..limits::MAX_STEPS).unwrap_or(items);
-                let StepNames { names, by_number } = step_names(items);
-                r.step_names = names;
-                steps.reserve_exact(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    r.step = Some(i);
-                    if let Some(s) = step(r, item, &by_number) {
-                        steps.push(s);
-                    }
-                    r.step = None;
-                }
-            }
-        },
-    }
-    Some(PlanDecl {
-        doc: Doc::default(),
-        name,
-        goal,
-        replans,
-        max_steps,
-        steps,
-        span: root.span,
-    })
-}
-
-/// The name of every step, and which step each number names, read before
-/// the steps so that `after` can name a later step by number.
-struct StepNames {
-    names: Vec<Str>,
-    by_number: FastMap<u64, usize>,
-}
-
-fn step_names(items: &[Json<'_>]) -> StepNames {
-    let mut names = Vec::with_capacity(items.len());
-    let mut by_number = FastMap::default();
-    for (i, item) in items.iter().enumerate() {
-        let number = ["n", "id"]
-            .iter()
-            .find_map(|k| match item.get(k).map(|v| &v.value) {
-                Some(Value::Number(n)) => n.parse::<u64>().ok(),
-                _ => None,
-            });
-        let named = ["name", "id"]
-            .iter()
-            .find_map(|k| item.get(k).and_then(Json::as_str).filter(|s| is_ident(s)));
-        let number = number.or_else(|| {
-            let explicit = ["n", "id"].iter().any(|k| item.get(k).is_some());
-            (!explicit).then_some(i as u64)
-        });
-        if let Some(n) = number {
-            by_number.entry(n).or_insert(i);
-        }
-        names.push(match (named, number) {
-            (Some(s), _) => Str::from(s),
-            (None, Some(n)) => smol_str::format_smolstr!("step_{n}"),
-            (None, None) => smol_str::format_smolstr!("step_{i}"),
-        });
-    }
-    StepNames { names, by_number }
+    let name = match (named, number) {
+        (Some(s), _) => Str::from(s),
+        (None, Some(n)) => smol_str::format_smolstr!("step_{n}"),
+        (None, None) => smol_str::format_smolstr!("step_{i}"),
+    };
+    (name, number)
 }
 
 /// A string value that must be an identifier, as a name spanning its text.
@@ -217,7 +286,14 @@ fn ident(r: &mut Reader<'_>, key: &str, v: &Json<'_>, what: &str) -> Option<Name
     Some(Spanned::new(Str::new(s), v.text_span()))
 }
 
-fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) -> Option<Step> {
+/// Reads one step, the `at`-th of the plan's step vector; a number in its
+/// `after` is noted in `numbered_afters` and named later.
+fn step(
+    r: &mut Reader<'_>,
+    item: &Json<'_>,
+    at: usize,
+    numbered_afters: &mut Vec<(usize, usize, usize, u64)>,
+) -> Option<Step> {
     let f = r.fields(item, "a step", STEP_KEYS)?;
     let name = step_name(r, item, &f);
     let tool = match f.get("tool") {
@@ -280,12 +356,8 @@ fn step(r: &mut Reader<'_>, item: &Json<'_>, by_number: &FastMap<u64, usize>) ->
                     match &a.value {
                         Value::Number(n) => match n.parse::<u64>() {
                             Ok(k) => {
-                                let target = by_number
-                                    .get(&k)
-                                    .and_then(|&i| r.step_names.get(i))
-                                    .cloned()
-                                    .unwrap_or_else(|| smol_str::format_smolstr!("step_{k}"));
-                                steps.push(Spanned::new(target, a.span));
+                                numbered_afters.push((at, clauses.len(), steps.len(), k));
+                                steps.push(Spanned::new(Str::default(), a.span));
                             }
                             Err(_) => r.ill_typed("a step in `after`", a, "a step number or name"),
                         },
