@@ -204,8 +204,11 @@ impl Compiler {
         let Outcome {
             diagnostics,
             checked,
-            ..
+            parsed,
         } = outcome;
+        // The lowering reads the checked model only: the syntax trees go
+        // before the IR is built beside the model.
+        drop(parsed);
         // The catalogue's and policy's own diagnostics were reported once,
         // by `new`.
         let diagnostics: Vec<Diagnostic> = diagnostics

@@ -56,12 +56,15 @@ pub fn compile(
         &options.inputs,
         Replans::Against(progress),
     )?;
-    let outcome = driver::run(&mut job);
+    let mut outcome = driver::run(&mut job);
     report(&job, &outcome.diagnostics, options, false)?;
     let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
         return Ok(code);
     }
+    // The lowering reads the checked model only: the syntax trees go
+    // before the IR is built beside the model.
+    outcome.parsed = Vec::new();
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
     // The IR stands alone: the syntax trees, the checked model and the
     // sources are let go before its text is written, so that the two
