@@ -2,7 +2,9 @@
 # The benchmarks' smoke run, not the benchmarks: the pydantic comparison's
 # model validates the bundled JSON plans (benches/pydantic_compare.py
 # --smoke), so the shape docs/performance.md times pydantic on stays the
-# plan's. Pinned pydantic in a virtual environment; a minute at most.
+# plan's; then benches/goals.py --smoke, every measurement of the goals
+# table once, on a debug build. Pinned pydantic in a virtual environment;
+# about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,3 +18,6 @@ venv="${TMPDIR:-/tmp}/planc-bench-venv"
 python3 -m venv "$venv"
 timeout 300 "$venv/bin/pip" install -q -r benches/requirements.txt
 timeout 60 "$venv/bin/python" benches/pydantic_compare.py --smoke
+# The goals script end to end on a debug build and the 10-step plan (its
+# figures mean nothing here; that it runs and prints every table does).
+timeout 900 "$venv/bin/python" benches/goals.py --smoke

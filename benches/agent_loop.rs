@@ -13,12 +13,18 @@
 //!         --toggle-collect='*run_stage*' target/release/deps/agent_loop-HASH
 //!                                      # one run of one stage, for instruction counts
 //!
+//!     PLANC_BENCH_VALUE=FILE target/release/deps/agent_loop-HASH
+//!                                      # a serde_json Value of FILE, for its peak memory
+//!
+//! `benches/goals.py` runs all of these, and pydantic, in one run.
+//!
 //! Stages: `serde_json` (a `Value` of the JSON plan), `check` (the compiled
 //! catalogue's `check` of the JSON plan, IR included), `check_only` (the
 //! JSON front end and `check::check_plans` against the compiled models: no
 //! IR, no source map), `check_run`
 //! (`driver::run` of the same plan: the catalogue and policy parsed and
-//! built again, as one `planc check` process does), `text_compile`
+//! built again, as one `planc check` process does; `text_check_run`, the
+//! same of the text form), `text_compile`
 //! (`check` of the text form and the IR written on one line).
 
 #![allow(
@@ -78,9 +84,13 @@ fn run_stage(stage: &str, c: &Compiler, text: &str, doc: &str) -> usize {
             );
             plans.len()
         }
-        "check_run" => {
+        "check_run" | "text_check_run" => {
             let mut job = Job::default();
-            let p = job.sources.add("plan.json", doc);
+            let p = if stage == "check_run" {
+                job.sources.add("plan.json", doc)
+            } else {
+                job.sources.add("plan.plan", text)
+            };
             let t = job.sources.add("tools.plan", TOOLS);
             let pol = job.sources.add("policy.plan", POLICY);
             job.plans.push(p);
@@ -157,6 +167,14 @@ fn emit(dir: &Path) -> std::io::Result<()> {
 }
 
 fn main() {
+    // The peak memory of a `serde_json::Value` of a file, for the memory
+    // table's baseline (`benches/goals.py` reads the process's peak RSS).
+    if let Some(file) = std::env::var_os("PLANC_BENCH_VALUE") {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        println!("{}", usize::from(black_box(&value).is_object()));
+        return;
+    }
     if let Some(spec) = std::env::var_os("PLANC_BENCH_STAGE") {
         let spec = spec.to_string_lossy();
         let (stage, n) = spec.split_once(':').unwrap_or((&spec, "1000"));
