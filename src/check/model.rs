@@ -189,6 +189,12 @@ impl TypedValue {
 
     /// Every reference inside the value, in source order.
     pub fn references(&self) -> Vec<&RefValue> {
+        // Most arguments are a literal or one reference: no walk.
+        match &self.kind {
+            ValueKind::Literal(_) | ValueKind::Error => return Vec::new(),
+            ValueKind::Ref(r) => return vec![r],
+            _ => {}
+        }
         let mut out = Vec::new();
         let mut stack = vec![self];
         while let Some(v) = stack.pop() {

@@ -142,12 +142,17 @@ impl<'a> Checker<'a, '_> {
     /// bindings, if any (a recorded artifact's taint is
     /// [`Checker::recorded_taint`]).
     pub(super) fn taint_of(&self, value: &TypedValue) -> Option<Untrusted> {
-        value.references().iter().find_map(|r| {
+        let of = |r: &RefValue| {
             self.bindings
                 .get(r.binding_index)
                 .and_then(|b| b.untrusted_from)
                 .map(Untrusted::Step)
-        })
+        };
+        match &value.kind {
+            ValueKind::Literal(_) | ValueKind::Error => None,
+            ValueKind::Ref(r) => of(r),
+            _ => value.references().into_iter().find_map(of),
+        }
     }
 
     /// Checks an expression against the type it must have and classifies
