@@ -613,7 +613,7 @@ impl<'a> Checker<'a, '_> {
 
 /// `facts.plan` as written.
 pub(super) fn reference_text(r: &ast::Reference) -> String {
-    let mut s = r.name.node.to_string();
+    let mut s = String::from(r.name.node.as_str());
     for m in &r.members {
         s.push('.');
         s.push_str(&m.node);
