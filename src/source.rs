@@ -163,7 +163,8 @@ pub struct LineCol {
     pub column: u32,
 }
 
-/// One file's name, text and line index.
+/// One file's name, text and line index (built the first time a position
+/// is asked for).
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     pub id: FileId,
@@ -172,7 +173,9 @@ pub struct SourceFile {
     pub name: String,
     pub text: String,
     pub kind: SourceKind,
-    line_starts: Vec<u32>,
+    /// Where each line starts: built from the text the first time a line or
+    /// column is asked for, so a check that renders nothing never scans it.
+    line_starts: OnceLock<Vec<u32>>,
     /// For JSON files: where each value is and how to spell its RFC 6901
     /// pointer. Built from the text the first time a diagnostic asks for a
     /// pointer, so a check that renders none never pays for it.
@@ -186,24 +189,31 @@ impl SourceFile {
         text: impl Into<String>,
         kind: SourceKind,
     ) -> SourceFile {
-        let text = text.into();
-        // memchr scans a word or a vector register at a time, not a byte.
-        let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
-        line_starts.push(0u32);
-        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| clamp_u32(i + 1)));
         SourceFile {
             id,
             name: name.into(),
-            text,
+            text: text.into(),
             kind,
-            line_starts,
+            line_starts: OnceLock::new(),
             pointers: OnceLock::new(),
         }
     }
 
+    /// Where each line starts, built on the first call.
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            // memchr scans a word or a vector register at a time, not a byte.
+            let text = self.text.as_bytes();
+            let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+            starts.push(0u32);
+            starts.extend(memchr::memchr_iter(b'\n', text).map(|i| clamp_u32(i + 1)));
+            starts
+        })
+    }
+
     /// The index of the line holding byte `offset` (0-based).
     fn line_index(&self, offset: u32) -> usize {
-        match self.line_starts.binary_search(&offset) {
+        match self.line_starts().binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         }
@@ -211,7 +221,7 @@ impl SourceFile {
 
     /// The byte offset where 0-based line `line` starts.
     pub fn line_start(&self, line: usize) -> usize {
-        self.line_starts
+        self.line_starts()
             .get(line)
             .map(|&s| s as usize)
             .unwrap_or(self.text.len())
@@ -219,7 +229,7 @@ impl SourceFile {
 
     /// The number of lines (a file ending in a newline has an empty last line).
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 
     /// Clamps `offset` into the text and back onto a character boundary.
@@ -276,7 +286,7 @@ impl SourceFile {
     /// end of the text.
     pub fn offset_of_utf16(&self, line: u32, column: u32) -> usize {
         let line = line as usize;
-        if line >= self.line_starts.len() {
+        if line >= self.line_starts().len() {
             return self.text.len();
         }
         let start = self.line_start(line);

@@ -257,9 +257,10 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                 stack.push((inner, depth + 1));
             }
             ast::TypeKind::Record(fields) => {
-                let mut seen: FastMap<&str, Span> = FastMap::default();
-                for f in fields {
-                    if let Some(first) = seen.get(f.name.node.as_str()) {
+                duplicates(
+                    fields,
+                    |f| &f.name,
+                    |f, first| {
                         diags.push(
                             Diagnostic::new(
                                 Code::E0104,
@@ -267,18 +268,19 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                                 format!("field `{}` is declared more than once", f.name.node),
                             )
                             .with_label("declared again here")
-                            .with_secondary(*first, "first declared here"),
+                            .with_secondary(first.name.span, "first declared here"),
                         );
-                    } else {
-                        seen.insert(&f.name.node, f.name.span);
-                    }
+                    },
+                );
+                for f in fields {
                     stack.push((&f.ty, depth + 1));
                 }
             }
             ast::TypeKind::Enum(values) => {
-                let mut seen: FastMap<&str, Span> = FastMap::default();
-                for v in values {
-                    if let Some(first) = seen.get(v.node.as_str()) {
+                duplicates(
+                    values,
+                    |v| v,
+                    |v, first| {
                         diags.push(
                             Diagnostic::new(
                                 Code::E0104,
@@ -286,12 +288,10 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                                 format!("enum value {:?} is listed more than once", v.node),
                             )
                             .with_label("listed again here")
-                            .with_secondary(*first, "first listed here"),
+                            .with_secondary(first.span, "first listed here"),
                         );
-                    } else {
-                        seen.insert(&v.node, v.span);
-                    }
-                }
+                    },
+                );
             }
             ast::TypeKind::Union(members) => {
                 for m in members {
@@ -314,6 +314,36 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                 }
             }
             ast::TypeKind::Prim(_) | ast::TypeKind::Error => {}
+        }
+    }
+}
+
+/// Calls `dup` with each item whose name an earlier item has, and the
+/// first item of that name. The few fields or values a type lists are
+/// compared with the items before them; a long list goes through a map.
+fn duplicates<'a, T>(
+    items: &'a [T],
+    name: impl Fn(&'a T) -> &'a Spanned<Str>,
+    mut dup: impl FnMut(&'a T, &'a T),
+) {
+    const SCAN: usize = 16;
+    if items.len() <= SCAN {
+        for (i, item) in items.iter().enumerate() {
+            let key = &name(item).node;
+            let before = items.get(..i).unwrap_or_default();
+            if let Some(first) = before.iter().find(|b| name(b).node == *key) {
+                dup(item, first);
+            }
+        }
+        return;
+    }
+    let mut seen: FastMap<&str, &'a T> = FastMap::default();
+    for item in items {
+        let key = name(item).node.as_str();
+        if let Some(first) = seen.get(key) {
+            dup(item, first);
+        } else {
+            seen.insert(key, item);
         }
     }
 }

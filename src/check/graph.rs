@@ -175,6 +175,41 @@ pub fn waves(deps: &[Vec<usize>]) -> Option<Vec<Vec<usize>>> {
     Some(out)
 }
 
+/// [`waves`] of a graph whose every edge goes to an earlier node (`deps`
+/// gives the nodes each node depends on, all below it): such a graph has no
+/// cycle, and one pass in index order decides each node's wave from its
+/// dependencies'. The same waves as [`waves`], without its lists of
+/// dependents and queue.
+pub fn waves_backward<'d, D>(n: usize, deps: impl Fn(usize) -> D) -> Vec<Vec<usize>>
+where
+    D: IntoIterator<Item = &'d usize>,
+{
+    let mut level: Vec<usize> = Vec::with_capacity(n);
+    let mut depth = 0usize;
+    for v in 0..n {
+        let lv = deps(v)
+            .into_iter()
+            .filter_map(|&d| level.get(d).map(|l| l + 1))
+            .max()
+            .unwrap_or(0);
+        depth = depth.max(lv + 1);
+        level.push(lv);
+    }
+    let mut sizes = vec![0usize; depth];
+    for &l in &level {
+        if let Some(s) = sizes.get_mut(l) {
+            *s += 1;
+        }
+    }
+    let mut out: Vec<Vec<usize>> = sizes.into_iter().map(Vec::with_capacity).collect();
+    for (v, &l) in level.iter().enumerate() {
+        if let Some(w) = out.get_mut(l) {
+            w.push(v);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +230,9 @@ mod tests {
         assert!(cyclic_components(&deps).is_empty());
         assert_eq!(waves(&deps), Some(vec![vec![0, 4], vec![1, 2], vec![3]]));
         assert_eq!(waves(&[vec![1], vec![0]]), None);
+        let backward = waves_backward(deps.len(), |v| deps.get(v).into_iter().flatten());
+        assert_eq!(Some(backward), waves(&deps));
+        assert!(waves_backward(0, |_| std::iter::empty()).is_empty());
     }
 
     #[test]

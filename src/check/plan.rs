@@ -185,7 +185,7 @@ pub(crate) fn check_plan<'a>(
     scopes.dedup();
     let errors = c.diags.iter().filter(|d| d.is_error()).count();
     let model = CheckedPlan {
-        name: plan.name.node.clone().to_string(),
+        name: String::from(plan.name.node.as_str()),
         name_span: plan.name.span,
         span: plan.span,
         doc: plan.doc.text(),

@@ -222,13 +222,15 @@ fn build_policy(decl: &ast::PolicyDecl, catalog: &Catalog, diags: &mut Vec<Diagn
         rules.push(rule);
     }
     Policy {
-        name: decl.name.node.clone().to_string(),
+        name: String::from(decl.name.node.as_str()),
         name_span: decl.name.span,
         span: decl.span,
-        actor: decl
-            .actor
-            .as_ref()
-            .map(|a| a.node.iter().map(|s| s.node.to_string()).collect()),
+        actor: decl.actor.as_ref().map(|a| {
+            a.node
+                .iter()
+                .map(|s| String::from(s.node.as_str()))
+                .collect()
+        }),
         actor_span: decl.actor.as_ref().map(|a| a.span),
         max_steps: decl.max_steps,
         rules,
@@ -297,7 +299,7 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
         }
     }
     Rule {
-        tool: r.tool.node.clone().to_string(),
+        tool: String::from(r.tool.node.as_str()),
         tool_span: r.tool.span,
         span: r.span,
         requires,

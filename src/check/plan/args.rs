@@ -11,27 +11,45 @@ impl<'a> Checker<'a, '_> {
         tool: Option<&'a Tool>,
     ) -> Vec<CheckedArg> {
         let mut out: Vec<CheckedArg> = Vec::with_capacity(step.args.len());
-        let mut seen: FastMap<&str, Span> =
-            FastMap::with_capacity_and_hasher(step.args.len(), Default::default());
+        // The names given so far. A step has a few arguments, and they are
+        // compared with those before them; many go through a map.
+        let many = step.args.len() > 16;
+        let mut seen: FastMap<&str, Span> = if many {
+            FastMap::with_capacity_and_hasher(step.args.len(), Default::default())
+        } else {
+            FastMap::default()
+        };
         // Parameters an unknown argument's E0102 already suggests: that one
         // message says what is missing, so no E0103 repeats it.
         let mut suggested: Vec<String> = Vec::new();
-        for arg in &step.args {
-            if let Some(first) = seen.get(arg.name.node.as_str()) {
+        for (k, arg) in step.args.iter().enumerate() {
+            let name = arg.name.node.as_str();
+            let first = if many {
+                seen.get(name).copied()
+            } else {
+                let before = step.args.get(..k).unwrap_or_default();
+                before
+                    .iter()
+                    .find(|a| a.name.node == name)
+                    .map(|a| a.name.span)
+            };
+            if let Some(first) = first {
                 let d = Diagnostic::new(
                     Code::E0104,
                     arg.name.span,
                     format!("argument `{}` is given more than once", arg.name.node),
                 )
                 .with_label("given again here")
-                .with_secondary(*first, "first given here")
+                .with_secondary(first, "first given here")
                 .with_help("give each argument once");
                 self.report(i, d);
                 // Still resolve its references: their errors are their own.
                 self.check_expr(i, &arg.value, &Ty::Error, What::Plain(&arg.name.node));
                 continue;
             }
-            seen.insert(&arg.name.node, arg.name.span);
+            if many {
+                seen.insert(name, arg.name.span);
+            }
             let param = tool.and_then(|t| t.param(&arg.name.node));
             let expected = match (tool, param) {
                 (Some(t), None) => {
@@ -83,7 +101,12 @@ impl<'a> Checker<'a, '_> {
         if let Some(t) = tool {
             let mut missing: Vec<&catalog::Param> = Vec::new();
             for p in &t.params {
-                if seen.contains_key(p.name.as_str()) || suggested.iter().any(|s| *s == p.name) {
+                let given = if many {
+                    seen.contains_key(p.name.as_str())
+                } else {
+                    step.args.iter().any(|a| a.name.node == p.name)
+                };
+                if given || suggested.iter().any(|s| *s == p.name) {
                     continue;
                 }
                 if p.required() {
@@ -141,17 +164,40 @@ impl<'a> Checker<'a, '_> {
     /// The untrusted step a value's data comes from through the plan's
     /// bindings, if any (a recorded artifact's taint is
     /// [`Checker::recorded_taint`]).
+    ///
+    /// The first such reference in source order decides. Most values are a
+    /// literal, one reference or one string: those are looked at in place;
+    /// a list or a record collects its references.
     pub(super) fn taint_of(&self, value: &TypedValue) -> Option<Untrusted> {
-        let of = |r: &RefValue| {
+        let untrusted = |r: &RefValue| {
             self.bindings
                 .get(r.binding_index)
                 .and_then(|b| b.untrusted_from)
-                .map(Untrusted::Step)
         };
         match &value.kind {
             ValueKind::Literal(_) | ValueKind::Error => None,
-            ValueKind::Ref(r) => of(r),
-            _ => value.references().into_iter().find_map(of),
+            ValueKind::Ref(r) => untrusted(r).map(Untrusted::Step),
+            ValueKind::Interp(parts) => {
+                // The earliest untrusted reference; of two at one offset,
+                // the first listed (as a stable sort by offset keeps them).
+                let mut first: Option<(u32, usize)> = None;
+                for p in parts {
+                    let InterpPiece::Ref { reference: r, .. } = p else {
+                        continue;
+                    };
+                    if let Some(step) = untrusted(r)
+                        && first.is_none_or(|(at, _)| r.span.start < at)
+                    {
+                        first = Some((r.span.start, step));
+                    }
+                }
+                first.map(|(_, step)| Untrusted::Step(step))
+            }
+            ValueKind::List(_) | ValueKind::Record(_) => value
+                .references()
+                .iter()
+                .find_map(|r| untrusted(r))
+                .map(Untrusted::Step),
         }
     }
 
@@ -347,24 +393,42 @@ impl<'a> Checker<'a, '_> {
             self.report(i, d);
             failed = true;
         }
-        let mut seen: FastMap<&str, Span> =
-            FastMap::with_capacity_and_hasher(entries.len(), Default::default());
+        // The names given so far: compared with the entries before them,
+        // through a map for many (as a step's arguments).
+        let many = entries.len() > 16;
+        let mut seen: FastMap<&str, Span> = if many {
+            FastMap::with_capacity_and_hasher(entries.len(), Default::default())
+        } else {
+            FastMap::default()
+        };
         let mut values = Vec::with_capacity(entries.len());
         let mut tys = Vec::with_capacity(entries.len());
-        for e in entries {
-            if let Some(first) = seen.get(e.name.node.as_str()) {
+        for (k, e) in entries.iter().enumerate() {
+            let name = e.name.node.as_str();
+            let first = if many {
+                seen.get(name).copied()
+            } else {
+                let before = entries.get(..k).unwrap_or_default();
+                before
+                    .iter()
+                    .find(|x| x.name.node == name)
+                    .map(|x| x.name.span)
+            };
+            if let Some(first) = first {
                 let d = Diagnostic::new(
                     Code::E0104,
                     e.name.span,
                     format!("field `{}` is given more than once", e.name.node),
                 )
                 .with_label("given again here")
-                .with_secondary(*first, "first given here");
+                .with_secondary(first, "first given here");
                 self.report(i, d);
                 self.check_expr(i, &e.value, &Ty::Error, What::Plain(""));
                 continue;
             }
-            seen.insert(&e.name.node, e.name.span);
+            if many {
+                seen.insert(name, e.name.span);
+            }
             let field_ty = match fields {
                 Some(fs) => match fs.iter().find(|f| f.name == e.name.node) {
                     Some(f) if f.optional => Ty::optional(f.ty.clone()),
@@ -406,7 +470,12 @@ impl<'a> Checker<'a, '_> {
             let missing: Vec<String> = fs
                 .iter()
                 .filter(|f| {
-                    !f.optional && !f.ty.accepts_null() && !seen.contains_key(f.name.as_str())
+                    let given = if many {
+                        seen.contains_key(f.name.as_str())
+                    } else {
+                        entries.iter().any(|x| x.name.node == f.name)
+                    };
+                    !f.optional && !f.ty.accepts_null() && !given
                 })
                 .map(|f| format!("{}: {}", f.name, f.ty))
                 .collect();
@@ -618,7 +687,7 @@ impl<'a> Checker<'a, '_> {
 
 /// `facts.plan` as written.
 pub(super) fn reference_text(r: &ast::Reference) -> String {
-    let mut s = r.name.node.to_string();
+    let mut s = String::from(r.name.node.as_str());
     for m in &r.members {
         s.push('.');
         s.push_str(&m.node);

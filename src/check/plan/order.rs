@@ -64,6 +64,21 @@ impl<'a> Checker<'a, '_> {
 
     /// Finds ordering cycles (E0108) and layers the steps into waves.
     pub(super) fn order(&mut self, steps: &[CheckedStep]) -> Option<Vec<Vec<usize>>> {
+        // A cycle needs an edge from a step to itself or to a later one
+        // (only `after` makes those): when every edge goes to an earlier
+        // step, there is none to look for, and the waves take one pass.
+        let backward = steps
+            .iter()
+            .enumerate()
+            .all(|(v, s)| s.depends_on.iter().all(|d| d.step < v));
+        if backward {
+            return Some(graph::waves_backward(steps.len(), |v| {
+                steps
+                    .get(v)
+                    .into_iter()
+                    .flat_map(|s| s.depends_on.iter().map(|d| &d.step))
+            }));
+        }
         let succ: Vec<Vec<usize>> = steps
             .iter()
             .map(|s| {

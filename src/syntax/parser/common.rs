@@ -296,12 +296,36 @@ where
     P: Parser<'t, I, Option<O>, Ex<E>> + Clone,
     R: Parser<'t, I, Option<O>, Ex<E>> + Clone,
 {
-    elem.recover_with(via_parser(recovery))
+    elem.recover_with(via_parser(before_close(d).ignore_then(recovery)))
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
         .map(|v| v.into_iter().flatten().collect())
         .delimited_by(just(open), close(d))
+}
+
+/// Fails, consuming nothing, at the delimiter that closes the list. An
+/// element's recovery (which skips to the element's end) could skip
+/// nothing there and would fail: this says so at once, for the element a
+/// trailing comma or an empty list leaves out, which every list meets.
+fn before_close<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
+    d: Delim,
+) -> impl Parser<'t, I, (), Ex<E>> + Clone {
+    let close = close_token(d);
+    custom(move |inp| {
+        let here = inp.save();
+        let next = inp.next();
+        let span = inp.span_since(here.cursor());
+        inp.rewind(here);
+        match next {
+            Some(t) if t == close => Err(<E as LabelError<'t, I, &'static str>>::expected_found(
+                [],
+                Some(MaybeRef::Val(t)),
+                span,
+            )),
+            _ => Ok(()),
+        }
+    })
 }
 
 /// An element recovery that keeps the element's name when it was read:

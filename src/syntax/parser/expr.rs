@@ -126,11 +126,17 @@ pub(super) fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
             list_of(field, field_recovery, Token::LBrace, Delim::Brace).map(ast::TypeKind::Record);
 
         let atom = choice((prim, list, record, lit_ty)).map_with(|k, e| Spanned::new(k, sp(e)));
+        // `A | B | …`: the members after the first are collected apart, so
+        // that a type of one member (nearly every type) allocates nothing.
         let union = atom
-            .separated_by(just(Token::Pipe))
-            .at_least(1)
-            .collect::<Vec<_>>()
-            .map_with(|members: Vec<ast::Type>, e| union_type(members, sp(e)));
+            .clone()
+            .then(
+                just(Token::Pipe)
+                    .ignore_then(atom)
+                    .repeated()
+                    .collect::<Vec<_>>(),
+            )
+            .map_with(|(first, rest), e| union_type(first, rest, sp(e)));
         union
             .then(just(Token::Question).map_with(|_, e| sp(e)).or_not())
             .map(|(t, q)| match q {
@@ -145,14 +151,16 @@ pub(super) fn ty<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     })
 }
 
-/// The members of `A | B | …` as one type: a single member is itself,
-/// members that are all strings are one enum, anything else a union.
-pub(super) fn union_type(mut members: Vec<ast::Type>, span: Span) -> ast::Type {
-    if members.len() == 1
-        && let Some(one) = members.pop()
-    {
-        return one;
+/// The members of `A | B | …` (the first, then the rest) as one type: a
+/// single member is itself, members that are all strings are one enum,
+/// anything else a union.
+pub(super) fn union_type(first: ast::Type, rest: Vec<ast::Type>, span: Span) -> ast::Type {
+    if rest.is_empty() {
+        return first;
     }
+    let mut members = Vec::with_capacity(rest.len() + 1);
+    members.push(first);
+    members.extend(rest);
     if members
         .iter()
         .any(|m| matches!(m.node, ast::TypeKind::Error))
