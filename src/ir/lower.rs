@@ -4,7 +4,6 @@
 //! file/line/column).
 
 use smol_str::ToSmolStr;
-use std::collections::BTreeMap;
 
 use super::types as ir;
 use crate::catalog::Value as CValue;
@@ -65,13 +64,13 @@ fn lower_step(
         .tool
         .as_ref()
         .ok_or_else(|| format!("step `{}` calls an unknown tool", step.name))?;
-    let mut args = BTreeMap::new();
+    let mut args = ir::Map::with_capacity(step.args.len());
     for arg in &step.args {
         let value = value(&arg.value)
             .ok_or_else(|| format!("step `{}`: argument `{}` has an error", step.name, arg.name))?;
         args.insert(arg.name.clone(), value);
     }
-    let mut binds = BTreeMap::new();
+    let mut binds = ir::Map::with_capacity(step.binds.len());
     for &b in &step.binds {
         if let Some(binding) = plan.bindings.get(b) {
             binds.insert(binding.name.clone(), binding.path_text.clone());

@@ -2,6 +2,7 @@
 //! lowering from the checker's semantic model.
 
 mod lower;
+mod map;
 pub mod path;
 mod text;
 mod types;

@@ -3,7 +3,8 @@
 //! are fixed; `schema/plan-ir.schema.json` is generated from them and a test
 //! fails when the two drift apart.
 //!
-//! Every map is a `BTreeMap`, so output is byte-identical from run to run.
+//! Every map keeps its keys in order (`BTreeMap`, or [`Map`], a sorted
+//! vector), so output is byte-identical from run to run.
 //! Input is read with unknown fields denied.
 
 use std::collections::BTreeMap;
@@ -11,6 +12,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use super::map::Map;
 pub use crate::syntax::ast::Str;
 
 /// The version of the IR's shape, independent of planc's own version. It
@@ -76,7 +78,7 @@ pub struct StepIr {
     /// The catalogue name of the tool to call.
     pub tool: Str,
     /// Every argument the call passes, defaults filled in.
-    pub args: BTreeMap<Str, Value>,
+    pub args: Map<Value>,
     /// Preconditions, all of which must hold of the artifacts before the
     /// step is dispatched (before its guards). Left out when there are none
     /// (added in IR 1.1).
@@ -85,7 +87,7 @@ pub struct StepIr {
     /// Postconditions, all of which must hold of the tool's result.
     pub post: Vec<Probe>,
     /// Names this step binds, each to a path into its result.
-    pub binds: BTreeMap<Str, Str>,
+    pub binds: Map<Str>,
     /// What to do when a postcondition does not hold.
     pub on_unmet: OnUnmet,
     /// How many times to retry on a tool error (idempotent tools only).
@@ -210,7 +212,7 @@ pub enum Value {
         items: Vec<Value>,
     },
     Record {
-        fields: BTreeMap<Str, Value>,
+        fields: Map<Value>,
     },
     /// A string made of text and the values of references, in order.
     Interpolate {
