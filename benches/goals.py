@@ -5,7 +5,7 @@ pydantic v2, by instructions (callgrind) and by time, the peak memory of a
 `planc` process against its input, and the language server's latency.
 
     python3 -m venv /tmp/v && /tmp/v/bin/pip install -r benches/requirements.txt
-    /tmp/v/bin/python benches/goals.py                # everything: about 25 minutes
+    /tmp/v/bin/python benches/goals.py                # everything: about six minutes
     /tmp/v/bin/python benches/goals.py --sizes 10,100,1000 --no-lsp
     /tmp/v/bin/python benches/goals.py --smoke        # CI: a debug build, the
         # 10-step plan, one pass of each measurement; checks the plumbing, not speed
