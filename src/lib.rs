@@ -32,6 +32,7 @@ pub mod plan_schema;
 pub mod policy;
 pub mod progress;
 pub mod project;
+mod seen;
 pub mod source;
 pub mod suggest;
 pub mod syntax;

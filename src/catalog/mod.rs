@@ -11,6 +11,7 @@ pub mod value;
 
 use crate::FastMap;
 use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::seen::Seen;
 use crate::source::{Span, Spanned};
 use crate::syntax::ast::{self, Str};
 
@@ -257,10 +258,9 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                 stack.push((inner, depth + 1));
             }
             ast::TypeKind::Record(fields) => {
-                duplicates(
-                    fields,
-                    |f| &f.name,
-                    |f, first| {
+                let mut seen = Seen::new(fields.len());
+                for f in fields {
+                    if let Some(first) = seen.first(&f.name.node, f.name.span) {
                         diags.push(
                             Diagnostic::new(
                                 Code::E0104,
@@ -268,19 +268,16 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                                 format!("field `{}` is declared more than once", f.name.node),
                             )
                             .with_label("declared again here")
-                            .with_secondary(first.name.span, "first declared here"),
+                            .with_secondary(first, "first declared here"),
                         );
-                    },
-                );
-                for f in fields {
+                    }
                     stack.push((&f.ty, depth + 1));
                 }
             }
             ast::TypeKind::Enum(values) => {
-                duplicates(
-                    values,
-                    |v| v,
-                    |v, first| {
+                let mut seen = Seen::new(values.len());
+                for v in values {
+                    if let Some(first) = seen.first(&v.node, v.span) {
                         diags.push(
                             Diagnostic::new(
                                 Code::E0104,
@@ -288,10 +285,10 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                                 format!("enum value {:?} is listed more than once", v.node),
                             )
                             .with_label("listed again here")
-                            .with_secondary(first.span, "first listed here"),
+                            .with_secondary(first, "first listed here"),
                         );
-                    },
-                );
+                    }
+                }
             }
             ast::TypeKind::Union(members) => {
                 for m in members {
@@ -314,36 +311,6 @@ fn check_type_decl(ty: &ast::Type, diags: &mut Vec<Diagnostic>) {
                 }
             }
             ast::TypeKind::Prim(_) | ast::TypeKind::Error => {}
-        }
-    }
-}
-
-/// Calls `dup` with each item whose name an earlier item has, and the
-/// first item of that name. The few fields or values a type lists are
-/// compared with the items before them; a long list goes through a map.
-fn duplicates<'a, T>(
-    items: &'a [T],
-    name: impl Fn(&'a T) -> &'a Spanned<Str>,
-    mut dup: impl FnMut(&'a T, &'a T),
-) {
-    const SCAN: usize = 16;
-    if items.len() <= SCAN {
-        for (i, item) in items.iter().enumerate() {
-            let key = &name(item).node;
-            let before = items.get(..i).unwrap_or_default();
-            if let Some(first) = before.iter().find(|b| name(b).node == *key) {
-                dup(item, first);
-            }
-        }
-        return;
-    }
-    let mut seen: FastMap<&str, &'a T> = FastMap::default();
-    for item in items {
-        let key = name(item).node.as_str();
-        if let Some(first) = seen.get(key) {
-            dup(item, first);
-        } else {
-            seen.insert(key, item);
         }
     }
 }

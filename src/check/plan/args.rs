@@ -11,29 +11,12 @@ impl<'a> Checker<'a, '_> {
         tool: Option<&'a Tool>,
     ) -> Vec<CheckedArg> {
         let mut out: Vec<CheckedArg> = Vec::with_capacity(step.args.len());
-        // The names given so far. A step has a few arguments, and they are
-        // compared with those before them; many go through a map.
-        let many = step.args.len() > 16;
-        let mut seen: FastMap<&str, Span> = if many {
-            FastMap::with_capacity_and_hasher(step.args.len(), Default::default())
-        } else {
-            FastMap::default()
-        };
+        let mut seen = Seen::new(step.args.len());
         // Parameters an unknown argument's E0102 already suggests: that one
         // message says what is missing, so no E0103 repeats it.
         let mut suggested: Vec<String> = Vec::new();
-        for (k, arg) in step.args.iter().enumerate() {
-            let name = arg.name.node.as_str();
-            let first = if many {
-                seen.get(name).copied()
-            } else {
-                let before = step.args.get(..k).unwrap_or_default();
-                before
-                    .iter()
-                    .find(|a| a.name.node == name)
-                    .map(|a| a.name.span)
-            };
-            if let Some(first) = first {
+        for arg in &step.args {
+            if let Some(first) = seen.first(&arg.name.node, arg.name.span) {
                 let d = Diagnostic::new(
                     Code::E0104,
                     arg.name.span,
@@ -46,9 +29,6 @@ impl<'a> Checker<'a, '_> {
                 // Still resolve its references: their errors are their own.
                 self.check_expr(i, &arg.value, &Ty::Error, What::Plain(&arg.name.node));
                 continue;
-            }
-            if many {
-                seen.insert(name, arg.name.span);
             }
             let param = tool.and_then(|t| t.param(&arg.name.node));
             let expected = match (tool, param) {
@@ -101,12 +81,7 @@ impl<'a> Checker<'a, '_> {
         if let Some(t) = tool {
             let mut missing: Vec<&catalog::Param> = Vec::new();
             for p in &t.params {
-                let given = if many {
-                    seen.contains_key(p.name.as_str())
-                } else {
-                    step.args.iter().any(|a| a.name.node == p.name)
-                };
-                if given || suggested.iter().any(|s| *s == p.name) {
+                if seen.contains(&p.name) || suggested.iter().any(|s| *s == p.name) {
                     continue;
                 }
                 if p.required() {
@@ -393,28 +368,11 @@ impl<'a> Checker<'a, '_> {
             self.report(i, d);
             failed = true;
         }
-        // The names given so far: compared with the entries before them,
-        // through a map for many (as a step's arguments).
-        let many = entries.len() > 16;
-        let mut seen: FastMap<&str, Span> = if many {
-            FastMap::with_capacity_and_hasher(entries.len(), Default::default())
-        } else {
-            FastMap::default()
-        };
+        let mut seen = Seen::new(entries.len());
         let mut values = Vec::with_capacity(entries.len());
         let mut tys = Vec::with_capacity(entries.len());
-        for (k, e) in entries.iter().enumerate() {
-            let name = e.name.node.as_str();
-            let first = if many {
-                seen.get(name).copied()
-            } else {
-                let before = entries.get(..k).unwrap_or_default();
-                before
-                    .iter()
-                    .find(|x| x.name.node == name)
-                    .map(|x| x.name.span)
-            };
-            if let Some(first) = first {
+        for e in entries {
+            if let Some(first) = seen.first(&e.name.node, e.name.span) {
                 let d = Diagnostic::new(
                     Code::E0104,
                     e.name.span,
@@ -425,9 +383,6 @@ impl<'a> Checker<'a, '_> {
                 self.report(i, d);
                 self.check_expr(i, &e.value, &Ty::Error, What::Plain(""));
                 continue;
-            }
-            if many {
-                seen.insert(name, e.name.span);
             }
             let field_ty = match fields {
                 Some(fs) => match fs.iter().find(|f| f.name == e.name.node) {
@@ -469,14 +424,7 @@ impl<'a> Checker<'a, '_> {
         if let Some(fs) = fields {
             let missing: Vec<String> = fs
                 .iter()
-                .filter(|f| {
-                    let given = if many {
-                        seen.contains_key(f.name.as_str())
-                    } else {
-                        entries.iter().any(|x| x.name.node == f.name)
-                    };
-                    !f.optional && !f.ty.accepts_null() && !given
-                })
+                .filter(|f| !f.optional && !f.ty.accepts_null() && !seen.contains(&f.name))
                 .map(|f| format!("{}: {}", f.name, f.ty))
                 .collect();
             if !missing.is_empty() {

@@ -705,23 +705,31 @@ impl<'a> Parser<'a, '_, '_, '_> {
     }
 
     fn array(&mut self, depth: usize) -> PResult<Json<'a>> {
+        let base = self.items.len();
+        let span = self.elements(depth, |p, item| p.items.push(item))?;
+        let items: Vec<Json<'a>> = self.items.drain(base..).collect();
+        Ok(Json {
+            value: Value::Array(items),
+            span,
+        })
+    }
+
+    /// Reads the elements of the array at the cursor, at `depth`, handing
+    /// each to `take` as it is read; returns the array's span.
+    fn elements(
+        &mut self,
+        depth: usize,
+        mut take: impl FnMut(&mut Self, Json<'a>),
+    ) -> PResult<Span> {
         let open = self.pos;
         if let Some(span) = self.enter(depth, b']')? {
-            return Ok(Json {
-                value: Value::Array(Vec::new()),
-                span,
-            });
+            return Ok(span);
         }
-        let base = self.items.len();
         loop {
             let item = self.value(depth)?;
-            self.items.push(item);
+            take(self, item);
             if self.after_item(open, b']')? {
-                let items: Vec<Json<'a>> = self.items.drain(base..).collect();
-                return Ok(Json {
-                    value: Value::Array(items),
-                    span: self.span(open, self.pos),
-                });
+                return Ok(self.span(open, self.pos));
             }
         }
     }
@@ -739,23 +747,11 @@ impl<'a> Parser<'a, '_, '_, '_> {
             return self.value(depth);
         }
         stream.streamed = true;
-        let open = self.pos;
-        if let Some(span) = self.enter(depth + 1, b']')? {
-            return Ok(Json {
-                value: Value::Array(Vec::new()),
-                span,
-            });
-        }
-        loop {
-            let item = self.value(depth + 1)?;
-            (stream.each)(item);
-            if self.after_item(open, b']')? {
-                return Ok(Json {
-                    value: Value::Array(Vec::new()),
-                    span: self.span(open, self.pos),
-                });
-            }
-        }
+        let span = self.elements(depth + 1, |_, item| (stream.each)(item))?;
+        Ok(Json {
+            value: Value::Array(Vec::new()),
+            span,
+        })
     }
 
     /// After an element or a member: consumes a `,` (refusing a trailing
