@@ -1,0 +1,178 @@
+//! Exact numbers on their way to JavaScript.
+//!
+//! planc keeps a number as the text it was written with (`4180.00`, a
+//! 30-digit integer); JavaScript parses JSON numbers into doubles. A number
+//! crosses as a JSON number when the double JavaScript reads from it is the
+//! same value (`41.50` is `41.5`, `0.1` reads back as `0.1`), and as a
+//! string of its own digits when the double would be another number
+//! (`12345678901234567891`, `0.1000000000000000000001`, `1e400`): nothing is
+//! rounded silently (`bindings/js/README.md`, "Exact numbers").
+
+use planc::exec::Data;
+
+/// A number's value as `(negative, significant digits, exponent)`, with
+/// value `0.DIGITS × 10^exponent`, no leading or trailing zero in DIGITS;
+/// zero is `(false, "", 0)`. `None` when the text is not a decimal number
+/// or its exponent does not fit.
+fn decimal_parts(text: &str) -> Option<(bool, String, i64)> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => {
+            let (m, e) = rest.split_at(at);
+            (m, e.get(1..)?.parse::<i64>().ok()?)
+        }
+        None => (rest, 0),
+    };
+    let (int, frac) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (mantissa, ""),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let all: String = int.chars().chain(frac.chars()).collect();
+    // The point stands after `int`: value = 0.ALL × 10^(len(int) + exp).
+    let mut point = i64::try_from(int.len()).ok()?.checked_add(exponent)?;
+    let leading = all.len() - all.trim_start_matches('0').len();
+    point = point.checked_sub(i64::try_from(leading).ok()?)?;
+    let digits = all
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .to_string();
+    if digits.is_empty() {
+        return Some((false, String::new(), 0));
+    }
+    Some((negative, digits, point))
+}
+
+/// Whether JavaScript's `Number(text)` is exactly the value `text` writes.
+pub fn exact_in_f64(text: &str) -> bool {
+    let Ok(double) = text.parse::<f64>() else {
+        return false;
+    };
+    if !double.is_finite() {
+        return false;
+    }
+    // `{:e}` writes the shortest text that reads back as this double, the
+    // text JavaScript's own number-to-string conversion writes.
+    let shortest = format!("{double:e}");
+    match (decimal_parts(text), decimal_parts(&shortest)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// `value` as compact JSON for JavaScript: a number a double cannot hold
+/// exactly becomes a string of its digits.
+pub fn write_js(value: &Data) -> String {
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
+fn write(value: &Data, out: &mut String) {
+    match value {
+        Data::Number(n) if exact_in_f64(n.as_str()) => out.push_str(n.as_str()),
+        Data::Number(n) => string(n.as_str(), out),
+        Data::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(item, out);
+            }
+            out.push(']');
+        }
+        Data::Object(fields) => {
+            out.push('{');
+            for (i, (key, item)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                string(key, out);
+                out.push(':');
+                write(item, out);
+            }
+            out.push('}');
+        }
+        // Null, booleans and strings: as the value writes itself.
+        other => out.push_str(&other.to_json_string()),
+    }
+}
+
+fn string(s: &str, out: &mut String) {
+    out.push_str(&Data::String(s.to_string()).to_json_string());
+}
+
+/// The JSON text `text` with the numbers a double cannot hold as strings;
+/// text that is not JSON is returned as it is (the library wrote it).
+pub fn js_json(text: &str) -> String {
+    match Data::parse_text(text) {
+        Ok(d) => write_js(&d),
+        Err(_) => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_a_double_holds_stay_numbers() {
+        for t in [
+            "0",
+            "-0",
+            "41.50",
+            "41.5",
+            "0.1",
+            "4180.00",
+            "1e3",
+            "1E-7",
+            "-2.5e-3",
+            "9007199254740992",
+            "123456789.125",
+            "5e-324",
+            "1.7976931348623157e308",
+        ] {
+            assert!(exact_in_f64(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn numbers_a_double_would_round_become_strings() {
+        for t in [
+            "9007199254740993",
+            "12345678901234567891",
+            "0.1000000000000000000001",
+            "1e400",
+            "-1e400",
+            "4180.000000000000000001",
+            "1e-400",
+            "1e99999999999999999999",
+        ] {
+            assert!(!exact_in_f64(t), "{t}");
+        }
+        let d = Data::parse_text(r#"{"a": 9007199254740993, "b": [1.50, 1e400], "c": "x\"y"}"#);
+        assert_eq!(
+            d.map(|d| write_js(&d)).ok().as_deref(),
+            Some(r#"{"a":"9007199254740993","b":[1.50,"1e400"],"c":"x\"y"}"#)
+        );
+    }
+
+    #[test]
+    fn parts_are_values_not_spellings() {
+        assert_eq!(decimal_parts("041.500"), decimal_parts("4.15e1"));
+        assert_eq!(decimal_parts("0.000"), Some((false, String::new(), 0)));
+        assert_eq!(decimal_parts("-0"), decimal_parts("0"));
+        assert_ne!(decimal_parts("-1"), decimal_parts("1"));
+        assert_eq!(decimal_parts("."), None);
+        assert_eq!(decimal_parts("1x"), None);
+    }
+}
