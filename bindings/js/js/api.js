@@ -205,14 +205,17 @@ export class CheckResult {
   get warnings() {
     return this.#report().warnings;
   }
-  /** The IR's JSON text as `planc compile` writes it, or `null`. */
+  /** The IR's JSON text as `planc compile -o FILE` writes it (every digit), or `null`. */
   get irText() {
     if (this.#irText === undefined) this.#irText = this.#native.irJson() ?? null;
     return this.#irText;
   }
   /** The IR as an object, or `null` (a number a double cannot hold is a string). */
   get ir() {
-    if (this.#ir === undefined) this.#ir = this.irText === null ? null : parseExact(this.irText);
+    if (this.#ir === undefined) {
+      const text = this.#native.irJs();
+      this.#ir = text === undefined ? null : JSON.parse(text);
+    }
     return this.#ir;
   }
   /** The diagnostics as `planc check` prints them: `human` (no colour), `short` or `json`. */

@@ -27,7 +27,7 @@ use wasm_bindgen::prelude::*;
 
 mod numbers;
 
-pub use numbers::{exact_in_f64, js_json};
+pub use numbers::{exact_in_f64, has_inexact_number, js_json};
 
 fn error(message: impl Into<String>) -> JsError {
     JsError::new(&message.into())
@@ -210,14 +210,20 @@ impl Checked {
         self.inner.ir.is_some()
     }
 
-    /// The IR's JSON text as `planc compile` writes it (every digit), when
-    /// the plan compiled.
+    /// The IR's JSON text as `planc compile -o FILE` writes it (one line,
+    /// every digit), when the plan compiled.
     #[wasm_bindgen(js_name = irJson)]
     pub fn ir_json(&self) -> Result<Option<String>, JsError> {
         match self.one_ir()? {
-            Some(ir) => planc::ir::to_json(ir).map(Some).map_err(error),
+            Some(ir) => planc::ir::to_json_compact(ir).map(Some).map_err(error),
             None => Ok(None),
         }
+    }
+
+    /// [`Self::ir_json`] for JavaScript's `JSON.parse` (see [`js_json`]).
+    #[wasm_bindgen(js_name = irJs)]
+    pub fn ir_js(&self) -> Result<Option<String>, JsError> {
+        Ok(self.ir_json()?.map(js_json))
     }
 
     /// The diagnostics rendered as `human` (no colour), `short` or `json`.
@@ -293,7 +299,7 @@ pub fn diff_json(old: &str, new: &str, progress: Option<String>) -> Result<Strin
 /// [`diff_json`] for JavaScript.
 #[wasm_bindgen(js_name = diff)]
 pub fn diff(old: &str, new: &str, progress: Option<String>) -> Result<String, JsError> {
-    Ok(js_json(&diff_json(old, new, progress)?))
+    Ok(js_json(diff_json(old, new, progress)?))
 }
 
 /// `planc invalidate`: what an event invalidates.
@@ -304,14 +310,17 @@ pub fn invalidate(ir: &str, progress: &str, event: &str) -> Result<String, JsErr
     let event = planc::progress::Event::parse(event).map_err(error)?;
     let inv =
         planc::progress::invalidate(&ir, &record, &event).map_err(|e| error(e.to_string()))?;
-    Ok(js_json(&planc::ir::to_json(&inv).map_err(error)?))
+    Ok(js_json(planc::ir::to_json(&inv).map_err(error)?))
 }
 
 /// The JSON text of `text` with every number a double cannot hold as a
 /// string (for values the JavaScript half parsed itself, e.g. a record).
 #[wasm_bindgen(js_name = forJs)]
-pub fn for_js(text: &str) -> Result<String, JsError> {
-    Data::parse_text(text)
+pub fn for_js(text: String) -> Result<String, JsError> {
+    if !has_inexact_number(&text) {
+        return Ok(text);
+    }
+    Data::parse_text(&text)
         .map(|d| numbers::write_js(&d))
         .map_err(error)
 }

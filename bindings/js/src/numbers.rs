@@ -111,12 +111,62 @@ fn string(s: &str, out: &mut String) {
     out.push_str(&Data::String(s.to_string()).to_json_string());
 }
 
-/// The JSON text `text` with the numbers a double cannot hold as strings;
-/// text that is not JSON is returned as it is (the library wrote it).
-pub fn js_json(text: &str) -> String {
-    match Data::parse_text(text) {
+/// Whether a number of the JSON text `text` is one a double cannot hold:
+/// a scan of the number tokens outside strings, without building a value
+/// (an IR's numbers are nearly all small integers).
+pub fn has_inexact_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut in_string = false;
+    while let Some(&c) = bytes.get(i) {
+        if in_string {
+            match c {
+                b'\\' => i += 2,
+                b'"' => {
+                    in_string = false;
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            // Outside strings, a digit or a minus starts a number.
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while bytes
+                    .get(i)
+                    .is_some_and(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                {
+                    i += 1;
+                }
+                let token = text.get(start..i).unwrap_or_default();
+                let digits = token.strip_prefix('-').unwrap_or(token);
+                // Up to 15 digits, no point or exponent: always exact.
+                let small_int = digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit());
+                if !small_int && !exact_in_f64(token) {
+                    return true;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The JSON text `text` with the numbers a double cannot hold as strings
+/// (`text` itself when it has none); text that is not JSON is returned as
+/// it is (the library wrote it).
+pub fn js_json(text: String) -> String {
+    if !has_inexact_number(&text) {
+        return text;
+    }
+    match Data::parse_text(&text) {
         Ok(d) => write_js(&d),
-        Err(_) => text.to_string(),
+        Err(_) => text,
     }
 }
 
@@ -164,6 +214,24 @@ mod tests {
             d.map(|d| write_js(&d)).ok().as_deref(),
             Some(r#"{"a":"9007199254740993","b":[1.50,"1e400"],"c":"x\"y"}"#)
         );
+    }
+
+    #[test]
+    fn the_scan_finds_what_the_rewrite_would_change() {
+        for (text, inexact) in [
+            (
+                r#"{"a": 1, "b": [2.5, -3e2], "c": "99999999999999999999"}"#,
+                false,
+            ),
+            (r#"{"a": 99999999999999999999}"#, true),
+            (r#"{"s": "\\", "a": [0.1000000000000000000001]}"#, true),
+            (r#"{"s": "\" 1e400"}"#, false),
+            (r#"[-9007199254740993]"#, true),
+        ] {
+            assert_eq!(has_inexact_number(text), inexact, "{text}");
+            let rewritten = js_json(text.to_string());
+            assert_eq!(rewritten != text, inexact, "{text}");
+        }
     }
 
     #[test]
