@@ -176,3 +176,36 @@ test("every example compiles, and a broken catalogue is reported in its editor",
   assert.deepEqual(seen.errors, []);
   await context.close();
 });
+
+test("markup in a plan stays text: no element, no handler, no request", async () => {
+  const { page, context, seen } = await open();
+  const dialogs = [];
+  page.on("dialog", async (d) => {
+    dialogs.push(d.message());
+    await d.dismiss();
+  });
+  const hostile = '<img src="https://example.invalid/x.png" onerror="alert(1)"><script>alert(2)</script>';
+  const plan = JSON.stringify({
+    name: "hostile",
+    goal: hostile,
+    steps: [{ name: "s", tool: `customer.${hostile}`, args: { email: hostile } }],
+  });
+  await page.locator("#plan").fill(plan);
+  await page.waitForSelector('#diagnostics .diag[data-code="E0101"]');
+  // The tool's name is in the message as text, in the marks as text.
+  assert.match(await page.locator('#diagnostics .diag[data-code="E0101"]').textContent(), /<img src=/);
+  assert.equal(await page.locator("#diagnostics img, #diagnostics script, #plan-marks img, #plan-marks script").count(), 0);
+  // Valid again, the goal is shown by the review page as text.
+  await page.locator("#plan").fill(JSON.stringify({ name: "hostile", goal: hostile, steps: [{ name: "s", tool: "customer.resolve", args: { email: hostile } }] }));
+  await page.waitForSelector("#status.good");
+  await page.getByRole("tab", { name: "Review" }).click();
+  const review = page.frameLocator("#review iframe");
+  await review.locator("body").waitFor();
+  assert.match(await review.locator("body").textContent(), /<img src=/);
+  assert.equal(await review.locator("img, script").count(), 0);
+  await page.waitForTimeout(300);
+  assert.deepEqual(dialogs, []);
+  assert.deepEqual(seen.requests, []);
+  assert.deepEqual(seen.errors, []);
+  await context.close();
+});
