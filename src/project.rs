@@ -28,6 +28,9 @@ pub struct Config {
     /// `[run] tools`: the tool backend of `planc run` (`fixture:FILE`, the
     /// file resolved against this file's folder, or `mcp:COMMAND ARGS…`).
     pub tools: Option<String>,
+    /// `[run] max_message`: the longest message an MCP server may send, in
+    /// bytes.
+    pub max_message: Option<usize>,
 }
 
 /// The file as TOML gives it: each value kept with its place, so a value of
@@ -47,6 +50,7 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawRun {
     tools: Option<String>,
+    max_message: Option<usize>,
 }
 
 /// The form each key takes, as the error message shows it.
@@ -125,6 +129,7 @@ impl Config {
             policy: policy.map(|p| normalize(&base.join(p))),
             actor,
             progress: progress.map(|p| normalize(&base.join(p))),
+            max_message: raw.run.as_ref().and_then(|r| r.max_message),
             tools: raw
                 .run
                 .and_then(|r| r.tools)
@@ -169,6 +174,7 @@ impl Overrides {
             actor,
             progress,
             tools,
+            max_message,
             ..
         } = found.unwrap_or_default();
         Settings {
@@ -182,6 +188,7 @@ impl Overrides {
             actor: self.actor.clone().or(actor),
             progress: self.progress.clone().or(progress),
             tools,
+            max_message,
         }
     }
 }
@@ -200,6 +207,8 @@ pub struct Settings {
     pub progress: Option<PathBuf>,
     /// `[run] tools` of the `planc.toml`.
     pub tools: Option<String>,
+    /// `[run] max_message` of the `planc.toml`.
+    pub max_message: Option<usize>,
 }
 
 /// A file the settings name beside the plans, by what it is.

@@ -183,7 +183,8 @@ fn reference(r: &check::RefValue) -> ir::Value {
     }
 }
 
-fn literal(v: &CValue) -> ir::Literal {
+/// A catalogue value as an IR literal (a guard's limit).
+pub(crate) fn literal(v: &CValue) -> ir::Literal {
     match v {
         CValue::String(s) => ir::Literal::String(s.clone()),
         CValue::Int(i) => ir::Literal::Int(*i),
@@ -195,7 +196,7 @@ fn literal(v: &CValue) -> ir::Literal {
     }
 }
 
-fn cmp(op: ast::CmpOp) -> ir::CmpOp {
+pub(crate) fn cmp(op: ast::CmpOp) -> ir::CmpOp {
     match op {
         ast::CmpOp::Eq => ir::CmpOp::Eq,
         ast::CmpOp::Ne => ir::CmpOp::Ne,

@@ -11,6 +11,7 @@ mod types;
 pub use fingerprint::fingerprint;
 pub use lower::lower;
 pub(crate) use lower::value as lower_value;
+pub(crate) use lower::{cmp as lower_cmp, literal as lower_literal};
 pub use types::*;
 
 /// Serialises IR the way `planc compile` writes it: pretty-printed, keys in
