@@ -103,13 +103,20 @@ fn run_case(case: &Path, tmp: &Path) -> Run {
         .arg(format!("--progress={}", progress.display()))
         .arg(format!("--trace={}", trace.display()));
     let approvals = case.join("approvals.json");
-    if approvals.is_file() {
-        let names: Vec<String> = serde_json::from_value(read_json(&approvals)).unwrap();
+    let approved = approvals.is_file().then(|| read_json(&approvals));
+    if let Some(Value::Object(_)) = &approved {
+        // The approvals of a reviewed IR, with its fingerprint.
+        cmd.arg(format!("--approvals={}", approvals.display()));
+    } else if let Some(approved) = approved {
+        let names: Vec<String> = serde_json::from_value(approved).unwrap();
         if !names.is_empty() {
             cmd.arg(format!("--approve={}", names.join(",")));
             if is_ir {
                 // Approvals of an IR name the fingerprint reviewed.
-                let fp = read_json(&plan)["fingerprint"].as_str().unwrap().to_string();
+                let fp = read_json(&plan)["fingerprint"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
                 cmd.arg(format!("--fingerprint={fp}"));
             }
         }

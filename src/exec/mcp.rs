@@ -22,10 +22,10 @@
 //! - Each call waits at most the timeout (`timeout`, retryable).
 //! - A message is at most `max_message` bytes (`--max-message`, `[run]
 //!   max_message`; 16 MiB by default), read into a buffer that grows no
-//!   further: a longer line ends the connection. A message that has not
-//!   ended when a call times out, and began at least the timeout before,
-//!   ends it too: nothing is read after the deadline, and a server that
-//!   never ends its line cannot hold memory or the run.
+//!   further: a longer line ends the connection. A message begun and not
+//!   ended when a call times out ends it too: nothing is read after the
+//!   deadline, and a server that never ends its line cannot hold memory or
+//!   the run.
 //! - The server dying fails every call in flight and every later call with
 //!   `server_exited` (not retryable), with the end of its stderr: a tool
 //!   error the progress record keeps, never a step silently lost.
@@ -65,7 +65,7 @@ pub struct Mcp {
     stderr: Arc<Mutex<Vec<u8>>>,
     timeout: Duration,
     command: String,
-    /// When the message being read began (its first byte), if one is.
+    /// When the message being read began (its first byte), while one is.
     reading_since: Arc<Mutex<Option<Instant>>>,
     /// Why the client ended the connection, when it did.
     broken: Arc<Mutex<Option<String>>>,
@@ -263,15 +263,11 @@ impl Mcp {
                 if let Ok(mut w) = self.waiters.lock() {
                     w.remove(&id);
                 }
-                // A message begun a whole timeout ago and still not ended:
-                // nothing is read after the deadline.
-                let stalled = self
-                    .reading_since
-                    .lock()
-                    .ok()
-                    .and_then(|s| *s)
-                    .is_some_and(|t| t.elapsed() >= timeout);
-                if stalled {
+                // A message begun and still not ended at the deadline: the
+                // connection is in a state nobody can trust, and nothing
+                // is read after the deadline.
+                let stalled = self.reading_since.lock().ok().and_then(|s| *s);
+                if stalled.is_some() {
                     self.abort(format!(
                         "a message from the server did not end within {} s",
                         timeout.as_secs_f64()

@@ -237,7 +237,7 @@ fn authorised(
                 scope.node, step.tool
             ));
         }
-        if !step.authz.scopes.iter().any(|s| *s == scope.node) {
+        if !step.authz.scopes.contains(&scope.node) {
             out.push(format!(
                 "step `{name}` does not list the scope `{}`",
                 scope.node
@@ -287,7 +287,7 @@ fn authorised(
             }
             // Known only at dispatch: the executor's guard must check it.
             Err(_) => {
-                if !step.authz.guards.iter().any(|g| *g == guard) {
+                if !step.authz.guards.contains(&guard) {
                     out.push(format!(
                         "step `{name}`: `{}` is referenced and under the ceiling `{}`, but has no guard for it",
                         ceiling.arg,
