@@ -95,6 +95,12 @@ fn run_case(case: &Path, tmp: &Path) -> Run {
     if is_ir {
         cmd.arg("--ir");
     }
+    if executor.is_some() {
+        // Another executor verifies the IR against the case's catalogue
+        // and policy before it runs it, as `planc run --ir` does.
+        cmd.arg(format!("--catalog={}", case.join("tools.plan").display()))
+            .arg(format!("--policy={}", case.join("policy.plan").display()));
+    }
     cmd.arg(&plan)
         .arg(format!(
             "--tools=fixture:{}",
@@ -111,7 +117,7 @@ fn run_case(case: &Path, tmp: &Path) -> Run {
         let names: Vec<String> = serde_json::from_value(approved).unwrap();
         if !names.is_empty() {
             cmd.arg(format!("--approve={}", names.join(",")));
-            if is_ir {
+            if is_ir || executor.is_some() {
                 // Approvals of an IR name the fingerprint reviewed.
                 let fp = read_json(&plan)["fingerprint"]
                     .as_str()
