@@ -1224,3 +1224,34 @@ fn progress_checks_a_replan_against_what_ran() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `planc run --dry-run`: the waves, each call with its arguments, guards
+/// and approval; no backend is started and nothing is called.
+#[test]
+fn run_dry_run_says_what_would_be_dispatched_and_calls_nothing() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("conformance/pallet_credit_refused_by_its_guard");
+    let o = planc()
+        .current_dir(&dir)
+        .args(["run", "plan.plan", "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("dry run, nothing is called"), "{out}");
+    assert!(out.contains("not approved: `credit`"), "{out}");
+    assert!(
+        out.contains("wave 1\n  order  orders.get(order_id: 4921)  read"),
+        "{out}"
+    );
+    assert!(out.contains("      guard amount_eur <= 500"), "{out}");
+    assert!(out.contains("approval human: NOT approved"), "{out}");
+    let o = planc()
+        .current_dir(&dir)
+        .args(["run", "plan.plan", "--dry-run", "--approve", "credit"])
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(out.contains("approval human: approved"), "{out}");
+    assert!(!out.contains("not approved:"), "{out}");
+}

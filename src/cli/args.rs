@@ -233,6 +233,11 @@ pub enum Command {
         /// fails the call and ends the connection.
         #[arg(long, value_name = "BYTES")]
         max_message: Option<usize>,
+        /// Say what would be dispatched, wave by wave, with each step's
+        /// arguments, guards and approval, after the same checks and
+        /// verification; start no backend and call nothing.
+        #[arg(long)]
+        dry_run: bool,
         #[command(flatten)]
         options: Options,
     },

@@ -115,6 +115,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
             trace,
             timeout,
             max_message,
+            dry_run,
             options,
         } => {
             let (target, is_ir) = match (plan, ir) {
@@ -135,6 +136,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
                     trace,
                     timeout,
                     max_message,
+                    dry_run,
                 },
                 &options,
             )

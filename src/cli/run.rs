@@ -36,6 +36,7 @@ pub struct RunOptions {
     pub trace: Option<PathBuf>,
     pub timeout: f64,
     pub max_message: Option<usize>,
+    pub dry_run: bool,
 }
 
 /// The longest MCP message by default: 16 MiB.
@@ -58,6 +59,10 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
         return Ok(ExitCode::from(2));
     };
     let approved = approvals(&ir, o, options)?;
+    if o.dry_run {
+        print!("{}", dry_run(&ir, &approved));
+        return Ok(ExitCode::SUCCESS);
+    }
     let spec = o.tools.clone().or(settings.tools).ok_or_else(|| {
         Failure(
             "no tool backend: give `--tools fixture:FILE` or `--tools mcp:COMMAND`, \
@@ -366,6 +371,64 @@ impl Sink for FileSink {
         self.events.push(event.clone());
         Ok(())
     }
+}
+
+/// `--dry-run`: the waves of the schedule, each step's call with its
+/// arguments as the IR writes them, its guards and its approval; what a
+/// reused step takes instead of a call.
+fn dry_run(ir: &PlanIr, approved: &BTreeSet<String>) -> String {
+    let needing = exec::verify::needing_approval(ir);
+    let mut s = format!(
+        "plan `{}` ({}): dry run, nothing is called\n",
+        ir.name, ir.fingerprint
+    );
+    let unapproved: Vec<String> = needing
+        .iter()
+        .filter(|n| !approved.contains(**n))
+        .map(|n| n.to_string())
+        .collect();
+    if !unapproved.is_empty() {
+        s.push_str(&format!(
+            "not approved: {}: a run would stop before the first call\n",
+            list(&unapproved)
+        ));
+    }
+    for (w, wave) in ir.schedule.iter().enumerate() {
+        s.push_str(&format!("wave {}\n", w + 1));
+        for name in wave {
+            let Some(step) = ir.steps.iter().find(|st| st.name == *name) else {
+                continue;
+            };
+            let args: Vec<String> = step.args.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            s.push_str(&format!(
+                "  {}  {}({})  {}{}\n",
+                step.name,
+                step.tool,
+                args.join(", "),
+                match step.effect {
+                    planc::ir::Effect::Read => "read",
+                    planc::ir::Effect::Write => "write",
+                },
+                if step.reuse == Some(true) {
+                    ", reused from the record: not called"
+                } else {
+                    ""
+                }
+            ));
+            for g in &step.authz.guards {
+                s.push_str(&format!("      guard {g}\n"));
+            }
+            if needing.contains(step.name.as_str()) {
+                let state = if approved.contains(step.name.as_str()) {
+                    "approved"
+                } else {
+                    "NOT approved"
+                };
+                s.push_str(&format!("      approval human: {state}\n"));
+            }
+        }
+    }
+    s
 }
 
 /// What ran, what was refused and why, and what a replan must know.
