@@ -1255,3 +1255,46 @@ fn run_dry_run_says_what_would_be_dispatched_and_calls_nothing() {
     assert!(out.contains("approval human: approved"), "{out}");
     assert!(!out.contains("not approved:"), "{out}");
 }
+
+/// `planc run` on a terminal: a line as each step starts and as it ends
+/// (attempts, time, calls), coloured unless `NO_COLOR`; none to a pipe.
+/// The terminal is `script`'s, when the system has it.
+#[test]
+fn run_on_a_terminal_says_each_step_as_it_starts_and_ends() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("conformance/retry_idempotent_read");
+    let cmd = format!(
+        "{} run plan.plan --tools fixture:tools.json",
+        env!("CARGO_BIN_EXE_planc")
+    );
+    let Ok(o) = Command::new("script")
+        .current_dir(&dir)
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm")
+        .output()
+    else {
+        eprintln!("skipped: no `script` to give planc a terminal");
+        return;
+    };
+    if !o.status.success() && o.stdout.is_empty() {
+        eprintln!("skipped: `script` could not open a terminal here");
+        return;
+    }
+    let out = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    assert!(
+        out.contains("\u{1b}[36mstart\u{1b}[0m read  kv.get (attempt 3)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\u{1b}[32mdone \u{1b}[0m read  complete in "),
+        "{out}"
+    );
+    assert!(out.contains(" ms, 3 calls"), "{out}");
+    // To a pipe: the summary only.
+    let o = planc()
+        .current_dir(&dir)
+        .args(["run", "plan.plan", "--tools", "fixture:tools.json"])
+        .output()
+        .unwrap();
+    assert!(!stderr(&o).contains("start"), "{}", stderr(&o));
+}

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -104,6 +104,9 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
             None => None,
         },
         events: Vec::new(),
+        live: std::io::stderr()
+            .is_terminal()
+            .then(|| Live::new(options.color.on_stderr())),
     };
     let outcome =
         exec::run(&ir, &approved, prior.as_ref(), backend.as_ref(), &mut sink).map_err(Failure)?;
@@ -348,6 +351,94 @@ struct FileSink {
     progress: Option<PathBuf>,
     trace: Option<File>,
     events: Vec<Data>,
+    /// On a terminal: a line per step as it starts and as it ends.
+    live: Option<Live>,
+}
+
+/// The lines `planc run` writes on a terminal while it runs: a step's
+/// start (its tool and attempt) and its end (complete, with the time since
+/// its first dispatch and the calls made, or how it failed), coloured as
+/// `check`'s reports are.
+struct Live {
+    colour: bool,
+    started: std::collections::HashMap<String, std::time::Instant>,
+    calls: std::collections::HashMap<String, u64>,
+}
+
+impl Live {
+    fn new(colour: bool) -> Live {
+        Live {
+            colour,
+            started: Default::default(),
+            calls: Default::default(),
+        }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// The line an event gives, if any.
+    fn line(&mut self, event: &Data) -> Option<String> {
+        let kind = event.get("event").and_then(Data::as_str)?;
+        let step = event.get("step").and_then(Data::as_str)?.to_string();
+        match kind {
+            "dispatch" => {
+                self.started
+                    .entry(step.clone())
+                    .or_insert_with(std::time::Instant::now);
+                let n = self.calls.entry(step.clone()).or_insert(0);
+                *n += 1;
+                let tool = event.get("tool").and_then(Data::as_str).unwrap_or("?");
+                let attempt = event.get("attempt").and_then(Data::as_u64).unwrap_or(1);
+                let again = if attempt > 1 {
+                    format!(" (attempt {attempt})")
+                } else {
+                    String::new()
+                };
+                Some(format!(
+                    "{} {step}  {tool}{again}",
+                    self.paint("36", "start")
+                ))
+            }
+            "complete" => {
+                let took = self
+                    .started
+                    .get(&step)
+                    .map(|t| format!(" in {} ms", t.elapsed().as_millis()))
+                    .unwrap_or_default();
+                let calls = self.calls.get(&step).copied().unwrap_or(0);
+                let what = if calls == 0 {
+                    " (not called: reused)".to_string()
+                } else {
+                    format!(", {calls} call{}", if calls == 1 { "" } else { "s" })
+                };
+                Some(format!(
+                    "{} {step}  complete{took}{what}",
+                    self.paint("32", "done ")
+                ))
+            }
+            "guard_refused" | "post_unmet" | "bind_missing" | "precondition_unmet" => {
+                Some(format!("{} {step}  {kind}", self.paint("31", "fail ")))
+            }
+            "result" if event.get("error").is_some() => {
+                let code = event
+                    .get("error")
+                    .and_then(|e| e.get("code"))
+                    .and_then(Data::as_str)
+                    .unwrap_or("?");
+                Some(format!(
+                    "{} {step}  tool_error `{code}`",
+                    self.paint("31", "error")
+                ))
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Sink for FileSink {
@@ -367,6 +458,11 @@ impl Sink for FileSink {
             writeln!(file, "{line}")
                 .and_then(|()| file.flush())
                 .map_err(|e| format!("cannot write the trace: {e}"))?;
+        }
+        if let Some(live) = &mut self.live
+            && let Some(line) = live.line(event)
+        {
+            eprintln!("{line}");
         }
         self.events.push(event.clone());
         Ok(())
