@@ -133,6 +133,18 @@ impl Compiler {
         }
     }
 
+    /// The catalogue, policy and actor of a job (its sources are taken),
+    /// without its plans: what an IR file is verified against.
+    pub fn from_job(job: &mut Job) -> Compiler {
+        Compiler::build(
+            std::mem::take(&mut job.sources),
+            job.catalog.clone(),
+            job.policy.clone(),
+            job.actor.clone(),
+            job.config.clone(),
+        )
+    }
+
     /// The diagnostics of the catalogue and the policy, sorted.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics

@@ -155,13 +155,7 @@ pub fn run(job: &mut Job) -> Outcome {
         .iter()
         .any(|p| job.catalog.contains(p) || job.policy.contains(p));
     if job.roles_fixed() && !overlap {
-        let compiler = Compiler::build(
-            std::mem::take(&mut job.sources),
-            job.catalog.clone(),
-            job.policy.clone(),
-            job.actor.clone(),
-            job.config.clone(),
-        );
+        let compiler = Compiler::from_job(job);
         return compiler.run_job(job);
     }
     let mut diagnostics = Vec::new();

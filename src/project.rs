@@ -28,6 +28,9 @@ pub struct Config {
     /// `[run] tools`: the tool backend of `planc run` (`fixture:FILE`, the
     /// file resolved against this file's folder, or `mcp:COMMAND ARGS…`).
     pub tools: Option<String>,
+    /// `[run] max_message`: the longest message an MCP server may send, in
+    /// bytes.
+    pub max_message: Option<usize>,
 }
 
 /// The file as TOML gives it: each value kept with its place, so a value of
@@ -47,6 +50,7 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawRun {
     tools: Option<String>,
+    max_message: Option<usize>,
 }
 
 /// The form each key takes, as the error message shows it.
@@ -125,6 +129,7 @@ impl Config {
             policy: policy.map(|p| normalize(&base.join(p))),
             actor,
             progress: progress.map(|p| normalize(&base.join(p))),
+            max_message: raw.run.as_ref().and_then(|r| r.max_message),
             tools: raw
                 .run
                 .and_then(|r| r.tools)
@@ -169,6 +174,7 @@ impl Overrides {
             actor,
             progress,
             tools,
+            max_message,
             ..
         } = found.unwrap_or_default();
         Settings {
@@ -182,6 +188,7 @@ impl Overrides {
             actor: self.actor.clone().or(actor),
             progress: self.progress.clone().or(progress),
             tools,
+            max_message,
         }
     }
 }
@@ -200,6 +207,8 @@ pub struct Settings {
     pub progress: Option<PathBuf>,
     /// `[run] tools` of the `planc.toml`.
     pub tools: Option<String>,
+    /// `[run] max_message` of the `planc.toml`.
+    pub max_message: Option<usize>,
 }
 
 /// A file the settings name beside the plans, by what it is.
@@ -483,33 +492,95 @@ pub fn decode_text(bytes: Vec<u8>) -> Result<String, NotUtf8> {
     })
 }
 
-/// Writes `bytes` to `path` atomically: into a temporary file of this
-/// writer's own beside it, flushed to disk, then renamed over `path`. An
-/// interrupted write leaves the old file whole, and concurrent writers never
-/// show a reader half a file. The error is a message for the user.
+/// Writes `bytes` to `path` atomically: into a new temporary file beside
+/// it, flushed to disk, then renamed over `path`. An interrupted write
+/// leaves the old file whole, and concurrent writers never show a reader
+/// half a file. The error is a message for the user.
+///
+/// What an attacker who can write in the folder might plant is refused or
+/// harmless (`docs/threat-model.md`): the temporary file has an
+/// unpredictable name and is created only if nothing is there
+/// (`create_new`, which follows no link), so a planted file or link is
+/// never opened, let alone truncated; a symbolic link at `path` is
+/// refused; and a `path` that exists and is not a regular file (a device
+/// such as `/dev/null`, a FIFO, a terminal) is written in place, never
+/// replaced by a regular file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     use std::io::Write;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static WRITES: AtomicUsize = AtomicUsize::new(0);
     let fail = |e: std::io::Error| format!("cannot write `{}`: {}", path.display(), io_reason(&e));
     let name = path
         .file_name()
         .ok_or_else(|| format!("cannot write `{}`: it names no file", path.display()))?;
-    let n = WRITES.fetch_add(1, Ordering::Relaxed);
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.{n}.tmp", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let written = std::fs::File::create(&tmp)
-        .and_then(|mut f| {
-            f.write_all(bytes)?;
-            f.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(format!(
+                "cannot write `{}`: it is a symbolic link, which planc does not write through",
+                path.display()
+            ));
+        }
+        Ok(m) if m.is_dir() => {
+            return Err(format!(
+                "cannot write `{}`: it is a directory",
+                path.display()
+            ));
+        }
+        Ok(m) if !m.is_file() => {
+            // A device, a FIFO, a socket: written to, as `>` would.
+            return std::fs::File::options()
+                .write(true)
+                .open(path)
+                .and_then(|mut f| {
+                    f.write_all(bytes)?;
+                    f.flush()
+                })
+                .map_err(fail);
+        }
+        _ => {}
+    }
+    let mut attempts = 0;
+    let (tmp, mut file) = loop {
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".{:016x}.tmp", unpredictable()));
+        let tmp = path.with_file_name(tmp_name);
+        match std::fs::File::options()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 16 => {
+                attempts += 1;
+            }
+            Err(e) => return Err(fail(e)),
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            drop(file);
+            std::fs::rename(&tmp, path)
+        });
     written.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         fail(e)
     })
+}
+
+/// A number nobody outside this process can predict: the process id, the
+/// time and a counter, hashed with the standard library's per-process
+/// random keys (`RandomState`, seeded from the operating system).
+fn unpredictable() -> u64 {
+    use std::hash::BuildHasher;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    std::collections::hash_map::RandomState::new().hash_one((std::process::id(), nanos, n))
 }
 
 fn io_reason(e: &std::io::Error) -> String {

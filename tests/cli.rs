@@ -1224,3 +1224,77 @@ fn progress_checks_a_replan_against_what_ran() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `planc run --dry-run`: the waves, each call with its arguments, guards
+/// and approval; no backend is started and nothing is called.
+#[test]
+fn run_dry_run_says_what_would_be_dispatched_and_calls_nothing() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("conformance/pallet_credit_refused_by_its_guard");
+    let o = planc()
+        .current_dir(&dir)
+        .args(["run", "plan.plan", "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("dry run, nothing is called"), "{out}");
+    assert!(out.contains("not approved: `credit`"), "{out}");
+    assert!(
+        out.contains("wave 1\n  order  orders.get(order_id: 4921)  read"),
+        "{out}"
+    );
+    assert!(out.contains("      guard amount_eur <= 500"), "{out}");
+    assert!(out.contains("approval human: NOT approved"), "{out}");
+    let o = planc()
+        .current_dir(&dir)
+        .args(["run", "plan.plan", "--dry-run", "--approve", "credit"])
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(out.contains("approval human: approved"), "{out}");
+    assert!(!out.contains("not approved:"), "{out}");
+}
+
+/// `planc run` on a terminal: a line as each step starts and as it ends
+/// (attempts, time, calls), coloured unless `NO_COLOR`; none to a pipe.
+/// The terminal is `script`'s, when the system has it.
+#[test]
+fn run_on_a_terminal_says_each_step_as_it_starts_and_ends() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("conformance/retry_idempotent_read");
+    let cmd = format!(
+        "{} run plan.plan --tools fixture:tools.json",
+        env!("CARGO_BIN_EXE_planc")
+    );
+    let Ok(o) = Command::new("script")
+        .current_dir(&dir)
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm")
+        .output()
+    else {
+        eprintln!("skipped: no `script` to give planc a terminal");
+        return;
+    };
+    if !o.status.success() && o.stdout.is_empty() {
+        eprintln!("skipped: `script` could not open a terminal here");
+        return;
+    }
+    let out = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    assert!(
+        out.contains("\u{1b}[36mstart\u{1b}[0m read  kv.get (attempt 3)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\u{1b}[32mdone \u{1b}[0m read  complete in "),
+        "{out}"
+    );
+    assert!(out.contains(" ms, 3 calls"), "{out}");
+    // To a pipe: the summary only.
+    let o = planc()
+        .current_dir(&dir)
+        .args(["run", "plan.plan", "--tools", "fixture:tools.json"])
+        .output()
+        .unwrap();
+    assert!(!stderr(&o).contains("start"), "{}", stderr(&o));
+}

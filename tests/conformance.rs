@@ -89,8 +89,19 @@ fn run_case(case: &Path, tmp: &Path) -> Run {
         }
         None => Command::new(env!("CARGO_BIN_EXE_planc")),
     };
-    cmd.arg("run")
-        .arg(&plan)
+    cmd.arg("run");
+    // planc runs an IR file only as `--ir FILE`, never by its content.
+    let is_ir = executor.is_none() && plan.file_name().is_some_and(|n| n == "ir.json");
+    if is_ir {
+        cmd.arg("--ir");
+    }
+    if executor.is_some() {
+        // Another executor verifies the IR against the case's catalogue
+        // and policy before it runs it, as `planc run --ir` does.
+        cmd.arg(format!("--catalog={}", case.join("tools.plan").display()))
+            .arg(format!("--policy={}", case.join("policy.plan").display()));
+    }
+    cmd.arg(&plan)
         .arg(format!(
             "--tools=fixture:{}",
             case.join("tools.json").display()
@@ -98,10 +109,22 @@ fn run_case(case: &Path, tmp: &Path) -> Run {
         .arg(format!("--progress={}", progress.display()))
         .arg(format!("--trace={}", trace.display()));
     let approvals = case.join("approvals.json");
-    if approvals.is_file() {
-        let names: Vec<String> = serde_json::from_value(read_json(&approvals)).unwrap();
+    let approved = approvals.is_file().then(|| read_json(&approvals));
+    if let Some(Value::Object(_)) = &approved {
+        // The approvals of a reviewed IR, with its fingerprint.
+        cmd.arg(format!("--approvals={}", approvals.display()));
+    } else if let Some(approved) = approved {
+        let names: Vec<String> = serde_json::from_value(approved).unwrap();
         if !names.is_empty() {
             cmd.arg(format!("--approve={}", names.join(",")));
+            if is_ir || executor.is_some() {
+                // Approvals of an IR name the fingerprint reviewed.
+                let fp = read_json(&plan)["fingerprint"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                cmd.arg(format!("--fingerprint={fp}"));
+            }
         }
     }
     let out = cmd.env("NO_COLOR", "1").output().unwrap();
@@ -382,7 +405,7 @@ fn planc_toml_names_the_backend_and_the_ir_runs_as_the_plan_does() {
     // The compiled IR runs the same way.
     let (status, err) = planc_in(&dir, &["compile", "plan.plan", "-o", "ir.json"]);
     assert_eq!(status, 0, "{err}");
-    let (status, err) = planc_in(&dir, &["run", "ir.json", "--progress", "p.json"]);
+    let (status, err) = planc_in(&dir, &["run", "--ir", "ir.json", "--progress", "p.json"]);
     assert_eq!(status, 0, "{err}");
     // Started again with its record, nothing is called: the fixture's
     // responses are all used up, so any call would fail.
@@ -390,6 +413,7 @@ fn planc_toml_names_the_backend_and_the_ir_runs_as_the_plan_does() {
         &dir,
         &[
             "run",
+            "--ir",
             "ir.json",
             "--progress",
             "p.json",
@@ -403,6 +427,7 @@ fn planc_toml_names_the_backend_and_the_ir_runs_as_the_plan_does() {
         &dir,
         &[
             "run",
+            "--ir",
             "ir.json",
             "--progress",
             "p.json",

@@ -27,6 +27,10 @@ use std::process::Command;
 use planc::driver::{self, Job};
 use planc::{Code, Severity};
 
+/// The executor's side: `tests/security/run.rs`.
+#[path = "security/run.rs"]
+mod run;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/security")
 }

@@ -173,11 +173,22 @@ pub enum Command {
     /// Exit status: 0 complete; 1 halted, refused or failed; 2 the command
     /// failed (nothing ran); 3 stopped for a replan or an escalation.
     Run {
-        /// The plan (`.plan` or `.json`, compiled against the catalogue and
-        /// policy as `planc compile` would) or its IR (a JSON file with
-        /// `ir_version`).
-        #[arg(value_name = "PLAN")]
-        plan: PathBuf,
+        /// The plan (`.plan` or `.json`): always compiled and checked
+        /// against the catalogue and policy as `planc compile` would, with
+        /// `--progress` applied to the check as `planc check --progress`
+        /// applies it. An IR file runs only with `--ir`.
+        #[arg(
+            value_name = "PLAN",
+            required_unless_present = "ir",
+            conflicts_with = "ir"
+        )]
+        plan: Option<PathBuf>,
+        /// Run a compiled IR file instead of a plan. It is verified first:
+        /// its fingerprint recomputed and its invariants checked against
+        /// the configured catalogue and policy (exit 2, nothing runs, when
+        /// it was changed after compilation).
+        #[arg(long, value_name = "FILE")]
+        ir: Option<PathBuf>,
         /// The progress record: read when it exists (complete steps are not
         /// run again), replaced atomically after every step.
         #[arg(long, value_name = "FILE")]
@@ -187,17 +198,29 @@ pub enum Command {
         /// `[run] tools` of `planc.toml`.
         #[arg(long, value_name = "BACKEND")]
         tools: Option<String>,
-        /// Approve these steps (those the IR lists under `approvals`).
+        /// Approve these steps (those the IR lists under `approvals`). With
+        /// `--ir`, only together with `--fingerprint`.
         #[arg(
             long,
             value_name = "STEP,...",
             value_delimiter = ',',
-            conflicts_with = "approve_all"
+            conflicts_with_all = ["approve_all", "approvals"]
         )]
         approve: Vec<String>,
         /// Approve every step that needs approval: the plan as a whole.
-        #[arg(long)]
+        /// With `--ir`, only together with `--fingerprint`.
+        #[arg(long, conflicts_with = "approvals")]
         approve_all: bool,
+        /// The approvals of a reviewed IR: a JSON file `{"fingerprint":
+        /// "sha256:…", "steps": [...], "by": "…", "at": "…"}`. A
+        /// fingerprint other than the IR's is exit 2; nothing runs.
+        #[arg(long, value_name = "FILE")]
+        approvals: Option<PathBuf>,
+        /// The fingerprint the approvals were given for (`sha256:…`, as
+        /// `planc review` shows it): exit 2, nothing runs, when the plan's
+        /// differs.
+        #[arg(long, value_name = "FINGERPRINT")]
+        fingerprint: Option<String>,
         /// Append the trace here, one JSON object per line.
         #[arg(long, value_name = "FILE")]
         trace: Option<PathBuf>,
@@ -205,6 +228,16 @@ pub enum Command {
         /// with `timeout` (MCP backends).
         #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
         timeout: f64,
+        /// The longest message an MCP server may send, in bytes (default
+        /// 16 MiB, or `[run] max_message` of `planc.toml`); a longer one
+        /// fails the call and ends the connection.
+        #[arg(long, value_name = "BYTES")]
+        max_message: Option<usize>,
+        /// Say what would be dispatched, wave by wave, with each step's
+        /// arguments, guards and approval, after the same checks and
+        /// verification; start no backend and call nothing.
+        #[arg(long)]
+        dry_run: bool,
         #[command(flatten)]
         options: Options,
     },

@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use planc::driver::{self, Job};
-use planc::project::{self, Config, Overrides, Settings};
+use planc::project::{self, Overrides, Settings};
 use planc::{FileId, SourceKind};
 
 use super::Failure;
@@ -155,14 +155,6 @@ pub fn start_folder(file: Option<&Path>) -> PathBuf {
     } else {
         start
     }
-}
-
-/// The `planc.toml` that applies to files in `start` (a folder), or the
-/// defaults.
-pub fn config_for(start: &Path) -> Result<Config, Failure> {
-    Ok(project::discover(start)
-        .map_err(Failure)?
-        .unwrap_or_default())
 }
 
 /// Adds a file once, named as the user gave it: a file named twice (as a

@@ -105,25 +105,42 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
         }
         Command::Run {
             plan,
+            ir,
             progress,
             tools,
             approve,
             approve_all,
+            approvals,
+            fingerprint,
             trace,
             timeout,
+            max_message,
+            dry_run,
             options,
-        } => run::run(
-            &plan,
-            &run::RunOptions {
-                progress,
-                tools,
-                approve,
-                approve_all,
-                trace,
-                timeout,
-            },
-            &options,
-        ),
+        } => {
+            let (target, is_ir) = match (plan, ir) {
+                (_, Some(ir)) => (ir, true),
+                (Some(plan), None) => (plan, false),
+                (None, None) => return Err(Failure("give a plan, or an IR with `--ir`".into())),
+            };
+            run::run(
+                &target,
+                &run::RunOptions {
+                    is_ir,
+                    progress,
+                    tools,
+                    approve,
+                    approve_all,
+                    approvals,
+                    fingerprint,
+                    trace,
+                    timeout,
+                    max_message,
+                    dry_run,
+                },
+                &options,
+            )
+        }
         Command::Diff {
             old,
             new,

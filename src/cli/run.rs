@@ -1,53 +1,79 @@
-//! `planc run`: reads the plan (compiling it) or its IR, opens the tool
+//! `planc run`: compiles the plan, or reads an IR file (`--ir`) and
+//! verifies it (`exec::verify`); opens the tool
 //! backend, and hands both to the library's executor with a sink that
 //! writes the progress record (atomically) and the trace (JSON lines). The
 //! summary for people goes to stderr.
 
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-
-use serde_json::Value as Json;
 
 use planc::SourceKind;
 use planc::driver::{self, Job};
 use planc::exec::{self, Backend, Data, Sink, Stop};
 use planc::ir::PlanIr;
 use planc::progress::{FailureKind, ProgressRecord, Status};
-use planc::project;
+use planc::project::{self, Overrides, Settings};
 
 use super::Failure;
-use super::args::Options;
+use super::args::{Inputs, Options};
 use super::check::one_plan;
-use super::load::{Replans, config_for, display_path, load, start_folder};
+use super::load::{Replans, display_path, load, start_folder};
 use super::report::{report, status};
 
 pub struct RunOptions {
+    /// The file is an IR (`--ir`), not a plan.
+    pub is_ir: bool,
     pub progress: Option<PathBuf>,
     pub tools: Option<String>,
     pub approve: Vec<String>,
     pub approve_all: bool,
+    pub approvals: Option<PathBuf>,
+    pub fingerprint: Option<String>,
     pub trace: Option<PathBuf>,
     pub timeout: f64,
+    pub max_message: Option<usize>,
+    pub dry_run: bool,
 }
 
-pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, Failure> {
-    let config = config_for(&start_folder(Some(plan)))?;
-    let Some(ir) = load_ir(plan, options)? else {
-        // The plan does not compile, or is not UTF-8: reported, nothing ran.
+/// The longest MCP message by default: 16 MiB.
+const MAX_MESSAGE: usize = 16 * 1024 * 1024;
+
+pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, Failure> {
+    // The flags and the `planc.toml` found from the file's folder, exactly
+    // as `check` reads them: `--no-config`, or both `--catalog` and
+    // `--policy`, mean no `planc.toml`, and so no `[run]` from one.
+    let settings = project::settings(&start_folder(Some(target)), &overrides(&options.inputs))
+        .map_err(Failure)?;
+    let loaded = if o.is_ir {
+        load_ir(target, &settings, options)?
+    } else {
+        compile(target, o.progress.as_deref(), options)?
+    };
+    let Some(ir) = loaded else {
+        // Not UTF-8, errors in the plan, or an IR that fails verification:
+        // reported, nothing ran.
         return Ok(ExitCode::from(2));
     };
-    let approved = approvals(&ir, o)?;
-    let spec = o.tools.clone().or(config.tools).ok_or_else(|| {
+    let approved = approvals(&ir, o, options)?;
+    if o.dry_run {
+        print!("{}", dry_run(&ir, &approved));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let spec = o.tools.clone().or(settings.tools).ok_or_else(|| {
         Failure(
             "no tool backend: give `--tools fixture:FILE` or `--tools mcp:COMMAND`, \
              or `[run] tools` in `planc.toml`"
                 .into(),
         )
     })?;
+    let max_message = o
+        .max_message
+        .or(settings.max_message)
+        .unwrap_or(MAX_MESSAGE);
     let prior = match &o.progress {
         Some(path) if path.exists() => {
             let Some(text) = read_text(path, options)? else {
@@ -64,7 +90,7 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
         }
         _ => None,
     };
-    let backend = open_backend(&spec, o.timeout)?;
+    let backend = open_backend(&spec, o.timeout, max_message)?;
     let mut sink = FileSink {
         progress: o.progress.clone(),
         trace: match &o.trace {
@@ -78,6 +104,9 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
             None => None,
         },
         events: Vec::new(),
+        live: std::io::stderr()
+            .is_terminal()
+            .then(|| Live::new(options.color.on_stderr())),
     };
     let outcome =
         exec::run(&ir, &approved, prior.as_ref(), backend.as_ref(), &mut sink).map_err(Failure)?;
@@ -89,21 +118,30 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
     Ok(ExitCode::from(outcome.stop.exit_status()))
 }
 
-/// The IR: read from an IR file, or compiled from the plan. `None` when the
-/// file is not UTF-8 or the plan has errors (they are reported).
-fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
-    let Some(text) = read_text(plan, options)? else {
-        return Ok(None);
-    };
-    let looks_like_ir = serde_json::from_str::<Json>(&text)
-        .ok()
-        .is_some_and(|v| v.get("ir_version").is_some());
-    if looks_like_ir {
-        let ir = planc::ir::from_json(&text)
-            .map_err(|e| Failure(format!("`{}`: {e}", display_path(plan))))?;
-        return Ok(Some(ir));
+fn overrides(inputs: &Inputs) -> Overrides {
+    Overrides {
+        catalog: inputs.catalog.clone(),
+        policy: inputs.policy.clone(),
+        actor: inputs.actor.clone(),
+        progress: None,
+        no_config: inputs.no_config,
     }
-    let mut job = load(&[plan.to_path_buf()], &options.inputs, Replans::No)?;
+}
+
+/// Compiles and checks the plan, as a replan against the progress record
+/// when `--progress` names one that exists (as `planc check --progress`
+/// does: a replan that renames a completed write stops here, E0306/E0307).
+/// `None` when the file is not UTF-8 or the plan has errors (reported).
+fn compile(
+    plan: &Path,
+    progress: Option<&Path>,
+    options: &Options,
+) -> Result<Option<PlanIr>, Failure> {
+    let replans = match progress {
+        Some(p) if p.exists() => Replans::Against(Some(p)),
+        _ => Replans::No,
+    };
+    let mut job = load(&[plan.to_path_buf()], &options.inputs, replans)?;
     let outcome = driver::run(&mut job);
     let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
@@ -113,6 +151,55 @@ fn load_ir(plan: &Path, options: &Options) -> Result<Option<PlanIr>, Failure> {
     let irs = driver::lower(&job, &outcome).map_err(Failure)?;
     let (_, ir) = one_plan(plan, &irs)?;
     Ok(Some(ir.clone()))
+}
+
+/// Reads an IR file and verifies it against the configured catalogue and
+/// policy (`exec::verify`): `None`, with what is wrong reported, when it
+/// is not UTF-8, when the catalogue or policy has errors, or when the IR
+/// was changed after compilation.
+fn load_ir(path: &Path, settings: &Settings, options: &Options) -> Result<Option<PlanIr>, Failure> {
+    let Some(text) = read_text(path, options)? else {
+        return Ok(None);
+    };
+    let ir = planc::ir::from_json(&text)
+        .map_err(|e| Failure(format!("`{}`: {e}", display_path(path))))?;
+    let mut job = Job::default();
+    let mut settings = settings.clone();
+    settings.progress = None;
+    settings.add_to(&mut job, display_path).map_err(Failure)?;
+    if !job.unreadable.is_empty() {
+        report(&job, &job.unreadable, options, false)?;
+        return Ok(None);
+    }
+    if job.catalog.is_empty() || job.policy.is_empty() {
+        return Err(Failure(format!(
+            "`--ir {}`: an IR is verified against the catalogue and the policy before it runs: \
+             give `--catalog` and `--policy`, or run it from a folder whose `planc.toml` names them",
+            display_path(path)
+        )));
+    }
+    let compiler = planc::Compiler::from_job(&mut job);
+    if compiler.diagnostics().iter().any(|d| d.is_error()) {
+        job.sources = compiler.sources().clone();
+        report(&job, compiler.diagnostics(), options, false)?;
+        return Ok(None);
+    }
+    let problems = exec::verify(&ir, compiler.models());
+    if !problems.is_empty() {
+        let mut s = format!(
+            "planc run: `{}` does not run: it is not the IR planc compiled from a plan under this catalogue and policy\n",
+            display_path(path)
+        );
+        for p in &problems {
+            s.push_str(&format!("  - {p}\n"));
+        }
+        s.push_str(
+            "  compile the plan again (`planc compile`) and have it reviewed; nothing was run\n",
+        );
+        eprint!("{s}");
+        return Ok(None);
+    }
+    Ok(Some(ir))
 }
 
 /// A file's text; `None` when it is not UTF-8, which is reported as
@@ -130,23 +217,92 @@ fn read_text(path: &Path, options: &Options) -> Result<Option<String>, Failure> 
     Ok(job.sources.get(id).map(|f| f.text.clone()))
 }
 
-/// The approved steps: all of `approvals` with `--approve-all`, else those
-/// named, each of which must be a step of the plan.
-fn approvals(ir: &PlanIr, o: &RunOptions) -> Result<BTreeSet<String>, Failure> {
-    if o.approve_all {
-        return Ok(ir.approvals.iter().map(|s| s.to_string()).collect());
+/// The approved steps. For a plan compiled by this command,
+/// `--approve-all` (every step that needs one) or the steps `--approve`
+/// names. For an IR file, approvals come with the fingerprint they were
+/// given for: `--approvals FILE`, or `--approve`/`--approve-all` with
+/// `--fingerprint`. A fingerprint other than the IR's is exit 2 (nothing
+/// runs), and so is a step the plan lacks.
+fn approvals(ir: &PlanIr, o: &RunOptions, options: &Options) -> Result<BTreeSet<String>, Failure> {
+    let _ = options;
+    let mismatch = |given: &str, whence: &str| {
+        Failure(format!(
+            "{whence} approves the plan with fingerprint `{given}`, but this plan's is `{}`: \
+             what was approved is not what would run; nothing was run",
+            ir.fingerprint
+        ))
+    };
+    if let Some(given) = &o.fingerprint
+        && *given != ir.fingerprint
+    {
+        return Err(mismatch(given, "`--fingerprint`"));
     }
-    for name in &o.approve {
-        if !ir.steps.iter().any(|s| s.name == name) {
+    let named: Vec<String> = if let Some(path) = &o.approvals {
+        let file = ApprovalFile::read(path)?;
+        if file.fingerprint != ir.fingerprint {
+            return Err(mismatch(
+                &file.fingerprint,
+                &format!("`{}`", display_path(path)),
+            ));
+        }
+        file.steps
+    } else {
+        let given = !o.approve.is_empty() || o.approve_all;
+        if o.is_ir && given && o.fingerprint.is_none() {
             return Err(Failure(format!(
-                "`--approve {name}`: the plan has no step `{name}`"
+                "approvals for an IR file name its fingerprint: add `--fingerprint {}` \
+                 after checking it is the one reviewed, or give `--approvals FILE`",
+                ir.fingerprint
+            )));
+        }
+        if o.approve_all {
+            return Ok(exec::verify::needing_approval(ir)
+                .into_iter()
+                .map(str::to_string)
+                .collect());
+        }
+        o.approve.clone()
+    };
+    for name in &named {
+        if !ir.steps.iter().any(|s| s.name == name) {
+            let near = planc::suggest::nearest(name, ir.steps.iter().map(|s| s.name.as_str()));
+            let hint = planc::suggest::did_you_mean(&near)
+                .map(|h| format!(" ({h})"))
+                .unwrap_or_default();
+            return Err(Failure(format!(
+                "`--approve {name}`: the plan has no step `{name}`{hint}"
             )));
         }
     }
-    Ok(o.approve.iter().cloned().collect())
+    Ok(named.into_iter().collect())
 }
 
-fn open_backend(spec: &str, timeout: f64) -> Result<Box<dyn Backend>, Failure> {
+/// An approvals file: `{"fingerprint": "sha256:…", "steps": [...], "by":
+/// "…", "at": "…"}` (`docs/executors.md`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApprovalFile {
+    fingerprint: String,
+    steps: Vec<String>,
+    #[allow(dead_code)]
+    by: Option<String>,
+    #[allow(dead_code)]
+    at: Option<String>,
+}
+
+impl ApprovalFile {
+    fn read(path: &Path) -> Result<ApprovalFile, Failure> {
+        let text = project::read_source(path).map_err(Failure)?;
+        serde_json::from_str(&text).map_err(|e| {
+            Failure(format!(
+                "`{}` is not an approvals file (`{{\"fingerprint\": \"sha256:…\", \"steps\": [...], \"by\": \"…\", \"at\": \"…\"}}`): {e}",
+                display_path(path)
+            ))
+        })
+    }
+}
+
+fn open_backend(spec: &str, timeout: f64, max_message: usize) -> Result<Box<dyn Backend>, Failure> {
     if let Some(file) = spec.strip_prefix("fixture:") {
         let path = Path::new(file);
         let text = project::read_source(path).map_err(Failure)?;
@@ -175,8 +331,13 @@ fn open_backend(spec: &str, timeout: f64) -> Result<Box<dyn Backend>, Failure> {
                 "`--timeout {timeout}`: must be a positive number of seconds"
             )));
         }
-        let mcp = exec::mcp::Mcp::start(&program, &args, Duration::from_secs_f64(timeout))
-            .map_err(Failure)?;
+        let mcp = exec::mcp::Mcp::start(
+            &program,
+            &args,
+            Duration::from_secs_f64(timeout),
+            max_message,
+        )
+        .map_err(Failure)?;
         return Ok(Box::new(mcp));
     }
     Err(Failure(format!(
@@ -190,6 +351,94 @@ struct FileSink {
     progress: Option<PathBuf>,
     trace: Option<File>,
     events: Vec<Data>,
+    /// On a terminal: a line per step as it starts and as it ends.
+    live: Option<Live>,
+}
+
+/// The lines `planc run` writes on a terminal while it runs: a step's
+/// start (its tool and attempt) and its end (complete, with the time since
+/// its first dispatch and the calls made, or how it failed), coloured as
+/// `check`'s reports are.
+struct Live {
+    colour: bool,
+    started: std::collections::HashMap<String, std::time::Instant>,
+    calls: std::collections::HashMap<String, u64>,
+}
+
+impl Live {
+    fn new(colour: bool) -> Live {
+        Live {
+            colour,
+            started: Default::default(),
+            calls: Default::default(),
+        }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// The line an event gives, if any.
+    fn line(&mut self, event: &Data) -> Option<String> {
+        let kind = event.get("event").and_then(Data::as_str)?;
+        let step = event.get("step").and_then(Data::as_str)?.to_string();
+        match kind {
+            "dispatch" => {
+                self.started
+                    .entry(step.clone())
+                    .or_insert_with(std::time::Instant::now);
+                let n = self.calls.entry(step.clone()).or_insert(0);
+                *n += 1;
+                let tool = event.get("tool").and_then(Data::as_str).unwrap_or("?");
+                let attempt = event.get("attempt").and_then(Data::as_u64).unwrap_or(1);
+                let again = if attempt > 1 {
+                    format!(" (attempt {attempt})")
+                } else {
+                    String::new()
+                };
+                Some(format!(
+                    "{} {step}  {tool}{again}",
+                    self.paint("36", "start")
+                ))
+            }
+            "complete" => {
+                let took = self
+                    .started
+                    .get(&step)
+                    .map(|t| format!(" in {} ms", t.elapsed().as_millis()))
+                    .unwrap_or_default();
+                let calls = self.calls.get(&step).copied().unwrap_or(0);
+                let what = if calls == 0 {
+                    " (not called: reused)".to_string()
+                } else {
+                    format!(", {calls} call{}", if calls == 1 { "" } else { "s" })
+                };
+                Some(format!(
+                    "{} {step}  complete{took}{what}",
+                    self.paint("32", "done ")
+                ))
+            }
+            "guard_refused" | "post_unmet" | "bind_missing" | "precondition_unmet" => {
+                Some(format!("{} {step}  {kind}", self.paint("31", "fail ")))
+            }
+            "result" if event.get("error").is_some() => {
+                let code = event
+                    .get("error")
+                    .and_then(|e| e.get("code"))
+                    .and_then(Data::as_str)
+                    .unwrap_or("?");
+                Some(format!(
+                    "{} {step}  tool_error `{code}`",
+                    self.paint("31", "error")
+                ))
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Sink for FileSink {
@@ -210,9 +459,72 @@ impl Sink for FileSink {
                 .and_then(|()| file.flush())
                 .map_err(|e| format!("cannot write the trace: {e}"))?;
         }
+        if let Some(live) = &mut self.live
+            && let Some(line) = live.line(event)
+        {
+            eprintln!("{line}");
+        }
         self.events.push(event.clone());
         Ok(())
     }
+}
+
+/// `--dry-run`: the waves of the schedule, each step's call with its
+/// arguments as the IR writes them, its guards and its approval; what a
+/// reused step takes instead of a call.
+fn dry_run(ir: &PlanIr, approved: &BTreeSet<String>) -> String {
+    let needing = exec::verify::needing_approval(ir);
+    let mut s = format!(
+        "plan `{}` ({}): dry run, nothing is called\n",
+        ir.name, ir.fingerprint
+    );
+    let unapproved: Vec<String> = needing
+        .iter()
+        .filter(|n| !approved.contains(**n))
+        .map(|n| n.to_string())
+        .collect();
+    if !unapproved.is_empty() {
+        s.push_str(&format!(
+            "not approved: {}: a run would stop before the first call\n",
+            list(&unapproved)
+        ));
+    }
+    for (w, wave) in ir.schedule.iter().enumerate() {
+        s.push_str(&format!("wave {}\n", w + 1));
+        for name in wave {
+            let Some(step) = ir.steps.iter().find(|st| st.name == *name) else {
+                continue;
+            };
+            let args: Vec<String> = step.args.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            s.push_str(&format!(
+                "  {}  {}({})  {}{}\n",
+                step.name,
+                step.tool,
+                args.join(", "),
+                match step.effect {
+                    planc::ir::Effect::Read => "read",
+                    planc::ir::Effect::Write => "write",
+                },
+                if step.reuse == Some(true) {
+                    ", reused from the record: not called"
+                } else {
+                    ""
+                }
+            ));
+            for g in &step.authz.guards {
+                s.push_str(&format!("      guard {g}\n"));
+            }
+            if needing.contains(step.name.as_str()) {
+                let state = if approved.contains(step.name.as_str()) {
+                    "approved"
+                } else {
+                    "NOT approved"
+                };
+                s.push_str(&format!("      approval human: {state}\n"));
+            }
+        }
+    }
+    s
 }
 
 /// What ran, what was refused and why, and what a replan must know.

@@ -131,43 +131,52 @@ pub fn at_path<'a>(root: &'a Data, path: &str) -> Option<&'a Data> {
 pub fn check_guards(step: &StepIr, args: &Artifacts) -> Result<(), Refusal> {
     for guard in &step.authz.guards {
         let observed = args.get(guard.arg.as_str()).cloned().unwrap_or(Data::Null);
-        let refuse = |reason: String| Refusal {
-            guard: guard.clone(),
-            observed: observed.clone(),
-            reason,
-        };
-        let Some(limit) = literal_value(&guard.limit) else {
-            return Err(refuse(format!(
-                "the limit `{}` is not a valid value",
-                guard.limit
-            )));
-        };
-        let holds = observed
-            .as_value_like(&limit)
-            .and_then(|v| v.satisfies(guard.op.to_ast(), &limit));
-        match holds {
-            Some(true) => {}
-            Some(false) => {
-                return Err(refuse(format!(
-                    "`{} = {}` breaks the ceiling `{} {} {}`",
-                    guard.arg,
-                    observed.to_json_string(),
-                    guard.arg,
-                    guard.op,
-                    guard.limit
-                )));
-            }
-            None => {
-                return Err(refuse(format!(
-                    "`{}` is {} that cannot be compared with the limit `{}`",
-                    guard.arg,
-                    observed.kind_name(),
-                    guard.limit
-                )));
-            }
-        }
+        check_guard(guard, observed)?;
     }
     Ok(())
+}
+
+/// Checks one guard against its argument's resolved value (`null` when
+/// absent): what dispatch does, and what the IR's verification does with a
+/// value known before the run (`super::verify`).
+pub fn check_guard(guard: &Guard, observed: Data) -> Result<(), Refusal> {
+    let refuse = |reason: String, observed: Data| Refusal {
+        guard: guard.clone(),
+        observed,
+        reason,
+    };
+    let Some(limit) = literal_value(&guard.limit) else {
+        return Err(refuse(
+            format!("the limit `{}` is not a valid value", guard.limit),
+            observed,
+        ));
+    };
+    let holds = observed
+        .as_value_like(&limit)
+        .and_then(|v| v.satisfies(guard.op.to_ast(), &limit));
+    match holds {
+        Some(true) => Ok(()),
+        Some(false) => {
+            let reason = format!(
+                "`{} = {}` breaks the ceiling `{} {} {}`",
+                guard.arg,
+                observed.to_json_string(),
+                guard.arg,
+                guard.op,
+                guard.limit
+            );
+            Err(refuse(reason, observed))
+        }
+        None => {
+            let reason = format!(
+                "`{}` is {} that cannot be compared with the limit `{}`",
+                guard.arg,
+                observed.kind_name(),
+                guard.limit
+            );
+            Err(refuse(reason, observed))
+        }
+    }
 }
 
 /// Evaluates one probe against `root` (a tool's result for `post`).

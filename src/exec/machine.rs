@@ -112,13 +112,15 @@ impl Machine {
         m.write_record();
 
         // Rule 1: approvals before anything.
-        let missing: Vec<String> =
-            m.ir.approvals
-                .iter()
-                .filter(|s| !approved.iter().any(|a| a == *s))
-                .filter(|s| m.index(s).is_none_or(|i| m.status(i) != Status::Complete))
-                .map(|s| s.to_string())
-                .collect();
+        // A step whose own `authz.approval` asks for one needs it, listed
+        // in `approvals` or not (docs/executors.md).
+        let needing = super::verify::needing_approval(&m.ir);
+        let missing: Vec<String> = needing
+            .into_iter()
+            .filter(|s| !approved.iter().any(|a| a == *s))
+            .filter(|s| m.index(s).is_none_or(|i| m.status(i) != Status::Complete))
+            .map(|s| s.to_string())
+            .collect();
         if !missing.is_empty() {
             for name in &missing {
                 if let Some(i) = m.index(name) {

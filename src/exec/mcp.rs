@@ -20,6 +20,12 @@
 //!   `isError: true` is a tool error (retryable: the tool ran and failed;
 //!   only idempotent steps are retried anyway).
 //! - Each call waits at most the timeout (`timeout`, retryable).
+//! - A message is at most `max_message` bytes (`--max-message`, `[run]
+//!   max_message`; 16 MiB by default), read into a buffer that grows no
+//!   further: a longer line ends the connection. A message begun and not
+//!   ended when a call times out ends it too: nothing is read after the
+//!   deadline, and a server that never ends its line cannot hold memory or
+//!   the run.
 //! - The server dying fails every call in flight and every later call with
 //!   `server_exited` (not retryable), with the end of its stderr: a tool
 //!   error the progress record keeps, never a step silently lost.
@@ -33,7 +39,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::data::Data;
 use super::{Backend, Call, ToolError};
@@ -59,12 +65,21 @@ pub struct Mcp {
     stderr: Arc<Mutex<Vec<u8>>>,
     timeout: Duration,
     command: String,
+    /// When the message being read began (its first byte), while one is.
+    reading_since: Arc<Mutex<Option<Instant>>>,
+    /// Why the client ended the connection, when it did.
+    broken: Arc<Mutex<Option<String>>>,
 }
 
 impl Mcp {
     /// Starts `program args…` and initialises the session. The error is a
     /// message for the user (the command fails: exit status 2).
-    pub fn start(program: &str, args: &[String], timeout: Duration) -> Result<Mcp, String> {
+    pub fn start(
+        program: &str,
+        args: &[String],
+        timeout: Duration,
+        max_message: usize,
+    ) -> Result<Mcp, String> {
         let command = std::iter::once(program.to_string())
             .chain(args.iter().cloned())
             .collect::<Vec<_>>()
@@ -91,9 +106,11 @@ impl Mcp {
             stderr: Arc::new(Mutex::new(Vec::new())),
             timeout,
             command,
+            reading_since: Arc::new(Mutex::new(None)),
+            broken: Arc::new(Mutex::new(None)),
         };
         mcp.spawn_stderr(stderr);
-        mcp.spawn_reader(stdout);
+        mcp.spawn_reader(stdout, max_message);
         let init = Data::parse_text(&format!(
             r#"{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"planc","version":"{}"}}}}"#,
             env!("CARGO_PKG_VERSION")
@@ -131,19 +148,29 @@ impl Mcp {
         });
     }
 
-    fn spawn_reader(&self, stdout: impl Read + Send + 'static) {
+    fn spawn_reader(&self, stdout: impl Read + Send + 'static, max_message: usize) {
         let waiters = Arc::clone(&self.waiters);
         let dead = Arc::clone(&self.dead);
         let stdin = Arc::clone(&self.stdin);
+        let since = Arc::clone(&self.reading_since);
+        let broken = Arc::clone(&self.broken);
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
+            let mut buf: Vec<u8> = Vec::new();
             loop {
-                line.clear();
-                match reader.read_line(&mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
+                match read_message(&mut reader, &mut buf, max_message, &since) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(why) => {
+                        if let Ok(mut b) = broken.lock() {
+                            b.get_or_insert(why);
+                        }
+                        break;
+                    }
                 }
+                let Ok(line) = std::str::from_utf8(&buf) else {
+                    continue; // not UTF-8: not a JSON-RPC message, skipped
+                };
                 let Ok(msg) = Data::parse_text(line.trim()) else {
                     continue; // not a JSON-RPC message: skipped
                 };
@@ -180,9 +207,10 @@ impl Mcp {
                     let _ = tx.send(msg);
                 }
             }
-            // The server is gone: every call waiting fails now, every later
-            // call at once.
+            // The server is gone (or the client ended the connection):
+            // every call waiting fails now, every later call at once.
             dead.store(true, Ordering::SeqCst);
+            drop(reader);
             if let Ok(mut w) = waiters.lock() {
                 w.clear();
             }
@@ -235,6 +263,16 @@ impl Mcp {
                 if let Ok(mut w) = self.waiters.lock() {
                     w.remove(&id);
                 }
+                // A message begun and still not ended at the deadline: the
+                // connection is in a state nobody can trust, and nothing
+                // is read after the deadline.
+                let stalled = self.reading_since.lock().ok().and_then(|s| *s);
+                if stalled.is_some() {
+                    self.abort(format!(
+                        "a message from the server did not end within {} s",
+                        timeout.as_secs_f64()
+                    ));
+                }
                 let _ = self.send(&format!(
                     r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"timeout"}}}}"#
                 ));
@@ -271,7 +309,32 @@ impl Mcp {
         })
     }
 
+    /// Ends the connection: the server is killed, so the reader sees the
+    /// end of its output and stops.
+    fn abort(&self, why: String) {
+        if let Ok(mut b) = self.broken.lock() {
+            b.get_or_insert(why);
+        }
+        self.dead.store(true, Ordering::SeqCst);
+        if let Ok(mut c) = self.child.lock() {
+            let _ = c.kill();
+        }
+    }
+
     fn exited(&self) -> ToolError {
+        if let Some(why) = self.broken.lock().ok().and_then(|b| b.clone()) {
+            if let Ok(mut c) = self.child.lock() {
+                let _ = c.kill();
+            }
+            return ToolError {
+                code: "server_exited".into(),
+                message: format!(
+                    "the connection to the MCP server `{}` was ended: {why}",
+                    self.command
+                ),
+                retryable: false,
+            };
+        }
         // Give the stderr reader a moment to catch the last words.
         std::thread::sleep(Duration::from_millis(50));
         let status = self
@@ -295,6 +358,55 @@ impl Mcp {
             code: "server_exited".into(),
             message: format!("the MCP server `{}` exited{status}{said}", self.command),
             retryable: false,
+        }
+    }
+}
+
+/// Reads one message (a line, without its newline) into `buf`, at most
+/// `max` bytes: `Ok(false)` at the end of the output, `Err` with the reason
+/// for a longer line or a read error. `since` holds when the message began
+/// while it is being read.
+fn read_message(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+    since: &Mutex<Option<Instant>>,
+) -> Result<bool, String> {
+    buf.clear();
+    let mark = |at: Option<Instant>| {
+        if let Ok(mut s) = since.lock() {
+            *s = at;
+        }
+    };
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(a) => a,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                mark(None);
+                return Err(format!("cannot read from the server: {e}"));
+            }
+        };
+        if available.is_empty() {
+            mark(None);
+            return Ok(false);
+        }
+        if buf.is_empty() {
+            mark(Some(Instant::now()));
+        }
+        let (take, ends) = match memchr::memchr(b'\n', available) {
+            Some(i) => (i, true),
+            None => (available.len(), false),
+        };
+        if buf.len().saturating_add(take) > max {
+            mark(None);
+            return Err(format!("the server sent a message over {max} bytes"));
+        }
+        buf.extend_from_slice(available.get(..take).unwrap_or_default());
+        reader.consume(if ends { take + 1 } else { take });
+        if ends {
+            mark(None);
+            return Ok(true);
         }
     }
 }

@@ -15,10 +15,12 @@ pub mod fixture;
 mod machine;
 pub mod mcp;
 mod run;
+pub mod verify;
 
 pub use data::Data;
 pub use machine::{Machine, may_retry};
 pub use run::{Dispatch, Outcome, Output, Stop, run};
+pub use verify::verify;
 
 use crate::ir::StepIr;
 

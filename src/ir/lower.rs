@@ -32,8 +32,9 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
     for step in &plan.steps {
         steps.push(lower_step(plan, step, sources)?);
     }
-    Ok(ir::PlanIr {
+    let mut ir = ir::PlanIr {
         ir_version: ir::IR_VERSION.to_string(),
+        fingerprint: String::new(),
         name: plan.name.clone().into(),
         goal: plan.goal.clone(),
         budget: ir::Budget {
@@ -52,7 +53,9 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
             replans_used: r.replans_used,
             artifacts_in: r.artifacts_in.clone(),
         }),
-    })
+    };
+    ir.fingerprint = super::fingerprint(&ir)?;
+    Ok(ir)
 }
 
 fn lower_step(
@@ -180,7 +183,8 @@ fn reference(r: &check::RefValue) -> ir::Value {
     }
 }
 
-fn literal(v: &CValue) -> ir::Literal {
+/// A catalogue value as an IR literal (a guard's limit).
+pub(crate) fn literal(v: &CValue) -> ir::Literal {
     match v {
         CValue::String(s) => ir::Literal::String(s.clone()),
         CValue::Int(i) => ir::Literal::Int(*i),
@@ -192,7 +196,7 @@ fn literal(v: &CValue) -> ir::Literal {
     }
 }
 
-fn cmp(op: ast::CmpOp) -> ir::CmpOp {
+pub(crate) fn cmp(op: ast::CmpOp) -> ir::CmpOp {
     match op {
         ast::CmpOp::Eq => ir::CmpOp::Eq,
         ast::CmpOp::Ne => ir::CmpOp::Ne,

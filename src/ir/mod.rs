@@ -1,14 +1,17 @@
 //! The IR executors run: its types (with a generated JSON Schema) and the
 //! lowering from the checker's semantic model.
 
+pub mod fingerprint;
 mod lower;
 mod map;
 pub mod path;
 mod text;
 mod types;
 
+pub use fingerprint::fingerprint;
 pub use lower::lower;
 pub(crate) use lower::value as lower_value;
+pub(crate) use lower::{cmp as lower_cmp, literal as lower_literal};
 pub use types::*;
 
 /// Serialises IR the way `planc compile` writes it: pretty-printed, keys in

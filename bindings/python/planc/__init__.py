@@ -41,6 +41,7 @@ __all__ = [
     "RunResult",
     "run",
     "run_async",
+    "verify",
     "diff",
     "invalidate",
     "Machine",
@@ -275,10 +276,61 @@ def _ir_text(ir: Any) -> str:
     return _json_text(ir, "ir")
 
 
+def verify(ir: IrLike, compiler: "Compiler") -> List[str]:
+    """What is wrong with ``ir`` (a dict, a JSON text or a path) against
+    ``compiler``'s catalogue, policy and actor: its fingerprint recomputed
+    and its invariants checked, as ``planc run --ir`` does; empty when it
+    may run."""
+    return list(_planc.verify(compiler._native, _ir_text(ir)))
+
+
+def _checked_ir(
+    ir: IrLike,
+    compiler: Optional["Compiler"],
+    approve: Union[str, Sequence[str], None],
+    fingerprint: Optional[str],
+) -> str:
+    """The IR's text, once it may run: a :class:`CheckResult` was compiled
+    here; any other IR is verified against ``compiler`` (required), and its
+    approvals must name its ``fingerprint``."""
+    text = _ir_text(ir)
+    if not isinstance(ir, CheckResult):
+        if compiler is None:
+            raise ValueError(
+                "an IR not compiled here is verified before it runs: pass compiler=planc.Compiler(...) "
+                "with the catalogue and policy it must keep (or run the CheckResult itself)"
+            )
+        problems = verify(text, compiler)
+        if problems:
+            raise ValueError(
+                "the IR does not run: it is not the IR planc compiled under this catalogue and policy:\n  - "
+                + "\n  - ".join(problems)
+            )
+        if approve and fingerprint is None:
+            raise ValueError(
+                "approvals for an IR not compiled here name its fingerprint: pass fingerprint='sha256:...' "
+                "(the one reviewed)"
+            )
+    if fingerprint is not None:
+        actual = json.loads(text).get("fingerprint")
+        if fingerprint != actual:
+            raise ValueError(
+                f"the approvals are for the plan with fingerprint {fingerprint!r}, but this plan's is "
+                f"{actual!r}: what was approved is not what would run; nothing was run"
+            )
+    return text
+
+
 def _approved(ir: Dict[str, Any], approve: Union[str, Sequence[str], None]) -> List[str]:
-    """The approved steps: ``"all"`` (the IR's approvals), names, or ``None``."""
+    """The approved steps: ``"all"`` (every step that needs approval: those
+    of ``approvals`` and those whose ``authz.approval`` is set), names, or
+    ``None``."""
     if approve == "all":
-        return list(ir.get("approvals", []))
+        needing = set(ir.get("approvals", []))
+        needing.update(
+            s["name"] for s in ir.get("steps", []) if (s.get("authz") or {}).get("approval")
+        )
+        return sorted(needing)
     if approve is None:
         return []
     if isinstance(approve, str):
@@ -297,8 +349,10 @@ class _Driver:
         approve: Union[str, Sequence[str], None],
         progress: Union[None, PathLike, Mapping[str, Any]],
         trace: Optional[PathLike],
+        compiler: Optional["Compiler"] = None,
+        fingerprint: Optional[str] = None,
     ) -> None:
-        ir_text = _ir_text(ir)
+        ir_text = _checked_ir(ir, compiler, approve, fingerprint)
         ir_dict = json.loads(ir_text)
         needed = sorted({s["tool"] for s in ir_dict.get("steps", [])})
         missing = [t for t in needed if t not in tools]
@@ -460,6 +514,8 @@ def run(
     approve: Union[str, Sequence[str], None] = None,
     progress: Union[None, PathLike, Mapping[str, Any]] = None,
     trace: Optional[PathLike] = None,
+    compiler: Optional["Compiler"] = None,
+    fingerprint: Optional[str] = None,
 ) -> RunResult:
     """Runs the IR (a dict, a JSON text, a path, or the :class:`CheckResult`
     that compiled it) with ``tools`` (a callable
@@ -473,6 +529,12 @@ def run(
     never dispatched again. ``trace``: a file the events are appended to,
     one JSON object a line.
 
+    An IR that is not a :class:`CheckResult` of this process is verified
+    first against ``compiler`` (required: the catalogue and policy it must
+    keep): its fingerprint recomputed and its invariants checked, as
+    ``planc run --ir`` does; approvals for it need ``fingerprint``, the one
+    reviewed. What fails is a ``ValueError`` and nothing runs.
+
     With async tools, runs an event loop (:func:`run_async` in one already
     running).
     """
@@ -481,10 +543,11 @@ def run(
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(
-                run_async(ir, tools, approve=approve, progress=progress, trace=trace)
+                run_async(ir, tools, approve=approve, progress=progress, trace=trace,
+                          compiler=compiler, fingerprint=fingerprint)
             )
         raise RuntimeError("async tools inside a running event loop: await planc.run_async(...)")
-    d = _Driver(ir, tools, approve, progress, trace)
+    d = _Driver(ir, tools, approve, progress, trace, compiler, fingerprint)
     try:
         # Rounds of ready steps, each call in source order with its
         # retries: the trace is the one `planc run` writes.
@@ -508,6 +571,8 @@ async def run_async(
     approve: Union[str, Sequence[str], None] = None,
     progress: Union[None, PathLike, Mapping[str, Any]] = None,
     trace: Optional[PathLike] = None,
+    compiler: Optional["Compiler"] = None,
+    fingerprint: Optional[str] = None,
 ) -> RunResult:
     """:func:`run` on the running event loop: every step whose dependencies
     are complete is dispatched at once, independent steps concurrently;
@@ -520,7 +585,7 @@ async def run_async(
         loop = asyncio.get_running_loop()
         return call, await loop.run_in_executor(None, _call_sync, tools, call)
 
-    d = _Driver(ir, tools, approve, progress, trace)
+    d = _Driver(ir, tools, approve, progress, trace, compiler, fingerprint)
     pending: "set[asyncio.Task[Any]]" = set()
     try:
         while True:

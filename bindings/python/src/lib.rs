@@ -333,6 +333,21 @@ impl Machine {
     }
 }
 
+/// What is wrong with an IR against the compiler's catalogue, policy and
+/// actor (`planc::exec::verify`: the fingerprint recomputed, the
+/// invariants checked); empty when it may run. The catalogue's or policy's
+/// own errors are a `ValueError`.
+#[pyfunction]
+fn verify(py: Python<'_>, compiler: &Compiler, ir: &str) -> PyResult<Vec<String>> {
+    let ir = read_ir(ir)?;
+    if compiler.inner.diagnostics().iter().any(|d| d.is_error()) {
+        return Err(value_error(
+            "the catalogue or the policy has errors: no IR is verified against them",
+        ));
+    }
+    Ok(py.detach(|| planc::exec::verify(&ir, compiler.inner.models())))
+}
+
 #[pymodule]
 #[pyo3(name = "_planc")]
 fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -341,6 +356,7 @@ fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Machine>()?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
     m.add_function(wrap_pyfunction!(invalidate, m)?)?;
+    m.add_function(wrap_pyfunction!(verify, m)?)?;
     temporal_support::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("IR_VERSION", planc::ir::IR_VERSION)?;

@@ -47,8 +47,31 @@ def compile_case(case: Path) -> Dict[str, Any]:
 
 
 def approvals(case: Path) -> Optional[List[str]]:
+    """The approved steps of a case (a list, or an approvals file's
+    ``steps``)."""
     p = case / "approvals.json"
-    return json.loads(p.read_text()) if p.is_file() else None
+    if not p.is_file():
+        return None
+    loaded = json.loads(p.read_text())
+    return list(loaded["steps"]) if isinstance(loaded, dict) else list(loaded)
+
+
+def case_compiler(case: Path) -> planc.Compiler:
+    return planc.Compiler(catalog=[Path(case / "tools.plan")], policy=Path(case / "policy.plan"))
+
+
+def run_kwargs(case: Path, ir: Dict[str, Any]) -> Dict[str, Any]:
+    """What ``planc.run`` takes beside the IR of a case: the approvals, the
+    compiler the IR (a dict) is verified against, and the fingerprint the
+    approvals name (an approvals file's, else the IR's own)."""
+    p = case / "approvals.json"
+    loaded = json.loads(p.read_text()) if p.is_file() else None
+    fingerprint = loaded["fingerprint"] if isinstance(loaded, dict) else ir.get("fingerprint")
+    return {
+        "approve": approvals(case),
+        "compiler": case_compiler(case),
+        "fingerprint": fingerprint,
+    }
 
 
 def trace_lines(events: List[Dict[str, Any]]) -> List[str]:

@@ -60,6 +60,28 @@ def ir(compiler: planc.Compiler) -> Dict[str, Any]:
     return checked.ir
 
 
+# The IR as a dict is verified against the catalogue and policy it must
+# keep, with approvals naming its fingerprint (`planc.run`'s rule for an IR
+# not compiled in the same call): these helpers pass both.
+_COMPILER = planc.Compiler(catalog=[TOOLS], policy=POLICY)
+
+
+def _verified(ir: Any, kw: Dict[str, Any]) -> Dict[str, Any]:
+    if not isinstance(ir, planc.CheckResult):
+        kw.setdefault("compiler", _COMPILER)
+        if kw.get("approve") and isinstance(ir, dict):
+            kw.setdefault("fingerprint", ir["fingerprint"])
+    return kw
+
+
+def run(ir: Any, tools: Any, **kw: Any) -> planc.RunResult:
+    return planc.run(ir, tools, **_verified(ir, kw))
+
+
+async def run_async(ir: Any, tools: Any, **kw: Any) -> planc.RunResult:
+    return await planc.run_async(ir, tools, **_verified(ir, kw))
+
+
 # ------------------------------------------------------------------ check
 
 
@@ -295,7 +317,7 @@ class Store:
 
 def test_run_sync(ir: Dict[str, Any], tmp_path: Path) -> None:
     s = Store()
-    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=tmp_path / "p.json", trace=tmp_path / "t.jsonl")
+    r = run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=tmp_path / "p.json", trace=tmp_path / "t.jsonl")
     assert r.exit_code == 0 and r.ok and r.reason == "complete"
     assert s.data["dst"] == "hello"
     assert [st["status"] for st in r.progress["steps"]] == ["complete"] * 3
@@ -319,20 +341,20 @@ def test_run_async_runs_independent_steps_together(ir: Dict[str, Any]) -> None:
     async def put(key: str, value: str) -> Dict[str, Any]:
         return {"version": 2}
 
-    r = asyncio.run(planc.run_async(ir, {"kv.get": get, "kv.put": put}))
+    r = asyncio.run(run_async(ir, {"kv.get": get, "kv.put": put}))
     assert r.exit_code == 0
     assert peak == 2  # `a` and `b` were in flight together
     put_args = next(s["args"] for s in r.progress["steps"] if s["name"] == "put")
     assert put_args == {"key": "dst", "value": "SRC"}
     # planc.run with async tools runs its own loop.
-    assert planc.run(ir, {"kv.get": get, "kv.put": put}).exit_code == 0
+    assert run(ir, {"kv.get": get, "kv.put": put}).exit_code == 0
 
 
 def test_a_tool_error_and_an_exception(ir: Dict[str, Any]) -> None:
     def get(key: str) -> Dict[str, Any]:
         raise planc.ToolError("unavailable", retryable=False)
 
-    r = planc.run(ir, {"kv.get": get, "kv.put": Store().put})
+    r = run(ir, {"kv.get": get, "kv.put": Store().put})
     assert r.exit_code == 3  # `on_unmet` is `replan` unless the plan says otherwise
     failed = {s["name"]: s["failure"] for s in r.progress["steps"] if s.get("failure")}
     assert failed["a"]["kind"] == "tool_error" and failed["a"]["code"] == "unavailable"
@@ -340,7 +362,7 @@ def test_a_tool_error_and_an_exception(ir: Dict[str, Any]) -> None:
     def boom(key: str) -> Dict[str, Any]:
         raise KeyError(key)
 
-    r = planc.run(ir, {"kv.get": boom, "kv.put": Store().put})
+    r = run(ir, {"kv.get": boom, "kv.put": Store().put})
     failure = r.progress["steps"][0]["failure"]
     assert (failure["code"], failure["retryable"]) == ("exception", False)
     error = next(e for e in r.events if e["event"] == "result")["error"]
@@ -359,14 +381,14 @@ def test_a_retryable_error_is_retried_on_an_idempotent_read(compiler: planc.Comp
             raise planc.ToolError("busy", retryable=True)
         return {"value": "v"}
 
-    r = planc.run(checked.ir, {"kv.get": get, "kv.put": Store().put})
+    r = run(checked.ir, {"kv.get": get, "kv.put": Store().put})
     assert r.exit_code == 0 and len(tries) == 3
     assert [e["event"] for e in r.events].count("retry") == 2
     assert r.progress["steps"][0]["attempts"] == 3
 
 
 def test_a_result_that_is_not_json_is_a_tool_error(ir: Dict[str, Any]) -> None:
-    r = planc.run(ir, {"kv.get": lambda key: {"value": object()}, "kv.put": Store().put})
+    r = run(ir, {"kv.get": lambda key: {"value": object()}, "kv.put": Store().put})
     assert r.progress["steps"][0]["failure"]["code"] == "invalid_result"
 
 
@@ -378,13 +400,13 @@ def test_approvals() -> None:
     ir = c.check(json.dumps(PLAN)).ir
     assert ir is not None and ir["approvals"] == ["put"]
     s = Store()
-    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put})
+    r = run(ir, {"kv.get": s.get, "kv.put": s.put})
     assert (r.exit_code, r.reason, s.calls) == (1, "approval_missing", [])
     assert r.events[-1]["unapproved"] == ["put"]
-    assert planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, approve=["put"]).exit_code == 0
-    assert planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, approve="all").exit_code == 0
+    assert run(ir, {"kv.get": s.get, "kv.put": s.put}, approve=["put"]).exit_code == 0
+    assert run(ir, {"kv.get": s.get, "kv.put": s.put}, approve="all").exit_code == 0
     with pytest.raises(ValueError, match="nope"):
-        planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, approve=["nope"])
+        run(ir, {"kv.get": s.get, "kv.put": s.put}, approve=["nope"])
 
 
 def test_resume_dispatches_no_complete_step_again(ir: Dict[str, Any], tmp_path: Path) -> None:
@@ -394,7 +416,7 @@ def test_resume_dispatches_no_complete_step_again(ir: Dict[str, Any], tmp_path: 
     def put_fails(key: str, value: str) -> Dict[str, Any]:
         raise planc.ToolError("down", retryable=False)
 
-    r = planc.run(ir, {"kv.get": s.get, "kv.put": put_fails}, progress=progress)
+    r = run(ir, {"kv.get": s.get, "kv.put": put_fails}, progress=progress)
     assert r.exit_code == 3
     assert s.calls == ["get src", "get other"]
     # The failed write's record is dropped (as a person would after fixing
@@ -404,18 +426,18 @@ def test_resume_dispatches_no_complete_step_again(ir: Dict[str, Any], tmp_path: 
         if st["status"] == "failed":
             st.update(status="pending", failure=None, attempts=0)
     progress.write_text(json.dumps(record))
-    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
+    r = run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
     assert r.exit_code == 0
     assert s.calls == ["get src", "get other", "put dst"]
     assert set(r.reused) == {"a", "b"}
     # A dict record works the same, and writes no file.
-    again = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=r.progress)
+    again = run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=r.progress)
     assert again.exit_code == 0 and s.calls[-1] == "put dst" and len(s.calls) == 3
 
 
 def test_missing_tools_are_named(ir: Dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="kv.put"):
-        planc.run(ir, {"kv.get": Store().get})
+        run(ir, {"kv.get": Store().get})
 
 
 def test_the_machine_is_usable_alone(ir: Dict[str, Any]) -> None:
@@ -447,7 +469,7 @@ def test_the_record_is_on_disk_before_the_next_call(ir: Dict[str, Any], tmp_path
         seen.append({st["name"]: st["status"] for st in record["steps"]})
         return s.put(key, value)
 
-    assert planc.run(ir, {"kv.get": s.get, "kv.put": put}, progress=progress).exit_code == 0
+    assert run(ir, {"kv.get": s.get, "kv.put": put}, progress=progress).exit_code == 0
     assert seen == [{"a": "complete", "b": "complete", "put": "pending"}]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
@@ -468,8 +490,8 @@ def test_a_killed_run_resumes_without_repeating_its_write(ir: Dict[str, Any], tm
         return s.get(key)
 
     with pytest.raises(Killed):
-        planc.run(ir, {"kv.get": dies, "kv.put": s.put}, progress=progress)
-    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
+        run(ir, {"kv.get": dies, "kv.put": s.put}, progress=progress)
+    r = run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
     assert r.exit_code == 0 and r.reused == ["a"]
     assert s.calls == ["get src", "get other", "put dst"]
 
@@ -493,7 +515,7 @@ def test_a_decimal_result_keeps_its_digits(compiler: planc.Compiler) -> None:
     sent: List[Any] = []
 
     def run_with(amount: Decimal) -> planc.RunResult:
-        return planc.run(checked.ir, {
+        return run(checked, {
             "pay.quote": lambda id: {"amount": amount},
             "pay.send": lambda amount: sent.append(amount) or {"ok": True},
         })
@@ -512,11 +534,11 @@ def test_a_record_of_another_plan_is_refused(ir: Dict[str, Any], tmp_path: Path)
     """A record whose complete write was made with other arguments: running
     would repeat a committed write, so nothing runs (as `planc run`, exit 2)."""
     s = Store()
-    r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put})
+    r = run(ir, {"kv.get": s.get, "kv.put": s.put})
     record = json.loads(json.dumps(r.progress))
     record["steps"][2]["args"]["value"] = "something else"
     with pytest.raises(ValueError, match="repeat a committed write"):
-        planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=record)
+        run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=record)
     assert s.calls.count("put dst") == 1
 
 
@@ -529,8 +551,14 @@ def test_python_m_planc(ir: Dict[str, Any], tmp_path: Path) -> None:
         {"tool": "kv.get", "result": {"value": "w"}},
         {"tool": "kv.put", "result": {"version": 3}},
     ]))
+    (tmp_path / "tools.plan").write_text(TOOLS)
+    (tmp_path / "policy.plan").write_text(POLICY)
     run_args = ["run", str(tmp_path / "ir.json"), f"--tools=fixture:{tmp_path / 'tools.json'}",
-                f"--progress={tmp_path / 'p.json'}"]
+                f"--progress={tmp_path / 'p.json'}", f"--catalog={tmp_path / 'tools.plan'}",
+                f"--policy={tmp_path / 'policy.plan'}"]
+    # Without the catalogue and policy to verify it against, nothing runs.
+    assert main(run_args[:4]) == 2
+    assert not (tmp_path / "p.json").exists()
     assert main(run_args) == 0
     record = json.loads((tmp_path / "p.json").read_text())
     assert record["steps"][2]["args"] == {"key": "dst", "value": "v"}
@@ -540,3 +568,39 @@ def test_python_m_planc(ir: Dict[str, Any], tmp_path: Path) -> None:
     assert main(run_args) == 0
     assert main(["run", str(tmp_path / "ir.json"), "--tools=mcp:x"]) == 2
     assert main(["run", str(tmp_path / "nope.json"), f"--tools=fixture:{tmp_path / 'tools.json'}"]) == 2
+
+
+def test_an_ir_not_compiled_here_is_verified_before_it_runs(ir: Dict[str, Any]) -> None:
+    """An IR given as data is verified against a compiler's catalogue and
+    policy, as `planc run --ir` verifies it: an edited one does not run,
+    its fingerprint stale or recomputed."""
+    s = Store()
+    tools = {"kv.get": s.get, "kv.put": s.put}
+    with pytest.raises(ValueError, match="compiler="):
+        planc.run(ir, tools)
+    assert planc.verify(ir, _COMPILER) == []
+    tampered = json.loads(json.dumps(ir))
+    put = next(s for s in tampered["steps"] if s["name"] == "put")
+    put["args"]["key"]["value"] = "elsewhere"
+    problems = planc.verify(tampered, _COMPILER)
+    assert problems and all("fingerprint" in p for p in problems), problems
+    # A write relabelled an idempotent read, retried: refused for that too.
+    put["effect"], put["idempotent"], put["retry"] = "read", True, 3
+    problems = planc.verify(tampered, _COMPILER)
+    assert any("catalogue and policy make it" in p for p in problems), problems
+    assert any("not idempotent" in p for p in problems), problems
+    with pytest.raises(ValueError, match="does not run"):
+        planc.run(tampered, tools, compiler=_COMPILER)
+    assert s.calls == []
+
+
+def test_approvals_of_an_ir_name_its_fingerprint(ir: Dict[str, Any]) -> None:
+    s = Store()
+    tools = {"kv.get": s.get, "kv.put": s.put}
+    with pytest.raises(ValueError, match="fingerprint"):
+        planc.run(ir, tools, compiler=_COMPILER, approve=["put"])
+    with pytest.raises(ValueError, match="not what would run"):
+        planc.run(ir, tools, compiler=_COMPILER, approve=["put"], fingerprint="sha256:" + "0" * 64)
+    assert s.calls == []
+    r = planc.run(ir, tools, compiler=_COMPILER, approve=["put"], fingerprint=ir["fingerprint"])
+    assert r.exit_code == 0

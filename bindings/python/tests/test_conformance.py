@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 import pytest
 
 import planc
-from conftest import approvals, cases, compile_case, recorded, trace_lines
+from conftest import cases, compile_case, recorded, run_kwargs, trace_lines
 
 
 def outcome(result: planc.RunResult) -> Dict[str, Any]:
@@ -64,17 +64,29 @@ def prepare(case: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("case", cases(), ids=lambda p: p.name)
+def refused(case: Path, progress: Path, run: Any) -> bool:
+    """A case whose IR or approvals must not run (exit 2): ``planc.run``
+    raises ``ValueError`` and writes nothing."""
+    if expected(case)["exit"] != 2:
+        return False
+    with pytest.raises(ValueError):
+        run()
+    assert not progress.exists()
+    return True
+
+
+@pytest.mark.parametrize("case", cases(), ids=lambda p: p.name)
 def test_case_sync(case: Path, tmp_path: Path) -> None:
     ir = compile_case(case)
     progress = prepare(case, tmp_path)
     rec = recorded(case)
-    result = planc.run(
-        ir,
-        rec.tools(sorted({s["tool"] for s in ir["steps"]})),
-        approve=approvals(case),
-        progress=progress,
-        trace=tmp_path / "trace.jsonl",
+    tools = rec.tools(sorted({s["tool"] for s in ir["steps"]}))
+    go = lambda: planc.run(  # noqa: E731
+        ir, tools, progress=progress, trace=tmp_path / "trace.jsonl", **run_kwargs(case, ir)
     )
+    if refused(case, progress, go):
+        return
+    result = go()
     assert outcome(result) == expected(case)
     # Calls one at a time, results in source order: the trace of `planc run`.
     assert trace_lines(result.events) == json.loads((case / "expect.json").read_text())["trace"]
@@ -89,12 +101,11 @@ def test_case_async(case: Path, tmp_path: Path) -> None:
     ir = compile_case(case)
     progress = prepare(case, tmp_path)
     rec = recorded(case)
-    result = planc.run(
-        ir,
-        rec.async_tools(sorted({s["tool"] for s in ir["steps"]})),
-        approve=approvals(case),
-        progress=progress,
-    )
+    tools = rec.async_tools(sorted({s["tool"] for s in ir["steps"]}))
+    go = lambda: planc.run(ir, tools, progress=progress, **run_kwargs(case, ir))  # noqa: E731
+    if refused(case, progress, go):
+        return
+    result = go()
     assert outcome(result) == expected(case)
     same_up_to_interleaving(
         json.loads((case / "expect.json").read_text())["trace"], trace_lines(result.events), ir
@@ -102,16 +113,14 @@ def test_case_async(case: Path, tmp_path: Path) -> None:
 
 
 def test_the_suite_is_all_there() -> None:
-    assert len(cases()) >= 21
+    assert len(cases()) >= 25
 
 
 def test_a_wrong_expectation_is_caught(tmp_path: Path) -> None:
     case = next(c for c in cases() if c.name == "northwind_completes")
     ir = compile_case(case)
     rec = recorded(case)
-    result = planc.run(
-        ir, rec.tools(sorted({s["tool"] for s in ir["steps"]})), approve=approvals(case)
-    )
+    result = planc.run(ir, rec.tools(sorted({s["tool"] for s in ir["steps"]})), **run_kwargs(case, ir))
     wrong = expected(case)
     wrong["exit"] = 3
     assert outcome(result) != wrong
