@@ -203,7 +203,7 @@ fn cmp(op: ast::CmpOp) -> ir::CmpOp {
     }
 }
 
-fn probe(p: &ProbeKind) -> ir::Probe {
+pub(crate) fn probe(p: &ProbeKind) -> ir::Probe {
     match p {
         ProbeKind::Len { path: p, op, value } => ir::Probe::Len {
             path: super::path::write(p),
@@ -249,6 +249,7 @@ fn pre(p: &check::CheckedPre) -> ir::PreProbe {
         binding: p.subject.binding.clone(),
         step: p.subject.step_name.clone(),
         path: p.subject.members.clone(),
+        at: (!p.at.is_empty()).then(|| super::path::write(&p.at).into()),
     };
     match probe(&p.kind) {
         ir::Probe::Len { op, value, .. } => ir::PreProbe::Len { subject, op, value },

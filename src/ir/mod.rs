@@ -8,6 +8,7 @@ mod text;
 mod types;
 
 pub use lower::lower;
+pub(crate) use lower::probe as lower_probe;
 pub(crate) use lower::value as lower_value;
 pub use types::*;
 
