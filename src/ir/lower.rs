@@ -66,6 +66,12 @@ fn lower_step(
         .ok_or_else(|| format!("step `{}` calls an unknown tool", step.name))?;
     let mut args = ir::Map::with_capacity(step.args.len());
     for arg in &step.args {
+        // A parameter the step leaves out whose default is `null` is left
+        // out of the call too: to many tools `null` is not absence
+        // (`docs/ir.md`). Any other default is passed as declared.
+        if arg.from_default && matches!(arg.value.kind, ValueKind::Literal(CValue::Null)) {
+            continue;
+        }
         let value = value(&arg.value)
             .ok_or_else(|| format!("step `{}`: argument `{}` has an error", step.name, arg.name))?;
         args.insert(arg.name.clone(), value);

@@ -122,8 +122,11 @@ class CheckResult:
 
     @property
     def errors(self) -> int:
-        """The number of errors (those of the catalogue and policy are the
-        compiler's :attr:`Compiler.diagnostics`)."""
+        """The number of errors, those of the catalogue and policy
+        included: a :class:`Compiler` whose catalogue or policy has errors
+        fails every check, and each result carries those errors first in
+        its :attr:`diagnostics` (their warnings stay in
+        :attr:`Compiler.diagnostics`)."""
         return int(self._doc["errors"])
 
     @property

@@ -97,7 +97,12 @@ impl Compiler {
             }
         };
         let record = progress.map(|text| ("progress.json", text));
-        let checked = py.detach(|| self.inner.check_replan(name, text, kind, record));
+        let mut checked = py.detach(|| self.inner.check_replan(name, text, kind, record));
+        // A catalogue or policy with errors fails every check: each result
+        // carries them, so that `ok=False` never comes without its reason
+        // (their warnings stay in `Compiler.diagnostics` alone).
+        let config = self.inner.diagnostics().iter().filter(|d| d.is_error());
+        checked.diagnostics.splice(0..0, config.cloned());
         Ok(Checked { inner: checked })
     }
 
