@@ -90,6 +90,7 @@ codes! {
     W0406 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
     W0501 Warning "catalogue schema not understood: the tool is imported with `any` there";
     W0502 Warning "catalogue schema read loosely: an unknown keyword or a constraint not enforced";
+    W0509 Warning "a JSON plan read from inside a wrapper (`--lenient`): the text around it is ignored";
 }
 
 impl Code {

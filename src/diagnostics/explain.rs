@@ -56,6 +56,7 @@ pub fn page(code: Code) -> &'static str {
         Code::W0406 => include_str!("../../docs/explain/W0406.md"),
         Code::W0501 => include_str!("../../docs/explain/W0501.md"),
         Code::W0502 => include_str!("../../docs/explain/W0502.md"),
+        Code::W0509 => include_str!("../../docs/explain/W0509.md"),
     }
 }
 

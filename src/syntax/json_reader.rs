@@ -305,22 +305,6 @@ impl<'v, 'a> Fields<'v, 'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shapes_fit_the_key_table() {
-        use crate::syntax::{json_catalog, json_plan, json_policy};
-        let most = [json_plan::SHAPES, json_catalog::SHAPES, json_policy::SHAPES]
-            .iter()
-            .flat_map(|s| s.iter())
-            .map(|k| k.len())
-            .max();
-        assert!(most.unwrap_or(0) <= MAX_SHAPE_KEYS);
-    }
-}
-
 /// A JSON number that names a non-negative integer, as JSON Schema's
 /// `integer` counts them: `2`, and also `2.0` and `2e0` (a fraction of
 /// zeros, an exponent written out exactly). `None` for a fraction, a
@@ -339,4 +323,20 @@ pub fn whole_number(n: &str) -> Option<u64> {
         return None;
     }
     int.parse::<u64>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_fit_the_key_table() {
+        use crate::syntax::{json_catalog, json_plan, json_policy};
+        let most = [json_plan::SHAPES, json_catalog::SHAPES, json_policy::SHAPES]
+            .iter()
+            .flat_map(|s| s.iter())
+            .map(|k| k.len())
+            .max();
+        assert!(most.unwrap_or(0) <= MAX_SHAPE_KEYS);
+    }
 }

@@ -106,6 +106,20 @@ def test_catalogue_problems_are_the_compilers_diagnostics() -> None:
     assert config[0]["code"] in checked.render("short")
 
 
+def test_lenient_reads_a_plan_inside_a_models_reply(compiler: planc.Compiler) -> None:
+    reply = "Here is the plan:\n```json\n" + json.dumps(PLAN) + "\n```\nLet me know."
+    assert not compiler.check(reply).ok
+    checked = compiler.check(reply, lenient=True)
+    assert checked.ok, checked.render("short")
+    alone = compiler.check(json.dumps(PLAN)).diagnostics
+    extra = [d for d in checked.diagnostics if d["code"] == "W0509"]
+    assert len(extra) == 1 and len(checked.diagnostics) == len(alone) + 1
+    assert "Markdown code fence" in extra[0]["message"]
+    assert extra[0]["line"] == 3  # the object's line in the reply
+    # A plan alone is read as it is: no warning.
+    assert compiler.check(json.dumps(PLAN), lenient=True).diagnostics == alone
+
+
 def test_a_policy_that_does_not_parse_fails_each_check_with_its_errors() -> None:
     c = planc.Compiler(catalog=[TOOLS], policy="policy p {\n    actor [kv:read\n}\n")
     codes = [d["code"] for d in c.diagnostics if d["severity"] == "error"]
@@ -133,8 +147,10 @@ def test_an_argument_left_out_with_a_null_default_is_not_passed() -> None:
             }
         ]
     )
-    c = planc.Compiler(catalog=[catalog])
-    plan = {"name": "m", "steps": [{"name": "s", "tool": "mail_send", "args": {"body": "hi"}}]}
+    policy = "policy p {\n    actor [mail:send]\n    mail_send requires [mail:send]\n}\n"
+    c = planc.Compiler(catalog=[catalog], policy=policy)
+    post = {"probe": "field_exists", "path": "$.sent"}
+    plan = {"name": "m", "steps": [{"name": "s", "tool": "mail_send", "args": {"body": "hi"}, "post": post}]}
     checked = c.check(json.dumps(plan))
     assert checked.ok, checked.render("short")
     assert checked.ir is not None
@@ -143,7 +159,7 @@ def test_an_argument_left_out_with_a_null_default_is_not_passed() -> None:
 
     def send(**kwargs: Any) -> Dict[str, Any]:
         seen.append(kwargs)
-        return {}
+        return {"sent": True}
 
     assert planc.run(checked.ir, {"mail_send": send}).exit_code == 0
     assert seen == [{"body": "hi", "cc": "ops"}]
