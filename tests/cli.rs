@@ -311,18 +311,9 @@ fn lenient_reads_a_plan_inside_a_models_reply() {
     let plan =
         r#"{"name": "lookup", "steps": [{"name": "get", "tool": "kv.get", "args": {"key": "k"}}]}"#;
     let lines = |v: &serde_json::Value| -> Vec<(String, u64)> {
-        v["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| {
-                (
-                    d["code"].as_str().unwrap().to_string(),
-                    d["line"].as_u64().unwrap(),
-                )
-            })
-            .collect()
+        codes_at(v).into_iter().map(|(c, _, at)| (c, at)).collect()
     };
+    let at = |text: &str, piece: &str| text.find(piece).unwrap() as u64;
     let args = |lenient: bool| {
         let mut a = vec![
             "check",
@@ -343,18 +334,25 @@ fn lenient_reads_a_plan_inside_a_models_reply() {
     let o = run_stdin(&args(true), fenced.as_bytes());
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let v = json(&o);
-    assert_eq!(lines(&v), vec![("W0509".to_string(), 3)]);
+    // At the plan's first byte, in the reply as it was given.
+    assert_eq!(lines(&v), vec![("W0509".to_string(), at(&fenced, "{"))]);
     assert_eq!(v["diagnostics"][0]["file"], "<stdin>");
     let message = v["diagnostics"][0]["message"].as_str().unwrap();
     assert!(message.contains("Markdown code fence"), "{message}");
     assert!(message.contains("`Here is the plan:`"), "{message}");
     assert!(message.contains("`Let me know.`"), "{message}");
-    // Text around a bare object; an error in it is at the reply's line.
+    // Text around a bare object; an error in it is at its place in the reply.
     let bare = format!("Sure.\n{}\nDone.", plan.replace(r#""k""#, "5"));
     let v = json(&run_stdin(&args(true), bare.as_bytes()));
     let found = lines(&v);
-    assert!(found.contains(&("W0509".to_string(), 2)), "{found:?}");
-    assert!(found.contains(&("E0201".to_string(), 2)), "{found:?}");
+    assert!(
+        found.contains(&("W0509".to_string(), at(&bare, "{"))),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("E0201".to_string(), at(&bare, "5}"))),
+        "{found:?}"
+    );
     // Without the flag, the reply is not a plan.
     let o = run_stdin(&args(false), fenced.as_bytes());
     assert_eq!(o.status.code(), Some(1));
