@@ -293,6 +293,80 @@ fn stdin_is_read_with_dash() {
     assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
 }
 
+/// `check --lenient`: a model's reply with the plan in a Markdown code
+/// fence, or between sentences, is checked with W0509 naming what was
+/// ignored, every position in the reply's own lines; without the flag it
+/// is not a plan; two fenced objects are not guessed at.
+#[test]
+fn lenient_reads_a_plan_inside_a_models_reply() {
+    let dir = scratch("lenient");
+    std::fs::write(
+        dir.join("tools.plan"),
+        "tool kv.get(key: string) -> { value: string } read idempotent\n\n\
+         policy agent {\n    actor [kv:read]\n    kv.get requires [kv:read]\n}\n",
+    )
+    .unwrap();
+    let tools = dir.join("tools.plan");
+    let tools = tools.to_str().unwrap();
+    let plan =
+        r#"{"name": "lookup", "steps": [{"name": "get", "tool": "kv.get", "args": {"key": "k"}}]}"#;
+    let lines = |v: &serde_json::Value| -> Vec<(String, u64)> {
+        codes_at(v).into_iter().map(|(c, _, at)| (c, at)).collect()
+    };
+    let at = |text: &str, piece: &str| text.find(piece).unwrap() as u64;
+    let args = |lenient: bool| {
+        let mut a = vec![
+            "check",
+            "--catalog",
+            tools,
+            "--policy",
+            tools,
+            "--format",
+            "json",
+        ];
+        if lenient {
+            a.push("--lenient");
+        }
+        a.push("-");
+        a
+    };
+    let fenced = format!("Here is the plan:\n```json\n{plan}\n```\nLet me know.\n");
+    let o = run_stdin(&args(true), fenced.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v = json(&o);
+    // At the plan's first byte, in the reply as it was given.
+    assert_eq!(lines(&v), vec![("W0509".to_string(), at(&fenced, "{"))]);
+    assert_eq!(v["diagnostics"][0]["file"], "<stdin>");
+    let message = v["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("Markdown code fence"), "{message}");
+    assert!(message.contains("`Here is the plan:`"), "{message}");
+    assert!(message.contains("`Let me know.`"), "{message}");
+    // Text around a bare object; an error in it is at its place in the reply.
+    let bare = format!("Sure.\n{}\nDone.", plan.replace(r#""k""#, "5"));
+    let v = json(&run_stdin(&args(true), bare.as_bytes()));
+    let found = lines(&v);
+    assert!(
+        found.contains(&("W0509".to_string(), at(&bare, "{"))),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("E0201".to_string(), at(&bare, "5}"))),
+        "{found:?}"
+    );
+    // Without the flag, the reply is not a plan.
+    let o = run_stdin(&args(false), fenced.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!lines(&json(&o)).iter().any(|(c, _)| c == "W0509"));
+    // A plan alone gets no warning; two fenced objects are not guessed at.
+    let o = run_stdin(&args(true), plan.as_bytes());
+    assert_eq!(o.status.code(), Some(0));
+    assert!(lines(&json(&o)).is_empty());
+    let two = format!("```json\n{plan}\n```\nor\n```json\n{plan}\n```\n");
+    let o = run_stdin(&args(true), two.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!lines(&json(&o)).iter().any(|(c, _)| c == "W0509"));
+}
+
 #[test]
 fn command_failures_exit_2() {
     let missing = run(&["check", "no/such/file.plan"]);

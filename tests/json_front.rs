@@ -794,6 +794,41 @@ fn bind_names_must_be_identifiers() {
     );
 }
 
+/// JSON Schema's `integer` admits `2.0` and `2e0`: a step number, an
+/// `after` number, `retry` and a `result_count` read them as the integer
+/// they name; a fraction or a negative number is still refused.
+#[test]
+fn integral_numbers_are_integers() {
+    let t = r#"{"budget": {"replans": 1.0}, "steps": [
+        {"n": 1.0, "tool": "a"},
+        {"n": 2e0, "tool": "b", "retry": 2.00, "after": [1.0],
+         "post": {"probe": "result_count", "equals": 3.0}}
+    ]}"#;
+    let (m, _) = plan_diags(t, &[]);
+    let p = plan_of(&m);
+    assert_eq!(p.replans.as_ref().map(|r| r.node), Some(1));
+    let c = &p.steps[1].clauses;
+    assert!(matches!(c[0], Clause::Retry(Spanned { node: 2, .. })));
+    let Clause::After { steps, .. } = &c[1] else {
+        panic!("{c:?}")
+    };
+    assert_eq!(steps[0].node.as_str(), p.steps[0].name.node.as_str());
+    let Clause::Post(Probe {
+        kind: ProbeKind::CountDefault { value, .. },
+        ..
+    }) = &c[2]
+    else {
+        panic!("{c:?}")
+    };
+    assert_eq!(value.node, Literal::Int("3".into()));
+    for bad in [r#""retry": 2.5"#, r#""retry": -1.0"#, r#""after": [0.5]"#] {
+        let t =
+            format!(r#"{{"steps": [{{"n": 0, "tool": "a"}}, {{"n": 1, "tool": "b", {bad}}}]}}"#);
+        let (_, d) = read_json_plan(F, &t);
+        assert_eq!(codes(&d), vec![Code::E0004], "{bad}: {d:#?}");
+    }
+}
+
 #[test]
 fn five_problems_five_diagnostics_and_the_rest_is_read() {
     let t = r#"{"steps": [

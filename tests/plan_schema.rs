@@ -505,7 +505,12 @@ impl Gen {
                     1 => hi,
                     _ => lo + (self.next() % span) as i64,
                 };
-                json!(n)
+                // JSON Schema's `integer` admits `2.0`: so must planc.
+                if self.chance(4) {
+                    json!(n as f64)
+                } else {
+                    json!(n)
+                }
             }
             "number" => {
                 let lo = num("minimum")

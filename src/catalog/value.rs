@@ -350,8 +350,23 @@ impl LiteralError {
 
 /// Reads a number literal's text as an exact decimal; never rounds.
 pub fn parse_decimal(text: &str) -> Result<Decimal, LiteralError> {
-    Decimal::from_str_exact(text).map_err(|_| LiteralError::InexactDecimal)
+    Decimal::from_str_exact(text)
+        .or_else(|e| {
+            // Zeros after the last digit of the fraction change nothing:
+            // `2.000…0` with more zeros than a decimal holds is still `2`.
+            let trimmed = match text.split_once('.') {
+                Some((_, frac)) if frac.ends_with('0') => text.trim_end_matches('0'),
+                _ => return Err(e),
+            };
+            Decimal::from_str_exact(trimmed.trim_end_matches('.'))
+        })
+        .map_err(|_| LiteralError::InexactDecimal)
 }
+
+/// What the decimals planc reads hold, as the schemas for planners say it
+/// (`planc schema`): a longer literal is E0204, never rounded.
+pub const DECIMAL_LIMIT: &str =
+    "an exact decimal of at most 28 significant digits (a longer one is refused, never rounded)";
 
 fn parse_int(text: &str) -> Result<i64, LiteralError> {
     i64::from_str(text).map_err(|_| LiteralError::IntOverflow)
@@ -473,6 +488,13 @@ mod tests {
         );
         assert_eq!(
             parse_decimal("123456789012345678901234567890123"),
+            Err(LiteralError::InexactDecimal)
+        );
+        // Trailing zeros past what a decimal holds are still exact.
+        let zeros = format!("2.{}", "0".repeat(40));
+        assert_eq!(parse_decimal(&zeros), Ok(Decimal::from(2)));
+        assert_eq!(
+            parse_decimal(&format!("{zeros}1")),
             Err(LiteralError::InexactDecimal)
         );
         let v = Value::Decimal(parse_decimal("500.0000000000000001").unwrap_or_default());

@@ -288,6 +288,9 @@ pub struct CheckedProbe {
 #[derive(Clone, Debug)]
 pub struct CheckedPre {
     pub subject: RefValue,
+    /// The segments of an indexed `pre` path from its first index on
+    /// (`[0].name` of `tags[0].name`); empty otherwise.
+    pub at: Vec<PathSeg>,
     pub kind: ProbeKind,
     pub span: Span,
 }

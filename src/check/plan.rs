@@ -415,13 +415,31 @@ impl<'a> Checker<'a, '_> {
     /// The type at `path` in `root` (a tool's result), or the error type
     /// after reporting E0202.
     fn type_path(&mut self, i: usize, root: &Ty, path: &ast::Path, tool: &Tool) -> Ty {
+        let origin = PathOrigin {
+            root: "$".to_string(),
+            whose: format!(" in the result of `{}`", tool.name),
+            span: tool.name_span,
+            label: format!("`{}` returns `{}`", tool.name, tool.result),
+        };
+        self.type_segments(i, root, &path.segments, &origin)
+    }
+
+    /// The type of the value `segments` reach from a value of type `root`;
+    /// E0202 (with `origin`'s label) where a segment does not apply.
+    pub(super) fn type_segments(
+        &mut self,
+        i: usize,
+        root: &Ty,
+        segments: &[Spanned<PathSeg>],
+        origin: &PathOrigin,
+    ) -> Ty {
         let mut cur = root.clone();
         let mut optional = false;
-        for (k, seg) in path.segments.iter().enumerate() {
+        for (k, seg) in segments.iter().enumerate() {
             // The path up to this segment, for messages only.
             let prefix = || {
-                let mut s = String::from("$");
-                for seg in path.segments.iter().take(k) {
+                let mut s = origin.root.clone();
+                for seg in segments.iter().take(k) {
                     let _ = crate::syntax::path::write_segment(&mut s, &seg.node);
                 }
                 s
@@ -442,16 +460,10 @@ impl<'a> Checker<'a, '_> {
                     let mut d = Diagnostic::new(
                         Code::E0202,
                         seg.span,
-                        format!(
-                            "`{prefix}` has no field `{f}` in the result of `{}`",
-                            tool.name
-                        ),
+                        format!("`{prefix}` has no field `{f}`{}", origin.whose),
                     )
                     .with_label("no such field")
-                    .with_secondary(
-                        tool.name_span,
-                        format!("`{}` returns `{}`", tool.name, tool.result),
-                    );
+                    .with_secondary(origin.span, origin.label.clone());
                     d = match suggest::did_you_mean(&near) {
                         Some(help) => {
                             let fixed = near.first().map(|b| format!(".{b}")).unwrap_or_default();
@@ -479,10 +491,7 @@ impl<'a> Checker<'a, '_> {
                         format!("`{prefix}` is `{other}`, which has no field `{f}`"),
                     )
                     .with_label("not a record")
-                    .with_secondary(
-                        tool.name_span,
-                        format!("`{}` returns `{}`", tool.name, tool.result),
-                    );
+                    .with_secondary(origin.span, origin.label.clone());
                     self.report(i, d);
                     return Ty::Error;
                 }
@@ -498,10 +507,7 @@ impl<'a> Checker<'a, '_> {
                     )
                     .with_label("not a list")
                     .with_help(format!("remove `[{n}]`: `{prefix}` is a single value"))
-                    .with_secondary(
-                        tool.name_span,
-                        format!("`{}` returns `{}`", tool.name, tool.result),
-                    );
+                    .with_secondary(origin.span, origin.label.clone());
                     self.report(i, d);
                     return Ty::Error;
                 }
@@ -636,4 +642,14 @@ impl<'a> Checker<'a, '_> {
         .with_help(format!("keep one `{what}`"));
         self.report(i, d);
     }
+}
+
+/// Where a typed path starts, for [`Checker::type_segments`]'s messages:
+/// the text before its segments (`$`, `tags`), what the value is
+/// (" in the result of `t`", or nothing) and where its type is declared.
+pub(super) struct PathOrigin {
+    pub root: String,
+    pub whose: String,
+    pub span: Span,
+    pub label: String,
 }

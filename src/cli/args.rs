@@ -42,6 +42,11 @@ pub enum Command {
         /// `progress` of `planc.toml`.
         #[arg(long, value_name = "RECORD")]
         progress: Option<PathBuf>,
+        /// Read a JSON plan from inside a model's raw reply: a Markdown
+        /// code fence, or text before and after the object, is ignored,
+        /// and a warning (W0509) says what was.
+        #[arg(long)]
+        lenient: bool,
         #[command(flatten)]
         options: Options,
     },

@@ -18,10 +18,21 @@ use super::report::{emit, report, report_checks, status};
 pub fn check(
     files: &[PathBuf],
     progress: Option<&Path>,
+    lenient: bool,
     options: &Options,
 ) -> Result<ExitCode, Failure> {
     let mut loaded = load_plans(files, &options.inputs, Replans::Against(progress))?;
     let mut diagnostics: Vec<planc::Diagnostic> = Vec::new();
+    if lenient {
+        let plans: Vec<planc::FileId> = loaded
+            .groups
+            .iter()
+            .flat_map(|(_, plans)| plans.iter().copied())
+            .collect();
+        for id in plans {
+            diagnostics.extend(unwrap_reply(&mut loaded.job.sources, id));
+        }
+    }
     let mut configs: Vec<String> = Vec::new();
     for (settings, plans) in std::mem::take(&mut loaded.groups) {
         let mut job = loaded.job(&settings, plans)?;
@@ -42,6 +53,18 @@ pub fn check(
     let configs: Vec<&str> = configs.iter().map(String::as_str).collect();
     report_checks(&loaded.job.sources, &configs, &diagnostics, options, true)?;
     Ok(status(&diagnostics, options))
+}
+
+/// `--lenient`: the plan inside a model's reply, its wrapper blanked in
+/// place (every span stays where it is) and read as JSON; W0509 says what
+/// was ignored. `None` when there is nothing to strip.
+fn unwrap_reply(sources: &mut planc::SourceMap, id: planc::FileId) -> Option<planc::Diagnostic> {
+    let file = sources.get_mut(id)?;
+    let u = planc::syntax::lenient::unwrap(&file.text)?;
+    let note = planc::syntax::lenient::note(id, &file.text, &u);
+    file.text = u.text;
+    file.kind = planc::SourceKind::Json;
+    Some(note)
 }
 
 pub fn compile(

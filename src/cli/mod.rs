@@ -32,8 +32,9 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
         Command::Check {
             files,
             progress,
+            lenient,
             options,
-        } => check::check(&files, progress.as_deref(), &options),
+        } => check::check(&files, progress.as_deref(), lenient, &options),
         Command::Compile {
             file,
             output,

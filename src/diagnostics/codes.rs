@@ -57,6 +57,7 @@ codes! {
     E0108 Error "unknown step in `after`, or an ordering cycle";
     E0111 Error "step calls a tool whose catalogue schema could not be read";
     E0112 Error "a binding named `true`, `false` or `null`, which a reference reads as a value";
+    E0116 Error "a `pre` over a recorded artifact that the progress record shows unmet";
     E0201 Error "argument type mismatch";
     E0202 Error "`bind` or `post` path does not exist in the tool's result type";
     E0203 Error "ill-typed probe";
@@ -89,6 +90,7 @@ codes! {
     W0406 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
     W0501 Warning "catalogue schema not understood: the tool is imported with `any` there";
     W0502 Warning "catalogue schema read loosely: an unknown keyword or a constraint not enforced";
+    W0509 Warning "a JSON plan read from inside a wrapper (`--lenient`): the text around it is ignored";
 }
 
 impl Code {

@@ -23,6 +23,7 @@ pub fn page(code: Code) -> &'static str {
         Code::E0108 => include_str!("../../docs/explain/E0108.md"),
         Code::E0111 => include_str!("../../docs/explain/E0111.md"),
         Code::E0112 => include_str!("../../docs/explain/E0112.md"),
+        Code::E0116 => include_str!("../../docs/explain/E0116.md"),
         Code::E0201 => include_str!("../../docs/explain/E0201.md"),
         Code::E0202 => include_str!("../../docs/explain/E0202.md"),
         Code::E0203 => include_str!("../../docs/explain/E0203.md"),
@@ -55,6 +56,7 @@ pub fn page(code: Code) -> &'static str {
         Code::W0406 => include_str!("../../docs/explain/W0406.md"),
         Code::W0501 => include_str!("../../docs/explain/W0501.md"),
         Code::W0502 => include_str!("../../docs/explain/W0502.md"),
+        Code::W0509 => include_str!("../../docs/explain/W0509.md"),
     }
 }
 

@@ -225,8 +225,16 @@ pub fn probe_holds(probe: &Probe, found: Option<&Data>) -> bool {
 /// up among them (when it is absent every probe fails: fail closed), then
 /// tested exactly as a `post` probe tests the value at its path.
 pub fn check_pre_probe(pre: &PreProbe, artifacts: &Artifacts) -> Result<(), Unmet> {
-    let Subject::Ref { binding, path, .. } = pre.subject();
-    let found = lookup_ref(binding, path, artifacts).ok();
+    let Subject::Ref {
+        binding, path, at, ..
+    } = pre.subject();
+    let found = lookup_ref(binding, path, artifacts)
+        .ok()
+        .and_then(|v| match at {
+            // An indexed `pre` path: the rest from its first index on.
+            Some(at) => at_path(v, at),
+            None => Some(v),
+        });
     if probe_holds(&pre.test(), found) {
         Ok(())
     } else {
@@ -425,6 +433,22 @@ mod tests {
         );
         let unmet = check_pre_probe(&absent, &arts).unwrap_err();
         assert_eq!(unmet.observed, Data::Null);
+        // An indexed `pre` path: `at` is followed into the value `path`
+        // reaches; out of range is absent, and fails.
+        let arts2 = args(r#"{"tags": {"all": [{"w": 3}, {"w": 1}]}}"#);
+        let indexed = |at: &str| {
+            pre(&format!(
+                r#"{{"probe":"compare","subject":{{"kind":"ref","binding":"tags","step":"p","path":["all"],"at":"{at}"}},"op":">","value":{{"type":"int","value":2}}}}"#
+            ))
+        };
+        assert!(check_pre_probe(&indexed("$[0].w"), &arts2).is_ok());
+        let unmet = check_pre_probe(&indexed("$[1].w"), &arts2).unwrap_err();
+        assert_eq!(unmet.observed, Data::parse_text("1").unwrap());
+        assert_eq!(
+            unmet.expected.get("path"),
+            Some(&Data::String("tags.all[1].w".into()))
+        );
+        assert!(check_pre_probe(&indexed("$[2].w"), &arts2).is_err());
         let mut step = step_with(Vec::new());
         step.pre = vec![size, contains];
         assert!(check_pre(&step, &arts).is_err());

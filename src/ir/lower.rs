@@ -69,6 +69,12 @@ fn lower_step(
         .ok_or_else(|| format!("step `{}` calls an unknown tool", step.name))?;
     let mut args = ir::Map::with_capacity(step.args.len());
     for arg in &step.args {
+        // A parameter the step leaves out whose default is `null` is left
+        // out of the call too: to many tools `null` is not absence
+        // (`docs/ir.md`). Any other default is passed as declared.
+        if arg.from_default && matches!(arg.value.kind, ValueKind::Literal(CValue::Null)) {
+            continue;
+        }
         let value = value(&arg.value)
             .ok_or_else(|| format!("step `{}`: argument `{}` has an error", step.name, arg.name))?;
         args.insert(arg.name.clone(), value);
@@ -207,7 +213,7 @@ pub(crate) fn cmp(op: ast::CmpOp) -> ir::CmpOp {
     }
 }
 
-fn probe(p: &ProbeKind) -> ir::Probe {
+pub(crate) fn probe(p: &ProbeKind) -> ir::Probe {
     match p {
         ProbeKind::Len { path: p, op, value } => ir::Probe::Len {
             path: super::path::write(p),
@@ -253,6 +259,7 @@ fn pre(p: &check::CheckedPre) -> ir::PreProbe {
         binding: p.subject.binding.clone(),
         step: p.subject.step_name.clone(),
         path: p.subject.members.clone(),
+        at: (!p.at.is_empty()).then(|| super::path::write(&p.at).into()),
     };
     match probe(&p.kind) {
         ir::Probe::Len { op, value, .. } => ir::PreProbe::Len { subject, op, value },

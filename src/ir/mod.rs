@@ -10,6 +10,7 @@ mod types;
 
 pub use fingerprint::fingerprint;
 pub use lower::lower;
+pub(crate) use lower::probe as lower_probe;
 pub(crate) use lower::value as lower_value;
 pub(crate) use lower::{cmp as lower_cmp, literal as lower_literal};
 pub use types::*;

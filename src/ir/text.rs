@@ -132,8 +132,16 @@ impl Display for PreProbe {
 /// The artifact a precondition tests, as a reference: `settings.region`.
 impl Display for Subject {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let Subject::Ref { binding, path, .. } = self;
-        reference(f, binding, path)
+        let Subject::Ref {
+            binding, path, at, ..
+        } = self;
+        reference(f, binding, path)?;
+        // `$[0].name` written after the reference: `tags[0].name`.
+        f.write_str(
+            at.as_deref()
+                .and_then(|a| a.strip_prefix('$'))
+                .unwrap_or(""),
+        )
     }
 }
 

@@ -324,6 +324,11 @@ pub enum Subject {
         step: Str,
         /// Member names to follow into the bound value, outermost first.
         path: Vec<Str>,
+        /// For a `pre` path with an index (`tags[0].name`): the rest of the
+        /// path from its first index on, a result path (`$[0].name`)
+        /// followed into the value `path` reaches. Absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Str>,
     },
 }
 

@@ -391,7 +391,7 @@ impl Spec {
         let mut s = match ty {
             Ty::String => json!({"type": "string"}),
             Ty::Int => json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
-            Ty::Decimal => json!({"type": "number"}),
+            Ty::Decimal => json!({"type": "number", "description": catalog::value::DECIMAL_LIMIT}),
             Ty::Bool => json!({"type": "boolean"}),
             Ty::Null => json!({"type": "null"}),
             Ty::Date => json!({"type": "string", "format": "date", "pattern": DATE_PATTERN}),

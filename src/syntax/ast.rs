@@ -431,19 +431,26 @@ pub enum PathSeg {
 }
 
 impl Path {
-    /// A `pre` path as the reference it is: its root binding and its field
-    /// segments as members. `None` for a `$` path or one with an index.
-    pub fn as_reference(&self) -> Option<Reference> {
+    /// A `pre` path as the reference it starts with (its root binding and
+    /// the field segments before the first index, as members) and the
+    /// segments from the first index on (`tags[0].name`: `tags` and
+    /// `[0].name`). `None` for a `$` path.
+    pub fn pre_parts(&self) -> Option<(Reference, &[Spanned<PathSeg>])> {
         let name = self.root.clone()?;
-        let members = self
+        let k = self
             .segments
             .iter()
-            .map(|s| match &s.node {
+            .position(|s| matches!(s.node, PathSeg::Index(_)))
+            .unwrap_or(self.segments.len());
+        let (fields, rest) = self.segments.split_at(k);
+        let members = fields
+            .iter()
+            .filter_map(|s| match &s.node {
                 PathSeg::Field(f) => Some(Spanned::new(f.clone(), s.span)),
                 PathSeg::Index(_) => None,
             })
-            .collect::<Option<Vec<_>>>()?;
-        Some(Reference { name, members })
+            .collect();
+        Some((Reference { name, members }, rest))
     }
 }
 

@@ -239,7 +239,7 @@ impl<'t> Reader<'t> {
     /// A non-negative integer that fits 64 bits, or an E0004.
     pub fn count(&mut self, key: &str, value: &Json<'_>) -> Option<u64> {
         if let Value::Number(n) = value.value
-            && let Ok(v) = n.parse::<u64>()
+            && let Some(v) = whole_number(n)
         {
             return Some(v);
         }
@@ -303,6 +303,26 @@ impl<'v, 'a> Fields<'v, 'a> {
             .iter()
             .filter(move |m| found.iter().flatten().any(|f| std::ptr::eq(*f, *m)))
     }
+}
+
+/// A JSON number that names a non-negative integer, as JSON Schema's
+/// `integer` counts them: `2`, and also `2.0` and `2e0` (a fraction of
+/// zeros, an exponent written out exactly). `None` for a fraction, a
+/// negative number or one over `u64`. Every count, step number and `after`
+/// number of the JSON forms is read through here (`docs/json.md`).
+pub fn whole_number(n: &str) -> Option<u64> {
+    if let Ok(v) = n.parse::<u64>() {
+        return Some(v);
+    }
+    if !n.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        return None;
+    }
+    let text = crate::syntax::json_plan::expand_exponent(n)?;
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    if !frac.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    int.parse::<u64>().ok()
 }
 
 #[cfg(test)]

@@ -31,6 +31,10 @@ pub enum Token<'src> {
     /// `billing.issue_credit`, `facts.plan`
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")]
     DottedName(&'src str),
+    /// A binding name with fields and at least one index, `tags[0].name`:
+    /// a `pre` probe's path into a list (`docs/language.md`).
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\[[0-9]+\](\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*")]
+    IndexedName(&'src str),
     /// `billing:write`; also `name:value` written without a space, which the
     /// parser splits where an argument or a field is expected.
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_*.+\-]+)+")]
@@ -131,9 +135,9 @@ impl<'src> Token<'src> {
     pub fn text(&self) -> Option<&'src str> {
         use Token::*;
         match *self {
-            Ident(s) | DottedName(s) | Scope(s) | Path(s) | Int(s) | Decimal(s) | Date(s)
-            | Datetime(s) | Str(s) | Doc(s) | Unterminated(s) | BadNumber(s) | BadDatetime(s)
-            | HashComment(s) | Error(s) | BadLit(s) => Some(s),
+            Ident(s) | DottedName(s) | IndexedName(s) | Scope(s) | Path(s) | Int(s)
+            | Decimal(s) | Date(s) | Datetime(s) | Str(s) | Doc(s) | Unterminated(s)
+            | BadNumber(s) | BadDatetime(s) | HashComment(s) | Error(s) | BadLit(s) => Some(s),
             _ => None,
         }
     }

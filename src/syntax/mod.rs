@@ -7,6 +7,7 @@ pub mod json_catalog;
 pub mod json_plan;
 pub mod json_policy;
 pub mod json_reader;
+pub mod lenient;
 pub mod lexer;
 pub mod lexicon;
 pub mod literal;

@@ -123,8 +123,11 @@ class CheckResult:
 
     @property
     def errors(self) -> int:
-        """The number of errors (those of the catalogue and policy are the
-        compiler's :attr:`Compiler.diagnostics`)."""
+        """The number of errors, those of the catalogue and policy
+        included: a :class:`Compiler` whose catalogue or policy has errors
+        fails every check, and each result carries those errors first in
+        its :attr:`diagnostics` (their warnings stay in
+        :attr:`Compiler.diagnostics`)."""
         return int(self._doc["errors"])
 
     @property
@@ -188,16 +191,20 @@ class Compiler:
         text: str,
         kind: str = "json",
         progress: Optional[Union[Mapping[str, Any], PathLike]] = None,
+        lenient: bool = False,
     ) -> CheckResult:
         """Checks one plan text: ``kind`` is ``"json"`` (the planner's JSON
         form) or ``"plan"`` (the plan language). With ``progress`` (a record
         as a dict, a JSON text or a path), the plan is checked as a replan
         against what already ran, as ``planc check --progress``: recorded
         artifacts in scope, complete steps reused (N0303), repeated writes
-        refused (E0306, E0307), the replan budget (E0305)."""
+        refused (E0306, E0307), the replan budget (E0305). With
+        ``lenient=True``, a JSON plan inside a model's raw reply (a Markdown
+        code fence, text before and after the object) is read, and a W0509
+        warning says what was ignored, as ``planc check --lenient``."""
         rec = None if progress is None else _json_text(progress, "progress")
         name = "plan.json" if kind == "json" else "plan.plan"
-        return CheckResult(self._native.check(name, text, kind, rec))
+        return CheckResult(self._native.check(name, text, kind, rec, lenient))
 
     def schema(self, dialect: str = "json-schema", *, tool: bool = False) -> Dict[str, Any]:
         """The planner's schema (``planc schema``): ``json-schema``,

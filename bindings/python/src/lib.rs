@@ -78,7 +78,10 @@ impl Compiler {
     /// Checks one plan text; `kind` is `"json"` or `"plan"`. With
     /// `progress` (a record's JSON text), the plan is checked as a replan
     /// against what already ran.
-    #[pyo3(signature = (name, text, kind, progress=None))]
+    /// With `lenient`, a JSON plan inside a model's reply (a Markdown code
+    /// fence, text around the object) is read with W0509 saying what was
+    /// ignored, as `planc check --lenient`.
+    #[pyo3(signature = (name, text, kind, progress=None, lenient=false))]
     fn check(
         &self,
         py: Python<'_>,
@@ -86,6 +89,7 @@ impl Compiler {
         text: &str,
         kind: &str,
         progress: Option<&str>,
+        lenient: bool,
     ) -> PyResult<Checked> {
         let kind = match kind {
             "json" => SourceKind::Json,
@@ -97,7 +101,23 @@ impl Compiler {
             }
         };
         let record = progress.map(|text| ("progress.json", text));
-        let checked = py.detach(|| self.inner.check_replan(name, text, kind, record));
+        let unwrapped = lenient
+            .then(|| planc::syntax::lenient::unwrap(text))
+            .flatten();
+        let (read, kind) = match &unwrapped {
+            Some(u) => (u.text.as_str(), SourceKind::Json),
+            None => (text, kind),
+        };
+        let mut checked = py.detach(|| self.inner.check_replan(name, read, kind, record));
+        if let Some(u) = &unwrapped {
+            let note = planc::syntax::lenient::note(checked.file, text, u);
+            checked.diagnostics.push(note);
+        }
+        // A catalogue or policy with errors fails every check: each result
+        // carries them, so that `ok=False` never comes without its reason
+        // (their warnings stay in `Compiler.diagnostics` alone).
+        let config = self.inner.diagnostics().iter().filter(|d| d.is_error());
+        checked.diagnostics.splice(0..0, config.cloned());
         Ok(Checked { inner: checked })
     }
 

@@ -118,8 +118,73 @@ def test_the_plan_language_too(compiler: planc.Compiler) -> None:
 
 def test_catalogue_problems_are_the_compilers_diagnostics() -> None:
     c = planc.Compiler(catalog=[TOOLS + "tool kv.get(key: string) -> { v: int } read\n"], policy=POLICY)
-    assert [d["code"] for d in c.diagnostics if d["severity"] == "error"]
-    assert not c.check(json.dumps(PLAN)).ok
+    config = [d for d in c.diagnostics if d["severity"] == "error"]
+    assert config
+    checked = c.check(json.dumps(PLAN))
+    assert not checked.ok
+    # Each result carries what made it fail, first, and renders it.
+    assert checked.diagnostics[: len(config)] == config
+    assert checked.errors >= len(config)
+    assert config[0]["code"] in checked.render("short")
+
+
+def test_lenient_reads_a_plan_inside_a_models_reply(compiler: planc.Compiler) -> None:
+    reply = "Here is the plan:\n```json\n" + json.dumps(PLAN) + "\n```\nLet me know."
+    assert not compiler.check(reply).ok
+    checked = compiler.check(reply, lenient=True)
+    assert checked.ok, checked.render("short")
+    alone = compiler.check(json.dumps(PLAN)).diagnostics
+    extra = [d for d in checked.diagnostics if d["code"] == "W0509"]
+    assert len(extra) == 1 and len(checked.diagnostics) == len(alone) + 1
+    assert "Markdown code fence" in extra[0]["message"]
+    assert extra[0]["line"] == 3  # the object's line in the reply
+    # A plan alone is read as it is: no warning.
+    assert compiler.check(json.dumps(PLAN), lenient=True).diagnostics == alone
+
+
+def test_a_policy_that_does_not_parse_fails_each_check_with_its_errors() -> None:
+    c = planc.Compiler(catalog=[TOOLS], policy="policy p {\n    actor [kv:read\n}\n")
+    codes = [d["code"] for d in c.diagnostics if d["severity"] == "error"]
+    assert codes
+    for _ in range(2):
+        checked = c.check(json.dumps(PLAN))
+        assert not checked.ok and checked.ir is None
+        assert [d["code"] for d in checked.diagnostics][: len(codes)] == codes
+
+
+def test_an_argument_left_out_with_a_null_default_is_not_passed() -> None:
+    catalog = json.dumps(
+        [
+            {
+                "name": "mail_send",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "body": {"type": "string"},
+                        "recipient": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+                        "cc": {"type": "string", "default": "ops"},
+                    },
+                    "required": ["body"],
+                },
+            }
+        ]
+    )
+    policy = "policy p {\n    actor [mail:send]\n    mail_send requires [mail:send]\n}\n"
+    c = planc.Compiler(catalog=[catalog], policy=policy)
+    post = {"probe": "field_exists", "path": "$.sent"}
+    plan = {"name": "m", "steps": [{"name": "s", "tool": "mail_send", "args": {"body": "hi"}, "post": post}]}
+    checked = c.check(json.dumps(plan))
+    assert checked.ok, checked.render("short")
+    assert checked.ir is not None
+    assert set(checked.ir["steps"][0]["args"]) == {"body", "cc"}
+    seen: List[Dict[str, Any]] = []
+
+    def send(**kwargs: Any) -> Dict[str, Any]:
+        seen.append(kwargs)
+        return {"sent": True}
+
+    assert planc.run(checked.ir, {"mail_send": send}).exit_code == 0
+    assert seen == [{"body": "hi", "cc": "ops"}]
 
 
 def test_paths_and_texts_alike(tmp_path: Path) -> None:

@@ -261,10 +261,10 @@ impl<'a> Checker<'a, '_> {
         };
         let d = Diagnostic::new(
             Code::E0303,
-            ceiling_at(step, arg),
+            ceiling_at(arg),
             format!(
-                "`{}` = {shown} cannot be compared with the ceiling `{}` of {origin}",
-                arg.name,
+                "{} cannot be compared with the ceiling `{}` of {origin}",
+                given(arg, &shown),
                 c.text()
             ),
         )
@@ -274,7 +274,7 @@ impl<'a> Checker<'a, '_> {
             "a value that cannot be compared with the limit is not within it: pass {kind} within `{}`",
             c.text()
         ));
-        self.report(i, default_label(d, arg));
+        self.report(i, default_label(d, step, arg));
     }
 }
 
@@ -302,17 +302,16 @@ fn ceiling_breach(
     };
     let d = Diagnostic::new(
         Code::E0303,
-        ceiling_at(step, arg),
+        ceiling_at(arg),
         format!(
-            "`{}` = `{}` {verb} the ceiling `{}` of {origin}",
-            arg.name,
-            v.display(),
+            "{} {verb} the ceiling `{}` of {origin}",
+            given(arg, &format!("`{}`", v.display())),
             c.text()
         ),
     )
     .with_label(label)
     .with_secondary(c.span, format!("ceiling declared here, in {origin}"));
-    default_label(d, arg).with_help(match &c.limit {
+    default_label(d, step, arg).with_help(match &c.limit {
             Some(l) if above => format!(
                 "the policy allows at most `{}` here: a larger value needs a change of policy, not of plan",
                 l.display()
@@ -321,20 +320,37 @@ fn ceiling_breach(
         })
 }
 
-/// Where a diagnostic about an argument under a ceiling points: at the
-/// value, or at the call when the value is the parameter's default.
-fn ceiling_at(step: &ast::Step, arg: &CheckedArg) -> Span {
+/// An argument and its value as a ceiling's message names them: "`x` =
+/// `5`", or, for a parameter the step leaves out, "`x` is left out, and
+/// its default `5`" (the plan never wrote the value).
+fn given(arg: &CheckedArg, shown: &str) -> String {
     if arg.from_default {
-        step.tool.span
+        format!("`{}` is left out, and its default {shown}", arg.name)
+    } else {
+        format!("`{}` = {shown}", arg.name)
+    }
+}
+
+/// Where a diagnostic about an argument under a ceiling points: at the
+/// value, or at the tool's parameter when the value is its default (the
+/// step wrote nothing there: [`default_label`] labels the call).
+fn ceiling_at(arg: &CheckedArg) -> Span {
+    if arg.from_default {
+        arg.name_span
     } else {
         arg.value.span
     }
 }
 
-/// Labels the parameter's default as the value's source, when it is.
-fn default_label(d: Diagnostic, arg: &CheckedArg) -> Diagnostic {
+/// Labels the call that leaves the parameter out and the default's
+/// declaration, when the value is the parameter's default.
+fn default_label(d: Diagnostic, step: &ast::Step, arg: &CheckedArg) -> Diagnostic {
     if arg.from_default {
-        d.with_secondary(arg.value.span, "the default is declared here")
+        d.with_secondary(
+            step.tool.span,
+            format!("called here without `{}`", arg.name),
+        )
+        .with_secondary(arg.value.span, "the default is declared here")
     } else {
         d
     }

@@ -87,16 +87,43 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// A `pre` probe: its path is a reference to an artifact (E0105–E0107,
-    /// E0202 as for any reference, and a `data` edge to its producer), and
-    /// the probe is typed against the artifact's type.
+    /// E0202 as for any reference, and a `data` edge to its producer), then
+    /// any index segments (`tags[0].name`), and the probe is typed against
+    /// the type the path reaches. A recorded artifact of a replan is
+    /// decided now instead ([`Checker::recorded_pre`]): no probe is kept.
     pub(super) fn check_pre(&mut self, i: usize, probe: &ast::Probe) -> Option<CheckedPre> {
         let path = probe.path()?;
-        // Both front ends read a `pre` path as a binding and its fields.
-        let reference = path.as_reference()?;
+        // Both front ends read a `pre` path as a binding, its fields and
+        // its indexes.
+        let (reference, rest) = path.pre_parts()?;
+        if self.is_recorded(&reference) {
+            self.recorded_pre(i, probe, path, &reference, rest);
+            return None;
+        }
         let (subject, ty) = self.resolve_ref(i, &reference, path.span)?;
+        let ty = if rest.is_empty() {
+            ty
+        } else {
+            let mut root = subject.binding.to_string();
+            for m in &subject.members {
+                root.push('.');
+                root.push_str(m);
+            }
+            let origin = PathOrigin {
+                label: format!("`{root}` is `{ty}`, bound by step `{}`", subject.step_name),
+                root,
+                whose: String::new(),
+                span: self
+                    .bindings
+                    .get(subject.binding_index)
+                    .map_or(path.span, |b| b.name_span),
+            };
+            self.type_segments(i, &ty, rest, &origin)
+        };
         let kind = self.probe_test(i, &probe.kind, path, &ty, Vec::new())?;
         Some(CheckedPre {
             subject,
+            at: rest.iter().map(|s| s.node.clone()).collect(),
             kind,
             span: probe.span,
         })
@@ -104,7 +131,7 @@ impl<'a> Checker<'a, '_> {
 
     /// The test of a probe whose path is `path`, of type `ty`; `segs` is the
     /// path the normalised probe keeps.
-    fn probe_test(
+    pub(super) fn probe_test(
         &mut self,
         i: usize,
         kind: &ast::ProbeKind,

@@ -278,6 +278,53 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
+    /// A `pre` over a recorded artifact, decided now: the record holds the
+    /// value the executor would test, so the probe is evaluated on it as
+    /// the executor evaluates a `pre` ([`eval::probe_holds`]). Holding, it
+    /// is kept out of the IR; unmet, it is E0116. An artifact that is no
+    /// longer usable is E0308, as it is in an argument.
+    pub(super) fn recorded_pre(
+        &mut self,
+        i: usize,
+        probe: &ast::Probe,
+        path: &ast::Path,
+        r: &ast::Reference,
+        rest: &[Spanned<PathSeg>],
+    ) {
+        let Some((value, step)) = self.recorded_value(i, r) else {
+            return;
+        };
+        let segs: Vec<PathSeg> = rest.iter().map(|s| s.node.clone()).collect();
+        let found = eval::at_path(value, &crate::syntax::path::write(&segs));
+        // The record carries values, not types: the probe's literal is
+        // read as the executor reads it, whatever the value's kind.
+        let Some(kind) = self.probe_test(i, &probe.kind, path, &Ty::Any, Vec::new()) else {
+            return;
+        };
+        if eval::probe_holds(&crate::ir::lower_probe(&kind), found) {
+            return;
+        }
+        let name = r.name.node.as_str();
+        let shown = found.map_or("absent".to_string(), |v| {
+            format!("`{}`", v.to_json_string())
+        });
+        let mut d = Diagnostic::new(
+            Code::E0116,
+            probe.span,
+            format!(
+                "this precondition does not hold: `{path}` is recorded as {shown}, by step `{step}`"
+            ),
+        )
+        .with_label("unmet, decided from the progress record")
+        .with_help(format!(
+            "a recorded artifact keeps its value: drop or correct this `pre`, or bind `{name}` again in this plan (keep step `{step}`, or a replacement of it) so that it is tested at dispatch"
+        ));
+        if let Some(at) = self.artifact_span(name) {
+            d = d.with_secondary(at, format!("`{name}` was recorded here, by step `{step}`"));
+        }
+        self.report(i, d);
+    }
+
     /// The pass after every step's arguments are checked, before
     /// authorization: which steps are reused, and repeated effects.
     pub(super) fn decide_reuse(&mut self, steps: &[CheckedStep]) {

@@ -36,7 +36,7 @@ use super::ast::{
     Path, PathSeg, PlanDecl, Probe, ProbeKind, RecordEntry, Reference, Step, Str,
 };
 use super::json::{Json, Value};
-use super::json_reader::{Fields, Reader};
+use super::json_reader::{Fields, Reader, whole_number};
 use super::lexicon::{self, is_ident};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::limits;
@@ -250,7 +250,7 @@ fn identity(item: &Json<'_>, i: usize) -> (Str, Option<u64>) {
     let number = ["n", "id"]
         .iter()
         .find_map(|k| match item.get(k).map(|v| &v.value) {
-            Some(Value::Number(n)) => n.parse::<u64>().ok(),
+            Some(Value::Number(n)) => whole_number(n),
             _ => None,
         });
     let named = ["name", "id"]
@@ -354,12 +354,12 @@ fn step(
                 let mut steps = Vec::with_capacity(items.len());
                 for a in items {
                     match &a.value {
-                        Value::Number(n) => match n.parse::<u64>() {
-                            Ok(k) => {
+                        Value::Number(n) => match whole_number(n) {
+                            Some(k) => {
                                 numbered_afters.push((at, clauses.len(), steps.len(), k));
                                 steps.push(Spanned::new(Str::default(), a.span));
                             }
-                            Err(_) => r.ill_typed("a step in `after`", a, "a step number or name"),
+                            None => r.ill_typed("a step in `after`", a, "a step number or name"),
                         },
                         Value::String(s) if is_ident(s) => {
                             steps.push(Spanned::new(Str::from(&**s), a.text_span()))
@@ -425,7 +425,7 @@ fn step_name(r: &mut Reader<'_>, item: &Json<'_>, f: &Fields<'_, '_>) -> Name {
     for key in ["n", "id"] {
         if let Some(v) = f.get(key) {
             let ok = match &v.value {
-                Value::Number(n) => n.parse::<u64>().is_ok(),
+                Value::Number(n) => whole_number(n).is_some(),
                 Value::String(s) if key == "id" => is_ident(s),
                 _ => false,
             };

@@ -5,9 +5,10 @@ use super::*;
 
 /// What [`path`] reads, as a JSON Schema `pattern` (`syntax::path`'s).
 pub const PATH_PATTERN: &str = crate::syntax::path::PATTERN;
-/// A `pre` probe's path: a binding name and its fields (what
+/// A `pre` probe's path: a binding name, its fields and indexes (what
 /// `binding_path` reads).
-pub const BINDING_PATH_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$";
+pub const BINDING_PATH_PATTERN: &str =
+    r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*$";
 
 /// A whole-string reference (`"${name}"`, `"${name.member}"`) as a JSON
 /// Schema `pattern`: what [`string_expr`] reads as one reference.
@@ -78,8 +79,9 @@ pub(crate) fn path(r: &mut Reader<'_>, what: &str, v: &Json<'_>) -> Option<Path>
     })
 }
 
-/// A `pre` probe's path: a binding name and its fields, `settings.region`,
-/// never `$`.
+/// A `pre` probe's path: a binding name, its fields and indexes,
+/// `settings.region`, `tags[0].name`, never `$`. What follows the first
+/// index is read as a result path is (`syntax::path`).
 pub(super) fn binding_path(r: &mut Reader<'_>, v: &Json<'_>) -> Option<Path> {
     let Value::String(s) = &v.value else {
         r.ill_typed(
@@ -89,13 +91,35 @@ pub(super) fn binding_path(r: &mut Reader<'_>, v: &Json<'_>) -> Option<Path> {
         );
         return None;
     };
-    match reference(r, v, s, 0) {
+    let k = s.find('[').unwrap_or(s.len());
+    let head = s.get(..k).unwrap_or("");
+    let rest = s.get(k..).unwrap_or("");
+    let mut tail = Vec::new();
+    let mut rest_ok = true;
+    if !rest.is_empty() {
+        let text = format!("${rest}");
+        for seg in crate::syntax::path::segments(&text) {
+            match seg {
+                // `$` stands one byte before the first `[`.
+                Ok(seg) if !seg.too_large => tail.push(Spanned::new(
+                    seg.seg,
+                    r.sub_span(v, k + seg.range.start - 1, k + seg.range.end - 1),
+                )),
+                _ => {
+                    rest_ok = false;
+                    break;
+                }
+            }
+        }
+    }
+    match reference(r, v, head, 0).filter(|_| rest_ok) {
         Some(reference) => Some(Path {
             root: Some(reference.name),
             segments: reference
                 .members
                 .into_iter()
                 .map(|m| Spanned::new(PathSeg::Field(m.node), m.span))
+                .chain(tail)
                 .collect(),
             span: v.text_span(),
         }),
@@ -108,7 +132,7 @@ pub(super) fn binding_path(r: &mut Reader<'_>, v: &Json<'_>) -> Option<Path> {
             r.report(
                 Diagnostic::new(Code::E0002, v.text_span(), format!("invalid path `{s}`"))
                     .with_label(label)
-                    .with_help("a `pre` probe tests an artifact: its path is a binding name followed by `.field` segments, such as `settings.region`"),
+                    .with_help("a `pre` probe tests an artifact: its path is a binding name followed by `.field` and `[index]` segments, such as `settings.region` or `tags[0].name`"),
             );
             None
         }

@@ -207,11 +207,8 @@ pub(super) fn count_literal(
     key: &str,
     v: &Json<'_>,
 ) -> Option<Spanned<Literal>> {
-    r.count(key, v)?;
-    match v.value {
-        Value::Number(n) => Some(Spanned::new(Literal::Int(Str::new(n)), v.span)),
-        _ => None,
-    }
+    let n = r.count(key, v)?;
+    Some(Spanned::new(Literal::Int(Str::from(n.to_string())), v.span))
 }
 
 /// A scalar in literal position (probe values, ceilings): strings are plain

@@ -169,25 +169,34 @@ pub(super) fn read_path(state: &mut State, s: &str, span: SimpleSpan) -> ast::Pa
     }
 }
 
-/// A `pre` probe's path: a binding name with its fields,
-/// `settings.db_size_gb`.
+/// A `pre` probe's path: a binding name with its fields and indexes,
+/// `settings.db_size_gb`, `tags[0].name`. What follows the first index is
+/// read as a result path is (`syntax::path`).
 pub(super) fn binding_path<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
     file: FileId,
 ) -> impl Parser<'t, I, ast::Path, Ex<E>> + Clone {
     select! {
         Token::Ident(s) = e => (s, raw_span(e)),
         Token::DottedName(s) = e => (s, raw_span(e)),
+        Token::IndexedName(s) = e => (s, raw_span(e)),
     }
-    .labelled("a binding name, with its fields (`name`, `name.field`)")
-    .map(move |(s, span): (&str, SimpleSpan)| {
-        let r = reference(file, s, span.start);
+    .labelled("a binding name, with its fields (`name`, `name.field`, `name[0].field`)")
+    .map_with(move |(s, span): (&str, SimpleSpan), e| {
+        let k = s.find('[').unwrap_or(s.len());
+        let r = reference(file, s.get(..k).unwrap_or(s), span.start);
+        let mut segments: Vec<Spanned<ast::PathSeg>> = r
+            .members
+            .into_iter()
+            .map(|m| Spanned::new(ast::PathSeg::Field(m.node), m.span))
+            .collect();
+        if let Some(rest) = s.get(k..).filter(|rest| !rest.is_empty()) {
+            // `$` stands one byte before the first `[`.
+            let at = SimpleSpan::from(span.start + k - 1..span.end);
+            segments.extend(read_path(st(e), &format!("${rest}"), at).segments);
+        }
         ast::Path {
             root: Some(r.name),
-            segments: r
-                .members
-                .into_iter()
-                .map(|m| Spanned::new(ast::PathSeg::Field(m.node), m.span))
-                .collect(),
+            segments,
             span: Span::new(file, span.start, span.end),
         }
     })
