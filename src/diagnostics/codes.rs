@@ -70,7 +70,12 @@ codes! {
     E0307 Error "a replan repeats the call of a completed non-idempotent write under another name";
     E0308 Error "reference to an artifact whose step is invalid or failed in the progress record";
     E0309 Error "a reused step's recorded artifact does not fit the type its tool declares";
-    E0310 Error "the policy states an effect or idempotence the catalogue states otherwise";
+    E0310 Error "the policy loosens an effect or idempotence the operator's text catalogue states";
+    E0311 Error "argument not in the policy's allowlist, or in its denylist";
+    E0312 Error "argument does not match the policy's pattern";
+    E0313 Error "untrusted data where the policy requires trusted data";
+    E0314 Error "the calls of a tool add up to more than the policy's total";
+    E0315 Error "more calls of a tool than the policy allows";
     E0601 Error "malformed progress record: missing, unknown or ill-typed key";
     E0602 Error "progress record of a version this planc does not read";
     E0603 Error "step recorded twice in a progress record";
@@ -81,12 +86,14 @@ codes! {
     N0301 Note "step needs human approval";
     N0302 Note "ceiling over a referenced argument, enforced at dispatch by a guard";
     N0303 Note "step reused from the progress record: it completed with the same tool and arguments";
+    N0304 Note "a total over referenced arguments, enforced at dispatch against the executor's ledger";
     W0401 Warning "ambiguous pick: a bind takes one element of a list whose length is not pinned to 1";
     W0402 Warning "`write` step without a postcondition";
     W0403 Warning "binding never used";
     W0404 Warning "data from an untrusted tool flows into an argument of a `write` tool";
     W0405 Warning "a replan may repeat the call of a completed non-idempotent write: an argument is known only at dispatch";
-    W0406 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
+    W0406 Warning "a replan's string literal copied from untrusted recorded data (laundered literal)";
+    W0407 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
     W0501 Warning "catalogue schema not understood: the tool is imported with `any` there";
     W0502 Warning "catalogue schema read loosely: an unknown keyword or a constraint not enforced";
 }
