@@ -111,7 +111,7 @@ plan credit "credit" {
     let step = &out.plans[0].steps[1];
     assert_eq!(step.authz.guards.len(), 1);
     assert_eq!(step.authz.guards[0].arg, "amount_eur");
-    assert_eq!(step.authz.guards[0].limit.to_string(), "500");
+    assert_eq!(step.authz.guards[0].text(), "amount_eur <= 500");
     assert_eq!(step.depends_on[0].step, 0);
     assert_eq!(step.depends_on[0].reason, DepReason::Data);
     let arg = step.arg("amount_eur").unwrap();

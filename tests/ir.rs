@@ -49,8 +49,9 @@ fn job(plan: &Path) -> Job {
 /// trees of the catalogue and policy (not from the checker's models).
 fn world(outcome: &Outcome) -> World {
     let mut w = World::default();
-    // A tool's effect is the catalogue's, else the policy rule's (the
-    // compile has no E0310, so they never disagree), else `write`.
+    // A tool's effect is the policy rule's (a compile without E0310 has
+    // only statements that make the tool stricter or override a server's
+    // hints), else the catalogue's, else `write`.
     let mut stated: std::collections::BTreeMap<String, Option<ast::Effect>> = Default::default();
     for p in &outcome.parsed {
         for t in p.module.tools() {
@@ -63,9 +64,7 @@ fn world(outcome: &Outcome) -> World {
     for p in &outcome.parsed {
         for pol in p.module.policies() {
             for r in &pol.rules {
-                if let (Some(slot @ None), Some(e)) =
-                    (stated.get_mut(r.tool.node.as_str()), &r.effect)
-                {
+                if let (Some(slot), Some(e)) = (stated.get_mut(r.tool.node.as_str()), &r.effect) {
                     *slot = Some(e.node);
                 }
             }
@@ -96,6 +95,43 @@ fn world(outcome: &Outcome) -> World {
                         .iter()
                         .map(|c| (c.arg.node.to_string(), op(c.op.node), lit(&c.limit.node)))
                         .collect(),
+                    lists: r
+                        .arg_rules
+                        .iter()
+                        .filter_map(|a| match &a.kind {
+                            ast::ArgRuleKind::In {
+                                negated, values, ..
+                            } => Some((
+                                a.arg.node.to_string(),
+                                *negated,
+                                values.iter().map(|v| lit(&v.node)).collect(),
+                            )),
+                            _ => None,
+                        })
+                        .collect(),
+                    patterns: r
+                        .arg_rules
+                        .iter()
+                        .filter_map(|a| match &a.kind {
+                            ast::ArgRuleKind::Matches(p) => {
+                                Some((a.arg.node.to_string(), p.node.to_string()))
+                            }
+                            _ => None,
+                        })
+                        .collect(),
+                    totals: r
+                        .arg_rules
+                        .iter()
+                        .filter_map(|a| match &a.kind {
+                            ast::ArgRuleKind::Total { max, per } => Some((
+                                a.arg.node.to_string(),
+                                lit(&max.node),
+                                per.as_ref().map(|p| p.node.to_string()),
+                            )),
+                            _ => None,
+                        })
+                        .collect(),
+                    calls: r.calls.map(|c| c.node),
                 };
                 w.rules.insert(r.tool.node.clone().to_string(), rule);
             }
@@ -240,7 +276,7 @@ fn northwind_ir_has_the_guard_the_approval_and_the_waves() {
     let credit = ir.steps.iter().find(|s| s.name == "credit_note").unwrap();
     assert_eq!(credit.authz.guards.len(), 1);
     assert_eq!(credit.authz.guards[0].arg, "amount_eur");
-    assert_eq!(credit.authz.guards[0].op, CmpOp::Le);
+    assert_eq!(credit.authz.guards[0].op, planc::ir::GuardOp::Le);
     assert_eq!(ir.approvals, vec!["change".to_string()]);
     assert_eq!(ir.schedule[0], vec!["resolve".to_string()]);
     // The plan's reads and writes: the credit waits for the change (effect).

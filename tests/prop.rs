@@ -169,6 +169,7 @@ fn plain_world(world: &World) -> invariants::World {
                             .map(|l| (p.name.clone(), CmpOp::Le, Literal::Int(l)))
                     })
                     .collect(),
+                ..invariants::ToolRule::default()
             },
         );
     }

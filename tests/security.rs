@@ -655,7 +655,7 @@ fn the_fuzz_oracle_accepts_its_seed() {
 // ------------------------------------------- finding 7: near-miss rule names
 
 /// A policy rule for a tool not in the catalogue stays allowed (shared
-/// policies), but one a letter away from a catalogue tool is W0406.
+/// policies), but one a letter away from a catalogue tool is W0407.
 #[test]
 fn a_misspelt_rule_warns_with_the_tool_it_is_close_to() {
     let mut job = Job::default();
@@ -667,7 +667,7 @@ fn a_misspelt_rule_warns_with_the_tool_it_is_close_to() {
     let w: Vec<_> = outcome
         .diagnostics
         .iter()
-        .filter(|d| d.code == Code::W0406)
+        .filter(|d| d.code == Code::W0407)
         .collect();
     assert_eq!(w.len(), 1, "{:?}", outcome.diagnostics);
     assert!(

@@ -40,6 +40,10 @@ pub struct Tool {
     pub idempotent: Option<Spanned<bool>>,
     /// `untrusted` in the catalogue: the tool's output is outside data.
     pub untrusted: bool,
+    /// The effect and idempotence are a server's hints (an MCP or OpenAI
+    /// catalogue entry), not an operator's statement: the policy overrides
+    /// them both ways ([`crate::policy::Traits::of`]).
+    pub hinted: bool,
     /// Where its catalogue entry holds a schema planc could not map (the
     /// W0501 warning): a step that calls the tool is an error (E0111).
     pub degraded: Option<Span>,
@@ -224,6 +228,7 @@ fn build_tool(decl: &ast::ToolDecl, diags: &mut Vec<Diagnostic>) -> Tool {
         effect: decl.effect,
         idempotent: decl.idempotent,
         untrusted: decl.untrusted.is_some(),
+        hinted: decl.foreign,
         degraded: decl.degraded,
     }
 }

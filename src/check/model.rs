@@ -363,16 +363,59 @@ pub struct Authz {
     /// The scopes the step requires, as the policy lists them.
     pub scopes: Vec<Str>,
     pub approval: Option<Approval>,
-    /// Ceilings over arguments whose value is known only at dispatch.
+    /// Ceilings, lists and patterns over arguments whose value is known
+    /// only at dispatch.
     pub guards: Vec<Guard>,
+    /// The totals of the tool's rule (`total ARG <= N per ARG2`), which the
+    /// executor keeps against its ledger of complete calls.
+    pub aggregates: Vec<Aggregate>,
+    /// The rule's `calls <= N`.
+    pub calls_max: Option<u64>,
 }
 
-/// A check the executor makes after binding: `arg OP limit` must hold.
+/// A check the executor makes after binding: the argument's value must
+/// pass the test.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Guard {
     pub arg: Str,
-    pub op: CmpOp,
-    pub limit: Value,
-    /// The ceiling in the policy.
+    pub test: GuardTest,
+    /// The ceiling or rule in the policy.
     pub ceiling_span: Span,
+}
+
+/// What a guard tests.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GuardTest {
+    /// `arg OP limit`: a ceiling.
+    Cmp(CmpOp, Value),
+    /// `arg in [...]`, or `not in` when `negated`.
+    In { negated: bool, values: Vec<Value> },
+    /// `arg matches "RE"`: the whole value.
+    Matches(Str),
+}
+
+impl Guard {
+    /// The guard as the policy writes it: `amount_eur <= 500`.
+    pub fn text(&self) -> String {
+        match &self.test {
+            GuardTest::Cmp(op, limit) => {
+                format!("{} {} {}", self.arg, op.as_str(), limit.display())
+            }
+            GuardTest::In { negated, values } => {
+                let list: Vec<String> = values.iter().map(Value::display).collect();
+                let word = if *negated { "not in" } else { "in" };
+                format!("{} {word} [{}]", self.arg, list.join(", "))
+            }
+            GuardTest::Matches(p) => format!("{} matches {p:?}", self.arg),
+        }
+    }
+}
+
+/// `total arg <= max [per per]`: the sum of `arg` over every complete call
+/// of the tool and this one (of those with the same `per` argument).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aggregate {
+    pub arg: Str,
+    pub max: Value,
+    pub per: Option<Str>,
 }

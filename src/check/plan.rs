@@ -21,10 +21,12 @@ use super::model::*;
 
 mod args;
 mod authz;
+mod launder;
 mod lints;
 mod order;
 mod probes;
 mod replan;
+mod trust;
 
 /// What a value is, for messages: "argument `facts`", "an element of
 /// field `a` of argument `facts`". Spelt out only when a message needs it:
@@ -120,6 +122,9 @@ struct Checker<'a, 'e> {
     /// Per step, the recorded values of its binds when it is reused,
     /// decided before authorization (`plan/replan.rs`).
     reuse: Vec<Option<std::collections::BTreeMap<String, crate::progress::JsonValue>>>,
+    /// The record's string leaves, read the first time a replan's literal
+    /// is checked for laundering (`plan/launder.rs`).
+    laundry: Option<launder::Laundry>,
 }
 
 /// Checks one plan against the environment, returning its model and the
@@ -145,6 +150,7 @@ pub(crate) fn check_plan<'a>(
         artifacts_in: std::collections::BTreeMap::new(),
         recorded_taint: None,
         reuse: Vec::new(),
+        laundry: None,
     };
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
@@ -163,6 +169,7 @@ pub(crate) fn check_plan<'a>(
             checked.authz = c.check_policy(checked.index, step, t, &checked.args);
         }
     }
+    c.check_totals(&steps);
     c.effect_edges(&steps);
     for (step, deps) in steps.iter_mut().zip(c.deps.iter_mut()) {
         deps.sort_by_key(|d| (d.step, d.reason));
@@ -192,7 +199,11 @@ pub(crate) fn check_plan<'a>(
         doc: plan.doc.text(),
         goal: plan.goal.as_ref().map(|g| g.node.clone()),
         budget: Budget {
-            replans: plan.replans.map(|r| r.node),
+            // The stricter of the plan's and the policy's bound.
+            replans: match (plan.replans, c.env.policy.and_then(|p| p.replans)) {
+                (Some(a), Some(b)) => Some(a.node.min(b.node)),
+                (a, b) => a.or(b).map(|r| r.node),
+            },
             max_steps: plan.max_steps.map(|m| m.node),
         },
         steps,
@@ -561,12 +572,22 @@ impl<'a> Checker<'a, '_> {
                     retry = Some(r);
                     if let Some(t) = tool.filter(|_| self.traits(i).is_some_and(|t| !t.idempotent))
                     {
-                        let declared = match &t.idempotent {
-                            Some(stated) => (
+                        let by_policy = self
+                            .rules
+                            .get(i)
+                            .copied()
+                            .flatten()
+                            .and_then(|r| r.idempotent);
+                        let declared = match (by_policy, &t.idempotent) {
+                            (Some(stated), _) => (
+                                stated.span,
+                                format!("the policy states `{}` not idempotent here", t.name),
+                            ),
+                            (None, Some(stated)) => (
                                 stated.span,
                                 format!("`{}` is declared not idempotent here", t.name),
                             ),
-                            None => (
+                            (None, None) => (
                                 t.name_span,
                                 format!("`{}` is declared here without `idempotent`", t.name),
                             ),
@@ -578,7 +599,7 @@ impl<'a> Checker<'a, '_> {
                         )
                         .with_label("a repeat could act twice")
                         .with_secondary(declared.0, declared.1);
-                        d = if t.idempotent.is_none() {
+                        d = if t.idempotent.is_none() && by_policy.is_none() {
                             d.with_help(
                                 "remove `retry`: a tool that is not idempotent may have acted before it failed; let `on_unmet` decide; if the tool is idempotent, state it in the catalogue or in the policy's rule",
                             )

@@ -169,6 +169,44 @@ impl Data {
         }
     }
 
+    /// A value known to the checker as run-time data, as the executor
+    /// would pass it: dates and datetimes are strings.
+    pub fn from_value(v: &Value) -> Data {
+        match v {
+            Value::String(s) => Data::String(s.to_string()),
+            Value::Int(i) => Data::Number(JsonNumber::from(*i)),
+            Value::Decimal(d) => Data::number(&d.to_string()),
+            Value::Bool(b) => Data::Bool(*b),
+            Value::Null => Data::Null,
+            Value::Date(d) => Data::String(d.to_string()),
+            Value::Datetime(d) => Data::String(d.to_string()),
+        }
+    }
+
+    /// The value as an exact decimal, for a total (`total ARG <= N`);
+    /// `None` when it is not a number (the total then refuses).
+    pub fn exact_decimal(&self) -> Option<rust_decimal::Decimal> {
+        match self {
+            Data::Number(n) => parse_decimal(n.as_str()).ok(),
+            _ => None,
+        }
+    }
+
+    /// The key a total's `per` argument groups calls by, in the checker and
+    /// the executor alike: numbers by value (`1.50` is `1.5`), strings as
+    /// themselves, anything else by its JSON text; an absent argument is
+    /// `null`.
+    pub fn ledger_key(&self) -> String {
+        match self {
+            Data::String(s) => format!("s:{s}"),
+            Data::Number(n) => match parse_decimal(n.as_str()) {
+                Ok(d) => format!("n:{}", d.normalize()),
+                Err(_) => format!("n:{}", n.as_str()),
+            },
+            other => format!("j:{}", other.to_json_string()),
+        }
+    }
+
     /// What kind of value this is, for messages.
     pub fn kind_name(&self) -> &'static str {
         match self {

@@ -16,7 +16,9 @@ use std::collections::BTreeMap;
 
 use super::data::Data;
 use crate::catalog::value::{Date, Datetime, Value, parse_decimal};
-use crate::ir::{self, CmpOp, Guard, Literal, PreProbe, Probe, StepIr, Subject};
+use crate::ir::{
+    self, CmpOp, Guard, GuardLimit, GuardOp, Literal, PreProbe, Probe, StepIr, Subject,
+};
 use crate::syntax::ast::PathSeg;
 
 /// The artifacts bound so far, by binding name.
@@ -140,42 +142,89 @@ pub fn check_guards(step: &StepIr, args: &Artifacts) -> Result<(), Refusal> {
 /// absent): what dispatch does, and what the IR's verification does with a
 /// value known before the run (`super::verify`).
 pub fn check_guard(guard: &Guard, observed: Data) -> Result<(), Refusal> {
-    let refuse = |reason: String, observed: Data| Refusal {
-        guard: guard.clone(),
-        observed,
-        reason,
-    };
-    let Some(limit) = literal_value(&guard.limit) else {
-        return Err(refuse(
-            format!("the limit `{}` is not a valid value", guard.limit),
+    match guard_holds(guard, &observed) {
+        Ok(()) => Ok(()),
+        Err(reason) => Err(Refusal {
+            guard: guard.clone(),
             observed,
-        ));
-    };
-    let holds = observed
-        .as_value_like(&limit)
-        .and_then(|v| v.satisfies(guard.op.to_ast(), &limit));
-    match holds {
-        Some(true) => Ok(()),
-        Some(false) => {
-            let reason = format!(
-                "`{} = {}` breaks the ceiling `{} {} {}`",
-                guard.arg,
-                observed.to_json_string(),
-                guard.arg,
-                guard.op,
-                guard.limit
-            );
-            Err(refuse(reason, observed))
+            reason,
+        }),
+    }
+}
+
+/// Whether `observed` passes `guard`; why not, otherwise. An operator with
+/// a limit of the wrong shape, a limit that is not a valid value, a pattern
+/// that does not compile and a value of the wrong kind all refuse.
+fn guard_holds(guard: &Guard, observed: &Data) -> Result<(), String> {
+    let shown = || format!("`{} = {}`", guard.arg, observed.to_json_string());
+    match (guard.op, &guard.limit) {
+        (GuardOp::In | GuardOp::NotIn, GuardLimit::List(items)) => {
+            let mut values = Vec::with_capacity(items.len());
+            for item in items {
+                let Some(v) = literal_value(item) else {
+                    return Err(format!("the list's value `{item}` is not a valid value"));
+                };
+                values.push(v);
+            }
+            // Each member compared as its own kind (a date as a date).
+            let equal = |l: &crate::catalog::Value| {
+                observed
+                    .as_value_like(l)
+                    .and_then(|v| v.satisfies(crate::syntax::ast::CmpOp::Eq, l))
+            };
+            if guard.op == GuardOp::In {
+                if values.iter().any(|l| equal(l) == Some(true)) {
+                    return Ok(());
+                }
+                Err(format!("{} is not in the allowlist `{guard}`", shown()))
+            } else {
+                if values.iter().all(|l| equal(l) == Some(false)) {
+                    return Ok(());
+                }
+                Err(format!(
+                    "{} is in the denylist `{guard}`, or cannot be compared with it",
+                    shown()
+                ))
+            }
         }
-        None => {
-            let reason = format!(
-                "`{}` is {} that cannot be compared with the limit `{}`",
-                guard.arg,
-                observed.kind_name(),
-                guard.limit
-            );
-            Err(refuse(reason, observed))
+        (GuardOp::Matches, GuardLimit::One(Literal::String(pattern))) => {
+            let re = crate::policy::whole_match(pattern)
+                .map_err(|_| format!("the pattern of `{guard}` does not compile"))?;
+            match observed {
+                Data::String(text) if re.is_match(text) => Ok(()),
+                Data::String(_) => Err(format!("{} does not match `{guard}`", shown())),
+                other => Err(format!(
+                    "`{}` is {}, not a string the pattern of `{guard}` can match",
+                    guard.arg,
+                    other.kind_name()
+                )),
+            }
         }
+        (op, GuardLimit::One(lit)) => {
+            let Some(cmp) = op.comparison() else {
+                return Err(format!(
+                    "the guard `{guard}` has a limit of the wrong shape"
+                ));
+            };
+            let Some(limit) = literal_value(lit) else {
+                return Err(format!("the limit `{lit}` is not a valid value"));
+            };
+            match observed
+                .as_value_like(&limit)
+                .and_then(|v| v.satisfies(cmp, &limit))
+            {
+                Some(true) => Ok(()),
+                Some(false) => Err(format!("{} breaks the ceiling `{guard}`", shown())),
+                None => Err(format!(
+                    "`{}` is {} that cannot be compared with the limit `{lit}`",
+                    guard.arg,
+                    observed.kind_name(),
+                )),
+            }
+        }
+        (_, GuardLimit::List(_)) => Err(format!(
+            "the guard `{guard}` has a limit of the wrong shape"
+        )),
     }
 }
 
@@ -301,10 +350,26 @@ mod tests {
     use super::*;
 
     fn guard(arg: &str, op: CmpOp, limit: Literal) -> Guard {
+        let op = match op {
+            CmpOp::Eq => GuardOp::Eq,
+            CmpOp::Ne => GuardOp::Ne,
+            CmpOp::Lt => GuardOp::Lt,
+            CmpOp::Le => GuardOp::Le,
+            CmpOp::Gt => GuardOp::Gt,
+            CmpOp::Ge => GuardOp::Ge,
+        };
         Guard {
             arg: arg.into(),
             op,
-            limit,
+            limit: GuardLimit::One(limit),
+        }
+    }
+
+    fn list_guard(arg: &str, op: GuardOp, items: Vec<Literal>) -> Guard {
+        Guard {
+            arg: arg.into(),
+            op,
+            limit: GuardLimit::List(items),
         }
     }
 
@@ -345,6 +410,54 @@ mod tests {
         assert!(check_guards(&d, &args(r#"{"on": "2026-02-28"}"#)).is_ok());
         assert!(check_guards(&d, &args(r#"{"on": "2026-03-01"}"#)).is_err());
         assert!(check_guards(&d, &args(r#"{"on": "soon"}"#)).is_err());
+    }
+
+    #[test]
+    fn lists_and_patterns_fail_closed() {
+        let iban = |s: &str| Literal::String(s.into());
+        let allow = step_with(vec![list_guard(
+            "to",
+            GuardOp::In,
+            vec![iban("DE89"), iban("FR76")],
+        )]);
+        assert!(check_guards(&allow, &args(r#"{"to": "FR76"}"#)).is_ok());
+        assert!(check_guards(&allow, &args(r#"{"to": "GB29"}"#)).is_err());
+        assert!(check_guards(&allow, &args(r#"{"to": 5}"#)).is_err());
+        assert!(check_guards(&allow, &args("{}")).is_err());
+        let deny = step_with(vec![list_guard("to", GuardOp::NotIn, vec![iban("GB29")])]);
+        assert!(check_guards(&deny, &args(r#"{"to": "DE89"}"#)).is_ok());
+        assert!(check_guards(&deny, &args(r#"{"to": "GB29"}"#)).is_err());
+        // Not comparable with the list: refused, not let through.
+        assert!(check_guards(&deny, &args(r#"{"to": ["GB29"]}"#)).is_err());
+        let amounts = step_with(vec![list_guard(
+            "n",
+            GuardOp::In,
+            vec![Literal::Decimal("1.50".into())],
+        )]);
+        assert!(check_guards(&amounts, &args(r#"{"n": 1.5}"#)).is_ok());
+        let url = step_with(vec![Guard {
+            arg: "url".into(),
+            op: GuardOp::Matches,
+            limit: GuardLimit::One(iban(r"https://example\.com/.*")),
+        }]);
+        assert!(check_guards(&url, &args(r#"{"url": "https://example.com/a"}"#)).is_ok());
+        assert!(
+            check_guards(
+                &url,
+                &args(r#"{"url": "https://evil.io/?https://example.com/"}"#)
+            )
+            .is_err()
+        );
+        assert!(check_guards(&url, &args(r#"{"url": 1}"#)).is_err());
+        // An operator with a limit of the wrong shape refuses.
+        let bad = step_with(vec![list_guard("n", GuardOp::Le, vec![Literal::Int(1)])]);
+        assert!(check_guards(&bad, &args(r#"{"n": 0}"#)).is_err());
+        let bad = step_with(vec![Guard {
+            arg: "n".into(),
+            op: GuardOp::In,
+            limit: GuardLimit::One(Literal::Int(1)),
+        }]);
+        assert!(check_guards(&bad, &args(r#"{"n": 1}"#)).is_err());
     }
 
     #[test]

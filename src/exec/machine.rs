@@ -491,6 +491,39 @@ impl Machine {
                 refusal.observed,
             )));
         }
+        // The ledger: totals and the call bound over the complete calls
+        // of this tool, the resumed record's included (`machine/ledger.rs`).
+        if !step.authz.aggregates.is_empty() || step.authz.calls_max.is_some() {
+            let complete: Vec<&Artifacts> = ir
+                .steps
+                .iter()
+                .zip(&self.states)
+                .filter(|(s, st)| s.tool == step.tool && st.status == Status::Complete)
+                .filter_map(|(_, st)| st.args.as_ref())
+                .chain(
+                    self.carried
+                        .iter()
+                        .filter(|r| r.tool == step.tool.as_str() && r.status == Status::Complete)
+                        .map(|r| &r.args),
+                )
+                .collect();
+            if let Err(over) = ledger::check(step, &args, &complete) {
+                self.trace(
+                    event("guard_refused", Some(&step.name))
+                        .with("expected", over.expected.clone())
+                        .with("observed", over.observed.clone())
+                        .with("message", over.reason.into()),
+                );
+                if let Some(st) = self.state(i) {
+                    st.args = Some(args);
+                }
+                return Ok(Prepared::Failed(failure(
+                    FailureKind::GuardRefused,
+                    over.expected,
+                    over.observed,
+                )));
+            }
+        }
         Ok(Prepared::Ready(args))
     }
 
@@ -767,5 +800,6 @@ fn merge(current: Option<Stop>, new: Stop) -> Option<Stop> {
     }
 }
 
+mod ledger;
 #[cfg(test)]
 mod tests;

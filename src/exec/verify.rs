@@ -16,8 +16,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::eval::{self, Artifacts};
 use crate::check::Models;
-use crate::ir::{self, DependencyReason, Effect, Guard, PlanIr, StepIr, Value};
-use crate::policy::{self, Traits};
+use crate::ir::{
+    self, DependencyReason, Effect, Guard, GuardLimit, GuardOp, PlanIr, StepIr, Value,
+};
+use crate::policy::{self, Condition, Traits};
 
 /// What is wrong with an IR, one sentence each; empty when it may run.
 pub fn verify(ir: &PlanIr, models: &Models) -> Vec<String> {
@@ -267,33 +269,89 @@ fn authorised(
         };
         let guard = Guard {
             arg: ceiling.arg.clone(),
-            op: ir::lower_cmp(ceiling.op),
-            limit: ir::lower_literal(limit),
+            op: ir::lower_guard_op(ceiling.op),
+            limit: GuardLimit::One(ir::lower_literal(limit)),
         };
-        let Some(value) = step.args.get(ceiling.arg.as_str()) else {
-            out.push(format!(
-                "step `{name}` leaves out `{}`, which the ceiling `{}` governs",
-                ceiling.arg,
-                ceiling.text()
-            ));
-            continue;
-        };
-        match eval::resolve(value, known) {
-            // Known before the run: it holds now, or the step cannot run.
-            Ok(observed) => {
-                if let Err(refusal) = eval::check_guard(&guard, observed) {
-                    out.push(format!("step `{name}`: {}", refusal.reason));
-                }
+        guarded(step, known, &guard, &ceiling.text(), out);
+    }
+    for condition in &rule.conditions {
+        let text = condition.text();
+        match &condition.kind {
+            Condition::In { negated, values } => {
+                let guard = Guard {
+                    arg: condition.arg.clone(),
+                    op: if *negated {
+                        GuardOp::NotIn
+                    } else {
+                        GuardOp::In
+                    },
+                    limit: GuardLimit::List(values.iter().map(ir::lower_literal).collect()),
+                };
+                guarded(step, known, &guard, &text, out);
             }
-            // Known only at dispatch: the executor's guard must check it.
-            Err(_) => {
-                if !step.authz.guards.contains(&guard) {
+            Condition::Matches { pattern, .. } => {
+                let guard = Guard {
+                    arg: condition.arg.clone(),
+                    op: GuardOp::Matches,
+                    limit: GuardLimit::One(ir::Literal::String(pattern.clone())),
+                };
+                guarded(step, known, &guard, &text, out);
+            }
+            Condition::Total { max, per } => {
+                let aggregate = ir::Aggregate {
+                    arg: condition.arg.clone(),
+                    max: ir::lower_literal(max),
+                    per: per.clone(),
+                };
+                if !step.authz.aggregates.contains(&aggregate) {
                     out.push(format!(
-                        "step `{name}`: `{}` is referenced and under the ceiling `{}`, but has no guard for it",
-                        ceiling.arg,
-                        ceiling.text()
+                        "step `{name}`: the policy's `{text}` has no aggregate guard in the IR"
                     ));
                 }
+            }
+            // Where a value comes from is the checker's to decide from the
+            // plan; the IR keeps no provenance to check it against, so the
+            // fingerprint that approvals name is what holds it
+            // (`docs/executors.md`).
+            Condition::Trusted => {}
+        }
+    }
+    if let Some(calls) = &rule.calls
+        && step.authz.calls_max.is_none_or(|m| m > calls.node)
+    {
+        out.push(format!(
+            "step `{name}`: the policy allows at most {} calls of `{}`, but the IR's `calls_max` does not say so",
+            calls.node, step.tool
+        ));
+    }
+}
+
+/// A rule over one argument, checked as dispatch would: a value known
+/// before the run must pass the guard now; a value known only at dispatch
+/// must have the guard in the IR.
+fn guarded(step: &StepIr, known: &Artifacts, guard: &Guard, text: &str, out: &mut Vec<String>) {
+    let name = &step.name;
+    let Some(value) = step.args.get(guard.arg.as_str()) else {
+        out.push(format!(
+            "step `{name}` leaves out `{}`, which the rule `{text}` governs",
+            guard.arg
+        ));
+        return;
+    };
+    match eval::resolve(value, known) {
+        // Known before the run: it holds now, or the step cannot run.
+        Ok(observed) => {
+            if let Err(refusal) = eval::check_guard(guard, observed) {
+                out.push(format!("step `{name}`: {}", refusal.reason));
+            }
+        }
+        // Known only at dispatch: the executor's guard must check it.
+        Err(_) => {
+            if !step.authz.guards.contains(guard) {
+                out.push(format!(
+                    "step `{name}`: `{}` is referenced and under the rule `{text}`, but has no guard for it",
+                    guard.arg
+                ));
             }
         }
     }

@@ -7,7 +7,9 @@ use smol_str::ToSmolStr;
 
 use super::types as ir;
 use crate::catalog::Value as CValue;
-use crate::check::{self, CheckedPlan, CheckedStep, DepReason, ProbeKind, TypedValue, ValueKind};
+use crate::check::{
+    self, CheckedPlan, CheckedStep, DepReason, GuardTest, ProbeKind, TypedValue, ValueKind,
+};
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast;
 
@@ -91,10 +93,37 @@ fn lower_step(
         .authz
         .guards
         .iter()
-        .map(|g| ir::Guard {
-            arg: g.arg.clone(),
-            op: cmp(g.op),
-            limit: literal(&g.limit),
+        .map(|g| {
+            let (op, limit) = match &g.test {
+                GuardTest::Cmp(op, limit) => (guard_op(*op), ir::GuardLimit::One(literal(limit))),
+                GuardTest::In { negated, values } => (
+                    if *negated {
+                        ir::GuardOp::NotIn
+                    } else {
+                        ir::GuardOp::In
+                    },
+                    ir::GuardLimit::List(values.iter().map(literal).collect()),
+                ),
+                GuardTest::Matches(p) => (
+                    ir::GuardOp::Matches,
+                    ir::GuardLimit::One(ir::Literal::String(p.clone())),
+                ),
+            };
+            ir::Guard {
+                arg: g.arg.clone(),
+                op,
+                limit,
+            }
+        })
+        .collect();
+    let aggregates = step
+        .authz
+        .aggregates
+        .iter()
+        .map(|a| ir::Aggregate {
+            arg: a.arg.clone(),
+            max: literal(&a.max),
+            per: a.per.clone(),
         })
         .collect();
     Ok(ir::StepIr {
@@ -135,6 +164,8 @@ fn lower_step(
                 .approval
                 .map(|ast::Approval::Human| ir::Approval::Human),
             guards,
+            aggregates,
+            calls_max: step.authz.calls_max,
         },
         untrusted_inputs: step.untrusted_inputs.clone(),
         span: span(sources, step.span),
@@ -210,6 +241,17 @@ pub(crate) fn cmp(op: ast::CmpOp) -> ir::CmpOp {
         ast::CmpOp::Le => ir::CmpOp::Le,
         ast::CmpOp::Gt => ir::CmpOp::Gt,
         ast::CmpOp::Ge => ir::CmpOp::Ge,
+    }
+}
+
+pub(crate) fn guard_op(op: ast::CmpOp) -> ir::GuardOp {
+    match op {
+        ast::CmpOp::Eq => ir::GuardOp::Eq,
+        ast::CmpOp::Ne => ir::GuardOp::Ne,
+        ast::CmpOp::Lt => ir::GuardOp::Lt,
+        ast::CmpOp::Le => ir::GuardOp::Le,
+        ast::CmpOp::Gt => ir::GuardOp::Gt,
+        ast::CmpOp::Ge => ir::GuardOp::Ge,
     }
 }
 

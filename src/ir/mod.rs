@@ -12,7 +12,7 @@ pub use fingerprint::fingerprint;
 pub use lower::lower;
 pub(crate) use lower::probe as lower_probe;
 pub(crate) use lower::value as lower_value;
-pub(crate) use lower::{cmp as lower_cmp, literal as lower_literal};
+pub(crate) use lower::{guard_op as lower_guard_op, literal as lower_literal};
 pub use types::*;
 
 /// Serialises IR the way `planc compile` writes it: pretty-printed, keys in

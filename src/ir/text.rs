@@ -5,7 +5,9 @@
 
 use std::fmt::{self, Display, Formatter};
 
-use super::types::{CmpOp, Guard, Literal, PreProbe, Probe, Str, Subject, Value};
+use super::types::{
+    CmpOp, Guard, GuardLimit, GuardOp, Literal, PreProbe, Probe, Str, Subject, Value,
+};
 use crate::fmt::convert::string_text;
 use crate::syntax::ast;
 use crate::syntax::literal::escape_text;
@@ -163,6 +165,52 @@ fn probe(f: &mut Formatter<'_>, path: &dyn Display, probe: &Probe) -> fmt::Resul
     }
 }
 
+impl GuardOp {
+    /// The operator as the policy writes it: `<=`, `in`, `not in`,
+    /// `matches`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GuardOp::Eq => "==",
+            GuardOp::Ne => "!=",
+            GuardOp::Lt => "<",
+            GuardOp::Le => "<=",
+            GuardOp::Gt => ">",
+            GuardOp::Ge => ">=",
+            GuardOp::In => "in",
+            GuardOp::NotIn => "not in",
+            GuardOp::Matches => "matches",
+        }
+    }
+
+    /// The comparison, for the comparing operators.
+    pub fn comparison(self) -> Option<ast::CmpOp> {
+        Some(match self {
+            GuardOp::Eq => ast::CmpOp::Eq,
+            GuardOp::Ne => ast::CmpOp::Ne,
+            GuardOp::Lt => ast::CmpOp::Lt,
+            GuardOp::Le => ast::CmpOp::Le,
+            GuardOp::Gt => ast::CmpOp::Gt,
+            GuardOp::Ge => ast::CmpOp::Ge,
+            GuardOp::In | GuardOp::NotIn | GuardOp::Matches => return None,
+        })
+    }
+}
+
+impl Display for GuardOp {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Display for GuardLimit {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            GuardLimit::One(l) => write!(f, "{l}"),
+            GuardLimit::List(items) => list(f, items),
+        }
+    }
+}
+
 impl Display for Guard {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "{} {} {}", self.arg, self.op, self.limit)
@@ -205,5 +253,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(g.to_string(), "amount_eur <= 500");
+        let g: Guard = serde_json::from_str(
+            r#"{"arg": "iban", "op": "not_in", "limit": [{"type": "string", "value": "DE1"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(g.to_string(), r#"iban not in ["DE1"]"#);
     }
 }

@@ -17,7 +17,7 @@ pub use crate::syntax::ast::Str;
 
 /// The version of the IR's shape, independent of planc's own version. It
 /// changes when a field is added, removed or changes meaning.
-pub const IR_VERSION: &str = "1.1";
+pub const IR_VERSION: &str = "1.2";
 
 /// One compiled plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -159,8 +159,31 @@ pub struct Authz {
     pub scopes: Vec<Str>,
     /// `human` when a person must approve the step before the run starts.
     pub approval: Option<Approval>,
-    /// Ceilings the executor checks after binding, before dispatch.
+    /// Ceilings, lists and patterns the executor checks after binding,
+    /// before dispatch.
     pub guards: Vec<Guard>,
+    /// Totals the executor keeps against its ledger of complete calls
+    /// (added in IR 1.2; left out when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aggregates: Vec<Aggregate>,
+    /// The most calls of this tool over the run, the complete ones of the
+    /// record it resumed from included (added in IR 1.2; left out when the
+    /// policy sets none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls_max: Option<u64>,
+}
+
+/// `total arg <= max [per per]`: before dispatch, the sum of `arg` over the
+/// complete calls of this tool (those whose `per` argument has this call's
+/// value, when `per` is set) and this call must not exceed `max`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Aggregate {
+    pub arg: Str,
+    /// An `int` or `decimal` literal.
+    pub max: Literal,
+    /// An argument name, or null for one total over every call.
+    pub per: Option<Str>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -175,8 +198,46 @@ pub enum Approval {
 #[serde(deny_unknown_fields)]
 pub struct Guard {
     pub arg: Str,
-    pub op: CmpOp,
-    pub limit: Literal,
+    pub op: GuardOp,
+    /// A literal for a comparison and `matches` (the pattern, a string); a
+    /// list of literals for `in` and `not_in`.
+    pub limit: GuardLimit,
+}
+
+/// A guard's test: a comparison, or (IR 1.2) membership of a list and a
+/// whole-value match of a regular expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum GuardOp {
+    #[serde(rename = "==")]
+    Eq,
+    #[serde(rename = "!=")]
+    Ne,
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = ">=")]
+    Ge,
+    /// The value equals one of the list's literals.
+    #[serde(rename = "in")]
+    In,
+    /// The value equals none of the list's literals.
+    #[serde(rename = "not_in")]
+    NotIn,
+    /// The value is a string the pattern matches as a whole (Rust `regex`
+    /// syntax, wrapped as `\A(?:PATTERN)\z`).
+    #[serde(rename = "matches")]
+    Matches,
+}
+
+/// A guard's limit: one literal, or a list of them (`in`, `not_in`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum GuardLimit {
+    One(Literal),
+    List(Vec<Literal>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

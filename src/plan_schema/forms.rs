@@ -311,10 +311,40 @@ pub fn policy() -> Value {
     let scopes = json!({"type": "array", "items": {"type": "string", "pattern": SCOPE_PATTERN}});
     let limits = json!({"type": "object", "propertyNames": {"$ref": "#/$defs/identifier"},
                         "additionalProperties": {"type": ["string", "number", "boolean", "null"]}});
+    let lists = json!({"type": "object", "propertyNames": {"$ref": "#/$defs/identifier"},
+                       "additionalProperties": {"type": "array",
+                                                "items": {"type": ["string", "number", "boolean", "null"]}}});
+    let total = closed(pol::TOTAL_KEYS, &["max"], |k| match k {
+        "max" => json!({"type": "number"}),
+        _ => json!({"anyOf": [{"$ref": "#/$defs/identifier"}, {"type": "null"}]}),
+    });
     let rule = closed(pol::RULE_KEYS, &[], |k| match k {
         "scopes" => scopes.clone(),
         "max" => with_description(limits.clone(), "`<=` ceilings: argument name → limit"),
         "min" => with_description(limits.clone(), "`>=` ceilings: argument name → limit"),
+        "in" => with_description(
+            lists.clone(),
+            "allowlists: argument name → the values it may take",
+        ),
+        "not_in" => with_description(
+            lists.clone(),
+            "denylists: argument name → the values it must not take",
+        ),
+        "matches" => with_description(
+            json!({"type": "object", "propertyNames": {"$ref": "#/$defs/identifier"},
+                   "additionalProperties": {"type": "string"}}),
+            "argument name → a regular expression (Rust `regex` syntax) the whole value must match",
+        ),
+        "trusted" => with_description(
+            json!({"type": "array", "items": {"$ref": "#/$defs/identifier"}}),
+            "arguments whose value must carry no untrusted data",
+        ),
+        "total" => with_description(
+            json!({"type": "object", "propertyNames": {"$ref": "#/$defs/identifier"},
+                   "additionalProperties": total.clone()}),
+            "argument name → the most its values may add up to over every call of the tool",
+        ),
+        "calls" => with_description(count(), "the most calls of the tool over a run"),
         "approval" => json!({"enum": ["human", null]}),
         "effect" => with_description(
             json!({"enum": ["read", "write"]}),

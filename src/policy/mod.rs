@@ -11,6 +11,9 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Span, Spanned};
 use crate::syntax::ast::{self, CmpOp, Str};
 
+mod rules;
+pub use rules::{ArgCondition, Condition, admits_in, whole_match};
+
 /// One policy.
 #[derive(Clone, Debug)]
 pub struct Policy {
@@ -22,6 +25,8 @@ pub struct Policy {
     pub actor_span: Option<Span>,
     /// `max_steps N`: no plan checked under this policy may be longer.
     pub max_steps: Option<Spanned<u64>>,
+    /// `replans <= N`: no plan checked under this policy may replan more.
+    pub replans: Option<Spanned<u64>>,
     rules: Vec<Rule>,
     by_tool: FastMap<String, usize>,
 }
@@ -38,6 +43,11 @@ pub struct Rule {
     /// `approval human`: a person approves the step before the run starts.
     pub approval: Option<Span>,
     pub ceilings: Vec<CeilingRule>,
+    /// The other rules of the `where` list, over one argument each.
+    pub conditions: Vec<ArgCondition>,
+    /// `calls <= N`: the most calls of the tool, the record's complete ones
+    /// included.
+    pub calls: Option<Spanned<u64>>,
     /// `untrusted`: the policy marks the tool's output as outside data.
     pub untrusted: Option<Span>,
     /// `untrusted false`: the policy trusts the tool's output, overriding
@@ -82,18 +92,20 @@ pub fn untrusted_output(tool: Option<&catalog::Tool>, rule: Option<&Rule>) -> bo
 
 impl Traits {
     /// The traits of `tool` under its policy rule, if any. Where both state
-    /// an effect or idempotence, they agree, or the policy was refused for
-    /// it (E0310) and the catalogue's statement stands.
+    /// an effect or idempotence, the policy's stands, unless it would
+    /// loosen an operator's text catalogue (E0310: the catalogue's stands).
     pub fn of(tool: &catalog::Tool, rule: Option<&Rule>) -> Traits {
-        let effect = tool
-            .effect
-            .as_ref()
-            .or(rule.and_then(|r| r.effect.as_ref()))
+        // What the policy states stands: a statement that would loosen an
+        // operator's text catalogue was refused (E0310) and left out of
+        // the rule; the rest makes the tool stricter, or overrides a
+        // server's hints.
+        let effect = rule
+            .and_then(|r| r.effect.as_ref())
+            .or(tool.effect.as_ref())
             .map(|e| e.node);
-        let idempotent = tool
-            .idempotent
-            .as_ref()
-            .or(rule.and_then(|r| r.idempotent.as_ref()))
+        let idempotent = rule
+            .and_then(|r| r.idempotent.as_ref())
+            .or(tool.idempotent.as_ref())
             .is_some_and(|i| i.node);
         let untrusted = untrusted_output(Some(tool), rule);
         Traits {
@@ -233,6 +245,7 @@ fn build_policy(decl: &ast::PolicyDecl, catalog: &Catalog, diags: &mut Vec<Diagn
         }),
         actor_span: decl.actor.as_ref().map(|a| a.span),
         max_steps: decl.max_steps,
+        replans: decl.replans,
         rules,
         by_tool,
     }
@@ -248,7 +261,7 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
         let near = crate::suggest::nearest(&r.tool.node, catalog.names());
         if !near.is_empty() {
             let d = Diagnostic::new(
-                Code::W0406,
+                Code::W0407,
                 r.tool.span,
                 format!(
                     "the policy has a rule for `{}`, which is not in the catalogue",
@@ -269,11 +282,21 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
     for c in &r.ceilings {
         ceilings.push(build_ceiling(c, &r.tool.node, tool, diags));
     }
+    let conditions = r
+        .arg_rules
+        .iter()
+        .filter_map(|a| rules::build(a, &r.tool.node, tool, diags))
+        .collect();
     let mut effect = r.effect;
     let mut idempotent = r.idempotent;
-    if let Some(tool) = tool {
+    // The operator's policy outranks a server's hints: a policy may always
+    // make a tool stricter (a write, not idempotent), and overrides an MCP
+    // or OpenAI catalogue's hints both ways. Only loosening what an
+    // operator's own text catalogue states is refused (E0310).
+    if let Some(tool) = tool.filter(|t| !t.hinted) {
         if let (Some(ours), Some(theirs)) = (effect, tool.effect)
-            && ours.node != theirs.node
+            && ours.node == ast::Effect::Read
+            && theirs.node == ast::Effect::Write
         {
             diags.push(disagreement(
                 &r.tool.node,
@@ -285,7 +308,8 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
             effect = None;
         }
         if let (Some(ours), Some(theirs)) = (idempotent, tool.idempotent)
-            && ours.node != theirs.node
+            && ours.node
+            && !theirs.node
         {
             let says = |b: bool| if b { "idempotent" } else { "not idempotent" };
             diags.push(disagreement(
@@ -305,6 +329,8 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
         requires,
         approval: r.approval.map(|a| a.span),
         ceilings,
+        conditions,
+        calls: r.calls,
         untrusted: r.untrusted,
         trusted: r.trusted,
         effect,
@@ -312,9 +338,10 @@ fn build_rule(r: &ast::PolicyRule, catalog: &Catalog, diags: &mut Vec<Diagnostic
     }
 }
 
-/// E0310: the policy states an effect or idempotence the catalogue states
-/// otherwise. The policy fills what a catalogue leaves unsaid; it does not
-/// overrule what the catalogue says (the catalogue's statement stands).
+/// E0310: the policy loosens an effect or idempotence an operator's text
+/// catalogue states (a `read` for a `write` tool, `idempotent` for one that
+/// is not); the catalogue's statement stands. Making a tool stricter, or
+/// overriding a server's hints, is not refused.
 fn disagreement(tool: &str, at: Span, ours: &str, decl: Span, theirs: &str) -> Diagnostic {
     Diagnostic::new(
         Code::E0310,
@@ -324,7 +351,7 @@ fn disagreement(tool: &str, at: Span, ours: &str, decl: Span, theirs: &str) -> D
     .with_label("contradicts the catalogue")
     .with_secondary(decl, "the catalogue states it here")
     .with_help(
-        "remove this from the policy's rule: a policy states what the catalogue leaves unsaid, it does not overrule it",
+        "remove this from the policy's rule: a policy may make a tool stricter, or override a server's hints, but not loosen what the operator's own catalogue states",
     )
 }
 
@@ -352,20 +379,7 @@ fn build_ceiling(
         return rule;
     };
     let Some(param) = tool.param(&c.arg.node) else {
-        let near =
-            crate::suggest::nearest(&c.arg.node, tool.params.iter().map(|p| p.name.as_str()));
-        let mut d = Diagnostic::new(
-            Code::E0102,
-            c.arg.span,
-            format!(
-                "the ceiling names `{}`, which is not an argument of `{tool_name}`",
-                c.arg.node
-            ),
-        )
-        .with_label("no such argument")
-        .with_secondary(tool.name_span, format!("`{tool_name}` is declared here"));
-        d = add_suggestion(d, &near, c.arg.span);
-        diags.push(d);
+        diags.push(no_such_argument("ceiling", &c.arg, tool_name, tool));
         return rule;
     };
     if ordering && !param.ty.is_ordered() {
@@ -443,6 +457,40 @@ fn orders(v: &Value, c: &ast::Ceiling, diags: &mut Vec<Diagnostic>) -> bool {
     };
     diags.push(d);
     false
+}
+
+/// E0102 on the policy: a ceiling or a rule (`what`) over an argument the
+/// tool does not have.
+fn no_such_argument(
+    what: &str,
+    arg: &ast::Name,
+    tool_name: &str,
+    tool: &catalog::Tool,
+) -> Diagnostic {
+    let near = crate::suggest::nearest(&arg.node, tool.params.iter().map(|p| p.name.as_str()));
+    let d = Diagnostic::new(
+        Code::E0102,
+        arg.span,
+        format!(
+            "the {what} names `{}`, which is not an argument of `{tool_name}`",
+            arg.node
+        ),
+    )
+    .with_label("no such argument")
+    .with_secondary(tool.name_span, format!("`{tool_name}` is declared here"));
+    if near.is_empty() {
+        let all: Vec<String> = tool
+            .params
+            .iter()
+            .map(|p| format!("`{}`", p.name))
+            .collect();
+        return d.with_help(if all.is_empty() {
+            format!("`{tool_name}` takes no arguments")
+        } else {
+            format!("`{tool_name}` takes {}", all.join(", "))
+        });
+    }
+    add_suggestion(d, &near, arg.span)
 }
 
 /// Adds "did you mean" help and a replacing fix for the best candidate.

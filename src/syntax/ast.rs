@@ -218,6 +218,9 @@ pub struct PolicyDecl {
     pub actor: Option<Spanned<Vec<Name>>>,
     /// `max_steps N`: no plan checked under this policy may be longer.
     pub max_steps: Option<Spanned<u64>>,
+    /// `replans <= N`: the most replans of any plan the policy governs (the
+    /// stricter of this and the plan's own `replans` holds).
+    pub replans: Option<Spanned<u64>>,
     pub rules: Vec<PolicyRule>,
     pub span: Span,
 }
@@ -229,6 +232,11 @@ pub struct PolicyRule {
     pub requires: Vec<Name>,
     pub approval: Option<Spanned<Approval>>,
     pub ceilings: Vec<Ceiling>,
+    /// The other rules of the `where` list, over one argument each: `in`,
+    /// `not in`, `matches`, `trusted`, `total` (`docs/language.md`).
+    pub arg_rules: Vec<ArgRule>,
+    /// `calls <= N` in the `where` list: the most calls of the tool.
+    pub calls: Option<Spanned<u64>>,
     /// `untrusted`: the policy marks this tool's output as untrusted data.
     pub untrusted: Option<Span>,
     /// `untrusted false`: the policy trusts this tool's output, whatever the
@@ -255,6 +263,49 @@ pub struct Ceiling {
     pub op: Spanned<CmpOp>,
     pub limit: Spanned<Literal>,
     pub span: Span,
+}
+
+/// A rule over one argument in a `where` list other than a comparison:
+/// `recipient in ["DE89…"]`, `url matches "^https://…"`, `recipient
+/// trusted`, `total amount <= 1000 per recipient`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgRule {
+    pub arg: Name,
+    pub kind: ArgRuleKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgRuleKind {
+    /// `ARG in [LIT, …]`, or `ARG not in [LIT, …]` when `negated`; `list`
+    /// is the bracketed list's span.
+    In {
+        negated: bool,
+        values: Vec<Spanned<Literal>>,
+        list: Span,
+    },
+    /// `ARG matches "RE"`: the whole value matches.
+    Matches(Spanned<Str>),
+    /// `ARG trusted`: no part of the value is untrusted.
+    Trusted,
+    /// `total ARG <= N [per ARG2]`: the sum over every call of the tool.
+    Total {
+        max: Spanned<Literal>,
+        per: Option<Name>,
+    },
+}
+
+impl ArgRuleKind {
+    /// The rule's keyword, as the text form writes it.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            ArgRuleKind::In { negated: false, .. } => "in",
+            ArgRuleKind::In { negated: true, .. } => "not in",
+            ArgRuleKind::Matches(_) => "matches",
+            ArgRuleKind::Trusted => "trusted",
+            ArgRuleKind::Total { .. } => "total",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

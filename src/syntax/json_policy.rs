@@ -20,9 +20,16 @@
 //! a limit is a number or a string (a date, say), which the checker converts
 //! against the argument's type. `approval` is `"human"` (or `null` for
 //! none). The name defaults to `policy`. Unknown keys are E0004.
+//!
+//! The other rules of a `where` list (`docs/json.md`): `"in": {"recipient":
+//! [...]}`, `"not_in": {...}`, `"matches": {"url": "^https://..."}`,
+//! `"trusted": ["recipient"]`, `"total": {"amount": {"max": 1000, "per":
+//! "recipient"}}` (`per` optional) and `"calls": 3`; at the top,
+//! `"replans": N`.
 
 use super::ast::{
-    Approval, Ceiling, CmpOp, Doc, Effect, Item, Module, Name, PolicyDecl, PolicyRule, Str,
+    Approval, ArgRule, ArgRuleKind, Ceiling, CmpOp, Doc, Effect, Item, Module, Name, PolicyDecl,
+    PolicyRule, Str,
 };
 use super::json::{Json, Value};
 use super::json_plan::literal;
@@ -31,21 +38,28 @@ use super::lexicon::{is_ident, is_scope};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Spanned;
 
-pub(crate) const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps"];
+pub(crate) const POLICY_KEYS: &[&str] = &["name", "actor", "tools", "max_steps", "replans"];
 pub(crate) const ACTOR_KEYS: &[&str] = &["scopes"];
 pub(crate) const RULE_KEYS: &[&str] = &[
     "scopes",
     "max",
     "min",
+    "in",
+    "not_in",
+    "matches",
+    "trusted",
+    "total",
+    "calls",
     "approval",
     "untrusted",
     "effect",
     "idempotent",
 ];
+pub(crate) const TOTAL_KEYS: &[&str] = &["max", "per"];
 
 /// Every key list of this module, for a test that they fit the reader.
 #[cfg(test)]
-pub(crate) const SHAPES: &[&[&str]] = &[POLICY_KEYS, ACTOR_KEYS, RULE_KEYS];
+pub(crate) const SHAPES: &[&[&str]] = &[POLICY_KEYS, ACTOR_KEYS, RULE_KEYS, TOTAL_KEYS];
 
 /// Reads a parsed policy document. Never fails.
 pub fn read_policy(text: &str, root: &Json<'_>) -> (Module, Vec<Diagnostic>) {
@@ -94,6 +108,9 @@ fn policy(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PolicyDecl> {
     let max_steps = f
         .get("max_steps")
         .and_then(|v| r.count("max_steps", v).map(|n| Spanned::new(n, v.span)));
+    let replans = f
+        .get("replans")
+        .and_then(|v| r.count("replans", v).map(|n| Spanned::new(n, v.span)));
     let mut rules = Vec::new();
     if let Some(t) = f.get("tools") {
         match t.as_object() {
@@ -113,6 +130,7 @@ fn policy(r: &mut Reader<'_>, root: &Json<'_>) -> Option<PolicyDecl> {
         name,
         actor,
         max_steps,
+        replans,
         rules,
         span: root.span,
     })
@@ -195,17 +213,120 @@ fn rule(
             }
         }
     }
+    let arg_rules = arg_rules(r, &f);
+    let calls = f
+        .get("calls")
+        .and_then(|v| r.count("calls", v).map(|n| Spanned::new(n, v.span)));
     Some(PolicyRule {
         tool,
         requires,
         approval,
         ceilings,
+        arg_rules,
+        calls,
         untrusted,
         trusted,
         effect,
         idempotent,
         span,
     })
+}
+
+/// The rules over one argument each (`in`, `not_in`, `matches`, `trusted`,
+/// `total`), in the order their keys are written.
+fn arg_rules(r: &mut Reader<'_>, f: &super::json_reader::Fields<'_, '_>) -> Vec<ArgRule> {
+    let mut out = Vec::new();
+    for m in f.in_order() {
+        let key = &*m.key;
+        if key == "trusted" {
+            let Some(items) = m.value.as_array() else {
+                r.ill_typed("`trusted`", &m.value, "an array of argument names");
+                continue;
+            };
+            for item in items {
+                match item.as_str() {
+                    Some(a) => out.push(ArgRule {
+                        arg: Spanned::new(Str::new(a), item.text_span()),
+                        kind: ArgRuleKind::Trusted,
+                        span: item.span,
+                    }),
+                    None => r.ill_typed("an argument name", item, "a string"),
+                }
+            }
+            continue;
+        }
+        if !matches!(key, "in" | "not_in" | "matches" | "total") {
+            continue;
+        }
+        let Some(members) = m.value.as_object() else {
+            r.ill_typed(
+                &format!("`{key}`"),
+                &m.value,
+                "an object of argument names and their rules",
+            );
+            continue;
+        };
+        for c in r.unique(members) {
+            let arg = Spanned::new(Str::new(&c.key), c.key_text_span());
+            let kind = match key {
+                "in" | "not_in" => {
+                    let Some(items) = c.value.as_array() else {
+                        r.ill_typed(
+                            &format!("the list of `{}`", c.key),
+                            &c.value,
+                            "an array of values",
+                        );
+                        continue;
+                    };
+                    let what = format!("a value of `{}`", c.key);
+                    let values = items.iter().filter_map(|v| literal(r, &what, v)).collect();
+                    ArgRuleKind::In {
+                        negated: key == "not_in",
+                        values,
+                        list: c.value.span,
+                    }
+                }
+                "matches" => match c.value.as_str() {
+                    Some(p) => ArgRuleKind::Matches(Spanned::new(Str::new(p), c.value.text_span())),
+                    None => {
+                        r.ill_typed(&format!("the pattern of `{}`", c.key), &c.value, "a string");
+                        continue;
+                    }
+                },
+                _ => {
+                    let what = format!("the total of `{}`", c.key);
+                    let Some(tf) = r.fields(&c.value, &what, TOTAL_KEYS) else {
+                        continue;
+                    };
+                    let Some(mv) = tf.get("max") else {
+                        r.missing_key(c.value.span, "max", &what);
+                        continue;
+                    };
+                    let Some(max) = literal(r, &format!("the maximum of `{}`", c.key), mv) else {
+                        continue;
+                    };
+                    let per = match tf.get("per") {
+                        None => None,
+                        Some(p) => match &p.value {
+                            Value::Null => None,
+                            Value::String(s) => Some(Spanned::new(Str::new(s), p.text_span())),
+                            _ => {
+                                r.ill_typed("`per`", p, "an argument name or `null`");
+                                continue;
+                            }
+                        },
+                    };
+                    ArgRuleKind::Total { max, per }
+                }
+            };
+            out.push(ArgRule {
+                arg,
+                kind,
+                span: c.span(),
+            });
+        }
+    }
+    out
 }
 
 /// A list of scopes: `billing:write`, `crm:read`, or a plain identifier.

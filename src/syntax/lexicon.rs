@@ -51,8 +51,9 @@ pub const DECLARATIONS: [&str; 3] = ["tool", "policy", "plan"];
 /// The words that start an item of a plan.
 pub const PLAN_ITEMS: [&str; 3] = ["step", "replans", "max_steps"];
 
-/// The words that start an item of a policy other than a rule.
-pub const POLICY_ITEMS: [&str; 2] = ["actor", "max_steps"];
+/// The words that start an item of a policy other than a rule
+/// (`replans <= N`).
+pub const POLICY_ITEMS: [&str; 3] = ["actor", "max_steps", "replans"];
 
 /// The clause keywords of a step.
 pub const CLAUSES: [&str; 6] = ["pre", "post", "bind", "on_unmet", "retry", "after"];
@@ -66,6 +67,11 @@ pub const RULE_CLAUSES: [&str; 6] = [
     "effect",
     "idempotent",
 ];
+
+/// The words of a rule's `where` list beyond ceilings (`docs/language.md`,
+/// "Rules"): `ARG in [...]`, `ARG not in [...]`, `ARG matches "RE"`, `ARG
+/// trusted`, `total ARG <= N per ARG2`, `calls <= N`.
+pub const WHERE_WORDS: [&str; 7] = ["in", "not", "matches", "trusted", "total", "per", "calls"];
 
 /// The attributes of a tool declaration.
 pub const TOOL_ATTRS: [&str; 4] = ["read", "write", "idempotent", "untrusted"];
@@ -86,7 +92,7 @@ pub const VALUE_WORDS: [&str; 3] = ["true", "false", "null"];
 
 /// Words a policy rule's tool may not be named: a clause or an item keyword
 /// standing where a rule starts is a clause gone astray.
-pub const RESERVED_IN_POLICY: [&str; 9] = [
+pub const RESERVED_IN_POLICY: [&str; 10] = [
     "requires",
     "approval",
     "where",
@@ -96,6 +102,7 @@ pub const RESERVED_IN_POLICY: [&str; 9] = [
     APPROVER,
     "actor",
     "max_steps",
+    "replans",
 ];
 
 /// The keywords the parser expects by name, to suggest the nearest to a

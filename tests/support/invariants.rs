@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-use planc::ir::{CmpOp, DependencyReason, Effect, Literal, PlanIr, Value};
+use planc::ir::{CmpOp, DependencyReason, Effect, GuardLimit, GuardOp, Literal, PlanIr, Value};
 use planc::progress::JsonValue;
 
 /// What the policy says of one tool, as plain data.
@@ -17,6 +17,14 @@ pub struct ToolRule {
     pub scopes: Vec<String>,
     pub ceilings: Vec<(String, CmpOp, Literal)>,
     pub approval: bool,
+    /// `ARG in [...]` (`false`) and `ARG not in [...]` (`true`).
+    pub lists: Vec<(String, bool, Vec<Literal>)>,
+    /// `ARG matches "RE"`.
+    pub patterns: Vec<(String, String)>,
+    /// `total ARG <= MAX per PER`.
+    pub totals: Vec<(String, Literal, Option<String>)>,
+    /// `calls <= N`.
+    pub calls: Option<u64>,
 }
 
 /// The catalogue (tool names and effects) and the policy, as plain data.
@@ -178,7 +186,9 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                         }
                         _ => {
                             let guarded = step.authz.guards.iter().any(|g| {
-                                g.arg == arg && g.op == *op && holds(&g.limit, CmpOp::Eq, limit)
+                                g.arg == arg
+                                    && g.op.as_str() == op.as_str()
+                                    && matches!(&g.limit, GuardLimit::One(l) if holds(l, CmpOp::Eq, limit))
                             });
                             if !guarded {
                                 out.push(format!(
@@ -189,6 +199,7 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
                         }
                     }
                 }
+                trust_rules(ir, step, rule, &mut out);
             }
         }
     }
@@ -234,6 +245,166 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The rules beyond ceilings (`docs/ir.md`): a literal is in every
+/// allowlist, in no denylist and matches every pattern as a whole; a
+/// reference under one has its guard; every step of a tool with a total
+/// carries it, and the literal amounts of the plan stay within it; no more
+/// steps of a tool than its `calls`, each carrying the bound.
+fn trust_rules(ir: &PlanIr, step: &planc::ir::StepIr, rule: &ToolRule, out: &mut Vec<String>) {
+    for (arg, negated, list) in &rule.lists {
+        match step.args.get(arg.as_str()) {
+            None => out.push(format!(
+                "step `{}`: `{arg}` is under a list but absent",
+                step.name
+            )),
+            Some(Value::Literal { literal }) => {
+                let member = list.iter().any(|l| holds(literal, CmpOp::Eq, l));
+                let apart = list
+                    .iter()
+                    .all(|l| !holds(literal, CmpOp::Eq, l) && comparable(literal, l));
+                if (!negated && !member) || (*negated && !apart) {
+                    out.push(format!(
+                        "step `{}`: literal `{arg}` breaks its list",
+                        step.name
+                    ));
+                }
+            }
+            Some(_) => {
+                let want = if *negated {
+                    GuardOp::NotIn
+                } else {
+                    GuardOp::In
+                };
+                let guarded = step.authz.guards.iter().any(|g| {
+                    g.arg == arg
+                        && g.op == want
+                        && matches!(&g.limit, GuardLimit::List(items) if items.len() == list.len()
+                            && items.iter().zip(list).all(|(a, b)| holds(a, CmpOp::Eq, b)))
+                });
+                if !guarded {
+                    out.push(format!(
+                        "step `{}`: referenced `{arg}` has no list guard",
+                        step.name
+                    ));
+                }
+            }
+        }
+    }
+    for (arg, pattern) in &rule.patterns {
+        match step.args.get(arg.as_str()) {
+            None => out.push(format!(
+                "step `{}`: `{arg}` is under a pattern but absent",
+                step.name
+            )),
+            Some(Value::Literal { literal }) => {
+                let whole = regex::Regex::new(&format!("^(?:{pattern})$"));
+                let ok = matches!((literal, whole), (Literal::String(s), Ok(re)) if re.is_match(s));
+                if !ok {
+                    out.push(format!(
+                        "step `{}`: literal `{arg}` breaks its pattern",
+                        step.name
+                    ));
+                }
+            }
+            Some(_) => {
+                let guarded = step.authz.guards.iter().any(|g| {
+                    g.arg == arg
+                        && g.op == GuardOp::Matches
+                        && matches!(&g.limit, GuardLimit::One(Literal::String(p)) if p == pattern)
+                });
+                if !guarded {
+                    out.push(format!(
+                        "step `{}`: referenced `{arg}` has no pattern guard",
+                        step.name
+                    ));
+                }
+            }
+        }
+    }
+    for (arg, max, per) in &rule.totals {
+        let carried = step.authz.aggregates.iter().any(|a| {
+            a.arg == arg && holds(&a.max, CmpOp::Eq, max) && a.per.as_deref() == per.as_deref()
+        });
+        if !carried {
+            out.push(format!(
+                "step `{}` does not carry the total over `{arg}`",
+                step.name
+            ));
+        }
+        // The literal amounts of this step's group, up to this step.
+        let key = |s: &planc::ir::StepIr| per.as_ref().map(|p| s.args.get(p.as_str()).cloned());
+        let mut sum = "0".to_string();
+        for s in ir.steps.iter().take(step.index + 1) {
+            if s.tool != step.tool || s.reuse == Some(true) || key(s) != key(step) {
+                continue;
+            }
+            if let Some(Value::Literal { literal }) = s.args.get(arg.as_str())
+                && let Some(n) = number(literal)
+            {
+                sum = add_decimal(&sum, &n);
+            }
+        }
+        if number(max).is_some_and(|m| compare_decimal(&sum, &m) == Ordering::Greater) {
+            out.push(format!(
+                "step `{}`: the literal total of `{arg}` is {sum}, over its maximum",
+                step.name
+            ));
+        }
+    }
+    if let Some(max) = rule.calls {
+        if step.authz.calls_max != Some(max) {
+            out.push(format!(
+                "step `{}` does not carry `calls <= {max}`",
+                step.name
+            ));
+        }
+        let n = ir
+            .steps
+            .iter()
+            .take(step.index + 1)
+            .filter(|s| s.tool == step.tool && s.reuse != Some(true))
+            .count() as u64;
+        if n > max {
+            out.push(format!(
+                "step `{}` is call {n} of `{}`, over `calls <= {max}`",
+                step.name, step.tool
+            ));
+        }
+    }
+}
+
+/// Whether two literals are of kinds that compare (a denylist refuses
+/// what it cannot compare).
+fn comparable(a: &Literal, b: &Literal) -> bool {
+    let both_numbers = number(a).is_some() && number(b).is_some();
+    both_numbers || std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+/// The sum of two non-negative or negative decimal numerals, exactly, by
+/// scaling both to the same number of fraction digits.
+fn add_decimal(a: &str, b: &str) -> String {
+    let scale = |s: &str| s.split_once('.').map_or(0, |(_, f)| f.len());
+    let digits = scale(a).max(scale(b));
+    let to_int = |s: &str| -> i128 {
+        let (neg, body) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+        let (i, f) = body.split_once('.').unwrap_or((body, ""));
+        let mut text = format!("{i}{f}");
+        text.extend(std::iter::repeat_n('0', digits - f.len()));
+        let v: i128 = text.parse().unwrap_or(i128::MAX / 4);
+        if neg { -v } else { v }
+    };
+    let total = to_int(a) + to_int(b);
+    let (neg, mag) = (total < 0, total.unsigned_abs().to_string());
+    let mag = format!("{mag:0>width$}", width = digits + 1);
+    let (i, f) = mag.split_at(mag.len() - digits);
+    let sign = if neg { "-" } else { "" };
+    if digits == 0 {
+        format!("{sign}{i}")
+    } else {
+        format!("{sign}{i}.{f}")
+    }
 }
 
 fn collect_refs<'a>(v: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
@@ -397,6 +568,7 @@ pub fn fixture_world() -> World {
             .map(|(a, o, l)| (a.to_string(), o, l))
             .collect(),
         approval,
+        ..ToolRule::default()
     };
     w.rules.insert(
         "billing.refund".into(),

@@ -68,7 +68,10 @@ impl<'a> Checker<'a, '_> {
             };
             self.recorded_taint = None;
             let value = self.check_expr(i, &arg.value, &expected, What::Arg(&arg.name.node));
-            let untrusted_from = self.taint_of(&value).or(self.recorded_taint.take());
+            let mut untrusted_from = self.taint_of(&value).or(self.recorded_taint.take());
+            if untrusted_from.is_none() {
+                untrusted_from = self.laundered(i, &arg.name.node, &value);
+            }
             out.push(CheckedArg {
                 name: arg.name.node.clone(),
                 name_span: arg.name.span,

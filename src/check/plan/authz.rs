@@ -122,7 +122,7 @@ impl<'a> Checker<'a, '_> {
                 if let Some(p) = tool.param(&c.arg)
                     && !p.required()
                 {
-                    self.ceiling_absent(i, step, p, c, &origin);
+                    self.ceiling_absent(i, step, p, ("ceiling", &c.text()), c.span, &origin);
                 }
                 continue;
             };
@@ -175,66 +175,46 @@ impl<'a> Checker<'a, '_> {
                     // result, not its declaration.
                     authz.guards.push(Guard {
                         arg: c.arg.clone(),
-                        op: c.op,
-                        limit: limit.clone(),
+                        test: GuardTest::Cmp(c.op, limit.clone()),
                         ceiling_span: c.span,
                     });
                     if provably_within(&arg.value.ty, c.op, limit) {
                         continue;
                     }
-                    let refs = arg.value.references();
-                    let from = match refs.first() {
-                        Some(r) => format!(
-                            "its value comes from `{}`, bound by step `{}`",
-                            r.binding, r.step_name
-                        ),
-                        None => "its value is not a single literal".to_string(),
-                    };
-                    let d = Diagnostic::new(
-                        Code::N0302,
-                        arg.value.span,
-                        format!(
-                            "the ceiling `{}` over `{}` is enforced at dispatch: {from}",
-                            c.text(),
-                            c.arg
-                        ),
-                    )
-                    .with_label("checked by a guard after binding")
-                    .with_secondary(c.span, format!("ceiling declared here, in {origin}"))
-                    .with_note("the IR carries the guard; the executor refuses the call when the bound value breaks it");
+                    let d = guarded_at_dispatch(arg, ("ceiling", &c.text()), c.span, &origin);
                     self.report(i, d);
                 }
             }
         }
+        self.check_conditions(i, step, tool, rule, args, &mut authz);
         authz
     }
 
-    /// E0103: an optional argument under a ceiling, left out, with no
-    /// default to check.
-    fn ceiling_absent(
+    /// E0103: an optional argument under a ceiling or a rule (`text`,
+    /// declared at `at`), left out, with no default to check.
+    pub(super) fn ceiling_absent(
         &mut self,
         i: usize,
         step: &ast::Step,
         p: &catalog::Param,
-        c: &policy::CeilingRule,
+        (kind, text): (&str, &str),
+        at: Span,
         origin: &dyn fmt::Display,
     ) {
         let d = Diagnostic::new(
             Code::E0103,
             step.tool.span,
             format!(
-                "`{}` must be given: the ceiling `{}` of {origin} is over it, and it has no default",
+                "`{}` must be given: the {kind} `{text}` of {origin} is over it, and it has no default",
                 p.name,
-                c.text()
             ),
         )
         .with_label(format!("`{}` is left out", p.name))
-        .with_secondary(c.span, format!("ceiling declared here, in {origin}"))
+        .with_secondary(at, format!("{kind} declared here, in {origin}"))
         .with_secondary(p.name_span, format!("`{}` is declared here, optional", p.name))
         .with_help(format!(
-            "give `{}` a value within `{}`: left out, the tool decides what it means, and no ceiling can be checked",
+            "give `{}` a value within `{text}`: left out, the tool decides what it means, and no {kind} can be checked",
             p.name,
-            c.text()
         ));
         self.report(i, d);
     }
@@ -404,9 +384,39 @@ fn kind_of(limit: &Value) -> &'static str {
     }
 }
 
+/// N0302: a ceiling or a rule (`kind`, `text`, declared at `at`) over a
+/// referenced argument, enforced by a guard at dispatch.
+pub(super) fn guarded_at_dispatch(
+    arg: &CheckedArg,
+    (kind, text): (&str, &str),
+    at: Span,
+    origin: &dyn fmt::Display,
+) -> Diagnostic {
+    let from = match arg.value.references().first() {
+        Some(r) => format!(
+            "its value comes from `{}`, bound by step `{}`",
+            r.binding, r.step_name
+        ),
+        None => "its value is not a single literal".to_string(),
+    };
+    Diagnostic::new(
+        Code::N0302,
+        arg.value.span,
+        format!(
+            "the {kind} `{text}` over `{}` is enforced at dispatch: {from}",
+            arg.name
+        ),
+    )
+    .with_label("checked by a guard after binding")
+    .with_secondary(at, format!("{kind} declared here, in {origin}"))
+    .with_note(
+        "the IR carries the guard; the executor refuses the call when the bound value breaks it",
+    )
+}
+
 /// "policy `NAME`", for the messages of a ceiling; spelt only when one is
 /// reported.
-struct PolicyNamed<'a>(&'a str);
+pub(super) struct PolicyNamed<'a>(pub(super) &'a str);
 
 impl fmt::Display for PolicyNamed<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -116,33 +116,7 @@ impl<'a> Checker<'a, '_> {
                     let Some(origin) = &a.untrusted_from else {
                         continue;
                     };
-                    let (otool, secondary) = match origin {
-                        Untrusted::Step(o) => match self.plan.steps.get(*o) {
-                            Some(o) => (
-                                o.tool.node.as_str(),
-                                Some((
-                                    o.tool.span,
-                                    format!(
-                                        "step `{}` calls `{}`, whose output is untrusted",
-                                        o.name.node, o.tool.node
-                                    ),
-                                )),
-                            ),
-                            None => continue,
-                        },
-                        Untrusted::Recorded(r) => (
-                            r.tool.as_str(),
-                            self.record_step_span(r.at).map(|span| {
-                                (
-                                    span,
-                                    format!(
-                                        "recorded by step `{}`, which called `{}`: its output is untrusted",
-                                        r.step, r.tool
-                                    ),
-                                )
-                            }),
-                        ),
-                    };
+                    let (otool, secondary) = self.untrusted_source(origin);
                     let mut d = Diagnostic::new(
                         Code::W0404,
                         a.value.span,

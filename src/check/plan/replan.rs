@@ -172,7 +172,7 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    fn artifact_span(&self, name: &str) -> Option<Span> {
+    pub(super) fn artifact_span(&self, name: &str) -> Option<Span> {
         self.env.progress?.spans.artifacts.get(name).copied()
     }
 
@@ -496,7 +496,18 @@ impl<'a> Checker<'a, '_> {
     /// E0305 when the run has used its replans. The record of this very
     /// plan is a resume, not a replan (as the executor counts).
     fn replan_budget(&mut self, record: &ProgressRecord) {
-        let Some(budget) = self.plan.replans else {
+        // The stricter of the plan's `replans` and the policy's `replans <=`:
+        // the operator's bound holds whatever the planner writes.
+        let ours = self.plan.replans.map(|b| (b, "plan"));
+        let theirs = self
+            .env
+            .policy
+            .and_then(|p| p.replans)
+            .map(|b| (b, "policy"));
+        let Some((budget, whose)) = (match (ours, theirs) {
+            (Some(a), Some(b)) => Some(if b.0.node < a.0.node { b } else { a }),
+            (a, b) => a.or(b),
+        }) else {
             return;
         };
         let steps = self
@@ -515,7 +526,11 @@ impl<'a> Checker<'a, '_> {
                 record.replans_used, budget.node
             ),
         )
-        .with_label(format!("`replans {}` is spent", budget.node))
+        .with_label(if whose == "policy" {
+            format!("the policy's `replans <= {}` is spent", budget.node)
+        } else {
+            format!("`replans {}` is spent", budget.node)
+        })
         .with_help("stop replanning and escalate to a person: a loop that keeps replanning thrashes instead of converging");
         if let Some(span) = self.env.progress.and_then(|p| p.spans.replans_used) {
             d = d.with_secondary(

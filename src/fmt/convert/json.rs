@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use super::{Result, effect, fail, reference_path, unreadable};
 use crate::source::{Span, Spanned};
 use crate::syntax::ast::{
-    Clause, CmpOp, Doc, Effect, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, Param,
-    Path, PlanDecl, PolicyDecl, PolicyRule, Prim, Probe, ProbeKind, Step, ToolDecl, Type, TypeKind,
+    ArgRuleKind, Clause, CmpOp, Doc, Effect, Expr, ExprKind, InterpPart, Item, Literal, Module,
+    Name, Param, Path, PlanDecl, PolicyDecl, PolicyRule, Prim, Probe, ProbeKind, Step, ToolDecl,
+    Type, TypeKind,
 };
 use crate::syntax::json_plan::escape_interp;
 use crate::syntax::lexicon::is_scope;
@@ -687,6 +688,9 @@ fn policy_json(p: &PolicyDecl) -> Result<J> {
     if let Some(m) = &p.max_steps {
         o.push(("max_steps", J::Num(m.node.to_string())));
     }
+    if let Some(m) = &p.replans {
+        o.push(("replans", J::Num(m.node.to_string())));
+    }
     Ok(obj(o))
 }
 
@@ -706,6 +710,67 @@ fn scopes_json(scopes: &[Name]) -> Result<J> {
         out.push(str_j(&s.node));
     }
     Ok(J::Arr(out))
+}
+
+/// The rules of a `where` list beyond ceilings, each kind under its key
+/// (`docs/json.md`), in the order of each kind's first rule.
+fn arg_rules_json(r: &PolicyRule, o: &mut Vec<(&'static str, J)>) -> Result<()> {
+    let mut groups: Vec<(&'static str, Keyed)> = Vec::new();
+    let mut trusted: Option<Vec<J>> = None;
+    let mut order: Vec<&'static str> = Vec::new();
+    for a in &r.arg_rules {
+        let key = match &a.kind {
+            ArgRuleKind::In { negated: false, .. } => "in",
+            ArgRuleKind::In { negated: true, .. } => "not_in",
+            ArgRuleKind::Matches(_) => "matches",
+            ArgRuleKind::Trusted => "trusted",
+            ArgRuleKind::Total { .. } => "total",
+        };
+        if !order.contains(&key) {
+            order.push(key);
+        }
+        let value = match &a.kind {
+            ArgRuleKind::In { values, .. } => {
+                let mut items = Vec::with_capacity(values.len());
+                for v in values {
+                    items.push(literal_json(&v.node, v.span)?);
+                }
+                J::Arr(items)
+            }
+            ArgRuleKind::Matches(p) => str_j(&p.node),
+            ArgRuleKind::Trusted => {
+                let list = trusted.get_or_insert_with(Vec::new);
+                list.push(str_j(&a.arg.node));
+                continue;
+            }
+            ArgRuleKind::Total { max, per } => obj(vec![
+                ("max", literal_json(&max.node, max.span)?),
+                ("per", per.as_ref().map_or(J::Null, |p| str_j(&p.node))),
+            ]),
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(&a.arg, value)?,
+            None => {
+                let mut g = Keyed::new("rule over");
+                g.push(&a.arg, value)?;
+                groups.push((key, g));
+            }
+        }
+    }
+    for key in order {
+        if key == "trusted" {
+            if let Some(list) = trusted.take() {
+                o.push(("trusted", J::Arr(list)));
+            }
+        } else if let Some(at) = groups.iter().position(|(k, _)| *k == key) {
+            let (k, g) = groups.swap_remove(at);
+            o.push((k, g.into_j()));
+        }
+    }
+    if let Some(n) = &r.calls {
+        o.push(("calls", J::Num(n.node.to_string())));
+    }
+    Ok(())
 }
 
 fn rule_json(r: &PolicyRule) -> Result<J> {
@@ -740,6 +805,7 @@ fn rule_json(r: &PolicyRule) -> Result<J> {
     } else {
         o.extend(max.into_iter().chain(min));
     }
+    arg_rules_json(r, &mut o)?;
     if r.approval.is_some() {
         o.push(("approval", str_j("human")));
     }

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use super::{Result, effect, fail, reference_path, unreadable};
 use crate::source::{Span, Spanned};
 use crate::syntax::ast::{
-    Clause, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, PlanDecl, PolicyDecl,
-    Probe, ProbeKind, Reference, Step, ToolDecl, Type, TypeKind,
+    ArgRuleKind, Clause, Doc, Expr, ExprKind, InterpPart, Item, Literal, Module, Name, PlanDecl,
+    PolicyDecl, Probe, ProbeKind, Reference, Step, ToolDecl, Type, TypeKind,
 };
 use crate::syntax::lexicon::{is_ident, is_scope, is_tool_name};
 use crate::syntax::literal::escape_text;
@@ -342,7 +342,11 @@ fn policy_text(p: &PolicyDecl, out: &mut String) -> Result<()> {
         out.push('\n');
     }
     count_line("max_steps", p.max_steps.as_ref(), out);
-    if (p.actor.is_some() || p.max_steps.is_some()) && !p.rules.is_empty() {
+    if let Some(n) = &p.replans {
+        indent(out, 1);
+        let _ = writeln!(out, "replans <= {}", n.node);
+    }
+    if (p.actor.is_some() || p.max_steps.is_some() || p.replans.is_some()) && !p.rules.is_empty() {
         out.push('\n');
     }
     for r in &p.rules {
@@ -374,6 +378,45 @@ fn policy_text(p: &PolicyDecl, out: &mut String) -> Result<()> {
                 c.op.node.as_str()
             );
             literal_text(&c.limit.node, c.limit.span, out)?;
+        }
+        let mut first = r.ceilings.is_empty();
+        let mut sep = |out: &mut String| {
+            out.push_str(if first { " where " } else { ", " });
+            first = false;
+        };
+        for a in &r.arg_rules {
+            sep(out);
+            let arg = ident(&a.arg, "rule argument")?;
+            match &a.kind {
+                ArgRuleKind::In { values, .. } => {
+                    let _ = write!(out, "{arg} {} [", a.kind.keyword());
+                    for (i, v) in values.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        literal_text(&v.node, v.span, out)?;
+                    }
+                    out.push(']');
+                }
+                ArgRuleKind::Matches(p) => {
+                    let _ = write!(out, "{arg} matches ");
+                    string_text(&p.node, out);
+                }
+                ArgRuleKind::Trusted => {
+                    let _ = write!(out, "{arg} trusted");
+                }
+                ArgRuleKind::Total { max, per } => {
+                    let _ = write!(out, "total {arg} <= ");
+                    literal_text(&max.node, max.span, out)?;
+                    if let Some(p) = per {
+                        let _ = write!(out, " per {}", ident(p, "rule argument")?);
+                    }
+                }
+            }
+        }
+        if let Some(n) = &r.calls {
+            sep(out);
+            let _ = write!(out, "calls <= {}", n.node);
         }
         if r.untrusted.is_some() {
             out.push_str(" untrusted");

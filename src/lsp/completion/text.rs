@@ -253,6 +253,20 @@ impl<'a> Ctx<'a> {
                 if ident(&toks, last) == Some("effect") {
                     return self.keywords(&["read", "write"], replace, Form::Text);
                 }
+                // At the start of an item of a `where` list: the words that
+                // start a rule there (the others follow an argument name).
+                let in_where = toks.iter().skip(inner + 1).rev().find_map(|t| match t.0 {
+                    Token::Ident(k) if lexicon::RULE_CLAUSES.contains(&k) => Some(k),
+                    Token::DottedName(_) => Some(""),
+                    _ => None,
+                }) == Some("where");
+                if in_where
+                    && (ident(&toks, last) == Some("where")
+                        || tok(&toks, last) == Some(Token::Comma))
+                {
+                    return self.keywords(&["total", "calls"], replace, Form::Text);
+                }
+
                 let words: Vec<&str> = lexicon::POLICY_ITEMS
                     .iter()
                     .chain(&lexicon::RULE_CLAUSES)

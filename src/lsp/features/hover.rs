@@ -291,11 +291,18 @@ fn hover_step(a: &Analysis, plan: &CheckedPlan, name: &str) -> Option<String> {
         out.push("needs human approval before the run".to_string());
     }
     for g in &step.authz.guards {
+        out.push(format!("guard at dispatch: `{}`", g.text()));
+    }
+    for a in &step.authz.aggregates {
+        let per = a
+            .per
+            .as_ref()
+            .map(|p| format!(" per {p}"))
+            .unwrap_or_default();
         out.push(format!(
-            "guard at dispatch: `{} {} {}`",
-            g.arg,
-            g.op.as_str(),
-            g.limit.display()
+            "total at dispatch: `total {} <= {}{per}`",
+            a.arg,
+            a.max.display()
         ));
     }
     Some(out.join("\n\n"))

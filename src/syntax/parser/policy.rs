@@ -5,13 +5,21 @@ use super::*;
 pub(super) enum PolicyItem {
     Actor(Spanned<Vec<Name>>),
     MaxSteps(Spanned<u64>),
+    Replans(Spanned<u64>),
     Rule(ast::PolicyRule),
+}
+
+/// One item of a `where` list.
+pub(super) enum WhereItem {
+    Ceiling(ast::Ceiling),
+    Rule(ast::ArgRule),
+    Calls(Spanned<u64>),
 }
 
 pub(super) enum RuleClause {
     Requires(Vec<Name>),
     Approval(Spanned<ast::Approval>),
-    Where(Vec<ast::Ceiling>),
+    Where(Vec<WhereItem>),
     Untrusted(Span),
     Trusted(Span),
     Effect(Option<Spanned<ast::Effect>>),
@@ -96,13 +104,99 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         .then(literal())
         .map_with(|((arg, op), limit), e| {
             let span = sp(e);
-            limit.map(|limit| ast::Ceiling {
-                arg,
-                op,
-                limit,
-                span,
+            limit.map(|limit| {
+                WhereItem::Ceiling(ast::Ceiling {
+                    arg,
+                    op,
+                    limit,
+                    span,
+                })
             })
         });
+    // The rules of `docs/language.md` ("Rules"), tried before a ceiling:
+    // `total` and `calls` are words only when the rule's shape follows
+    // (`total <= 5` is a ceiling over an argument named `total`).
+    let arg_rule = |kind: ast::ArgRuleKind, arg: Name, span: Span| {
+        WhereItem::Rule(ast::ArgRule { arg, kind, span })
+    };
+    let value_list = list_of(
+        literal(),
+        skipper(Sync::Elem(Delim::Bracket)).map(|_| None),
+        Token::LBracket,
+        Delim::Bracket,
+    )
+    .map_with(|values, e| (values, sp(e)));
+    let total = word("total")
+        .ignore_then(ident(file, "an argument name"))
+        .then_ignore(just(Token::Le))
+        .then(literal())
+        .then(
+            word("per")
+                .ignore_then(ident(file, "an argument name"))
+                .or_not(),
+        )
+        .map_with(move |((arg, max), per), e| {
+            let span = sp(e);
+            max.map(|max| arg_rule(ast::ArgRuleKind::Total { max, per }, arg, span))
+        });
+    let calls = word("calls")
+        .ignore_then(just(Token::Le))
+        .ignore_then(count())
+        .map(|n| Some(WhereItem::Calls(n)));
+    let membership = ident(file, "an argument name")
+        .then(word("not").or_not())
+        .then_ignore(word("in"))
+        .then(value_list)
+        .map_with(move |((arg, not), (values, list)), e| {
+            let span = sp(e);
+            let kind = ast::ArgRuleKind::In {
+                negated: not.is_some(),
+                values,
+                list,
+            };
+            Some(arg_rule(kind, arg, span))
+        });
+    let matches_ = ident(file, "an argument name")
+        .then_ignore(word("matches"))
+        .then(literal())
+        .map_with(move |(arg, pattern), e| {
+            let span = sp(e);
+            let state = st(e);
+            match pattern {
+                Some(Spanned {
+                    node: Literal::String(p),
+                    span: at,
+                }) => Some(arg_rule(
+                    ast::ArgRuleKind::Matches(Spanned::new(p, at)),
+                    arg,
+                    span,
+                )),
+                Some(other) => {
+                    state.report(
+                        Diagnostic::new(
+                            Code::E0001,
+                            other.span,
+                            format!(
+                                "`matches` takes a pattern in quotes, found {} `{}`",
+                                other.node.kind_name(),
+                                other.node.display()
+                            ),
+                        )
+                        .with_label("not a string")
+                        .with_help("write the regular expression as a string: `url matches \"^https://example\\.com/\"`"),
+                    );
+                    None
+                }
+                None => None,
+            }
+        });
+    let trusted = ident(file, "an argument name")
+        .then_ignore(word("trusted"))
+        .map_with(move |arg, e| {
+            let span = sp(e);
+            Some(arg_rule(ast::ArgRuleKind::Trusted, arg, span))
+        });
+    let where_item = choice((total, calls, membership, matches_, trusted, ceiling));
     // Each clause keyword commits: what follows it is its clause or an
     // error, never the start of another rule. (Read leniently, `approval
     // Human` was a rule for a tool `approval` and one for `Human`, and the
@@ -174,7 +268,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         });
     let where_ = word("where")
         .then(
-            ceiling
+            where_item
                 .separated_by(just(Token::Comma))
                 .at_least(1)
                 .collect::<Vec<_>>()
@@ -204,7 +298,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                         "not a comparison"
                     })
                     .with_help(
-                        "a ceiling is an argument name, a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) and a literal: `where amount_eur <= 500`",
+                        "a ceiling is an argument name, a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) and a literal: `where amount_eur <= 500`; the other rules are `ARG in [...]`, `ARG not in [...]`, `ARG matches \"RE\"`, `ARG trusted`, `total ARG <= N per ARG2` and `calls <= N`",
                     ),
                 );
                 RuleClause::Where(Vec::new())
@@ -277,6 +371,8 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 requires: Vec::new(),
                 approval: None,
                 ceilings: Vec::new(),
+                arg_rules: Vec::new(),
+                calls: None,
                 untrusted: None,
                 trusted: None,
                 effect: None,
@@ -287,7 +383,20 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 match c {
                     RuleClause::Requires(s) => rule.requires.extend(s),
                     RuleClause::Approval(a) => rule.approval = Some(a),
-                    RuleClause::Where(c) => rule.ceilings.extend(c),
+                    RuleClause::Where(items) => {
+                        for item in items {
+                            match item {
+                                WhereItem::Ceiling(c) => rule.ceilings.push(c),
+                                WhereItem::Rule(r) => rule.arg_rules.push(r),
+                                WhereItem::Calls(n) => {
+                                    if let Some(prev) = &rule.calls {
+                                        st(e).report(twice("calls", n.span, prev.span));
+                                    }
+                                    rule.calls = Some(n);
+                                }
+                            }
+                        }
+                    }
                     RuleClause::Untrusted(s) => rule.untrusted = Some(s),
                     RuleClause::Trusted(s) => rule.trusted = Some(s),
                     RuleClause::Effect(eff) => rule.effect = eff.or(rule.effect),
@@ -303,6 +412,10 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         word("max_steps")
             .ignore_then(count())
             .map(PolicyItem::MaxSteps),
+        word("replans")
+            .ignore_then(just(Token::Le))
+            .ignore_then(count())
+            .map(PolicyItem::Replans),
         rule,
     ))
     .map(Some)
@@ -324,6 +437,7 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                 name,
                 actor: None,
                 max_steps: None,
+                replans: None,
                 rules: Vec::new(),
                 span,
             };
@@ -340,6 +454,12 @@ pub(super) fn policy<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
                             state.report(twice("max_steps", m.span, prev.span));
                         }
                         decl.max_steps = Some(m);
+                    }
+                    PolicyItem::Replans(m) => {
+                        if let Some(prev) = &decl.replans {
+                            state.report(twice("replans", m.span, prev.span));
+                        }
+                        decl.replans = Some(m);
                     }
                     PolicyItem::Rule(r) => decl.rules.push(r),
                 }
