@@ -628,3 +628,65 @@ fn step_cards_show_preconditions() {
     );
     assert_eq!(page.matches("<dt>Pre</dt>").count(), 1);
 }
+
+#[test]
+fn hidden_characters_are_shown_escaped_on_the_page_and_in_every_report() {
+    let dir = scratch("view_hidden");
+    let plan = dir.join("trojan.plan");
+    std::fs::write(
+        &plan,
+        "tool b.credit(account_id: string) -> { id: string } write\n\
+         policy p { actor [a:b] b.credit requires [a:b] }\n\
+         plan p \"credit \u{200B}acc_4711\" {\n    step credit = b.credit(account_id: \"acc_4711\u{202E}\u{2066}9999\u{2069}\") { post exists($.id) }\n}\n",
+    )
+    .unwrap();
+    let page = ok(&["review", plan.to_str().unwrap()]);
+    assert!(
+        page.contains("acc_4711\\u{202E}\\u{2066}9999\\u{2069}"),
+        "{page}"
+    );
+    assert!(page.contains("credit \\u{200B}acc_4711"));
+    for c in ['\u{202E}', '\u{2066}', '\u{2069}', '\u{200B}'] {
+        assert!(!page.contains(c), "{c:?} reaches the page");
+    }
+    for format in ["human", "short", "json"] {
+        let o = run(&[
+            "check",
+            plan.to_str().unwrap(),
+            "--format",
+            format,
+            "--color",
+            "never",
+        ]);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(text.contains("W0408"), "{format}: {text}");
+        if format != "json" {
+            // JSON carries the file's positions and escapes by its own
+            // rules; the terminal formats show the escape.
+            for c in ['\u{202E}', '\u{2066}', '\u{2069}', '\u{200B}'] {
+                assert!(
+                    !text.contains(c),
+                    "{format}: {c:?} reaches the terminal: {text}"
+                );
+            }
+        }
+    }
+    // The report names the file's column, not the excerpt's.
+    let o = run(&[
+        "check",
+        plan.to_str().unwrap(),
+        "--format",
+        "human",
+        "--color",
+        "never",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("trojan.plan:4:49 ]"), "{err}");
+    // U+2069 is the 55th character of its line, though the excerpt shows
+    // two escapes before it.
+    assert!(err.contains("trojan.plan:4:55 ]"), "{err}");
+}

@@ -53,6 +53,7 @@ pub fn page(code: Code) -> &'static str {
         Code::E0701 => include_str!("../../docs/explain/E0701.md"),
         Code::E0702 => include_str!("../../docs/explain/E0702.md"),
         Code::W0406 => include_str!("../../docs/explain/W0406.md"),
+        Code::W0408 => include_str!("../../docs/explain/W0408.md"),
         Code::W0501 => include_str!("../../docs/explain/W0501.md"),
         Code::W0502 => include_str!("../../docs/explain/W0502.md"),
     }

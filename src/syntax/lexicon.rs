@@ -50,7 +50,7 @@ pub fn is_tool_name(s: &str) -> bool {
 /// other than tab and line breaks, or a format character (Unicode's `Cf`,
 /// with the bidirectional embeddings, overrides and isolates U+202A–202E
 /// and U+2066–2069, the zero-width U+200B–200F and U+2060–2064, the byte
-/// order mark U+FEFF, the soft hyphen, the tag characters), or a filler
+/// order mark U+FEFF, the line and paragraph separators U+2028 and U+2029, the soft hyphen, the tag characters), or a filler
 /// that draws blank (U+115F, U+1160, U+3164, U+FFA0, U+034F). The review
 /// page and the human and short reports write such a character as its
 /// escape (`\u{202E}`), and `planc check` warns about one in a plan
@@ -75,6 +75,7 @@ pub fn is_hidden(c: char) -> bool {
             | 0x180B..=0x180F
             | 0x200B..=0x200F
             | 0x202A..=0x202E
+            | 0x2028..=0x2029
             | 0x2060..=0x2064
             | 0x2066..=0x206F
             | 0x3164
