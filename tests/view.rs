@@ -690,3 +690,52 @@ fn hidden_characters_are_shown_escaped_on_the_page_and_in_every_report() {
     // two escapes before it.
     assert!(err.contains("trojan.plan:4:55 ]"), "{err}");
 }
+
+#[test]
+fn review_refuses_to_write_html_to_a_terminal() {
+    // `script` gives the command a terminal for standard output.
+    let planc = env!("CARGO_BIN_EXE_planc");
+    let Ok(o) = Command::new("script")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "-qec",
+            &format!("{planc} review {CONFIG}; echo status=$?"),
+            "/dev/null",
+        ])
+        .output()
+    else {
+        eprintln!("no `script` here: the terminal case is not run");
+        return;
+    };
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("write it to a file with `-o review.html`"),
+        "{text}"
+    );
+    assert!(text.contains("status=2"), "{text}");
+    assert!(!text.contains("<!DOCTYPE"), "{text}");
+}
+
+#[test]
+fn check_of_a_valid_record_says_so_and_diff_colours_on_request() {
+    let o = run(&["check", RECORD, "--color", "never"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`examples/config_dag/progress.json`: a valid progress record of plan `provision_and_report`: 5 steps (3 complete, 2 pending), 0 replans used"),
+        "{err}"
+    );
+    let coloured =
+        String::from_utf8(run(&["diff", CONFIG, REPLAN, "--color", "always"]).stdout).unwrap();
+    assert!(
+        coloured.contains("\x1b[32m+ migrate_schema\x1b[0m"),
+        "{coloured:?}"
+    );
+    assert!(
+        coloured.contains("\x1b[33m~ provision_db\x1b[0m"),
+        "{coloured:?}"
+    );
+    let plain =
+        String::from_utf8(run(&["diff", CONFIG, REPLAN, "--color", "never"]).stdout).unwrap();
+    assert!(!plain.contains('\x1b') && plain.contains("+ migrate_schema"));
+}
