@@ -107,7 +107,7 @@ const TAGS: &[&str] = &[
     "!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "main", "section",
     "footer", "h1", "h2", "h3", "p", "code", "pre", "a", "dl", "dt", "dd", "div", "ul", "ol", "li",
     "span", "b", "table", "thead", "tbody", "tr", "th", "td", "article", "svg", "defs", "marker",
-    "path", "g", "rect", "text",
+    "path", "g", "rect", "text", "wbr",
 ];
 
 /// Every tag is one of [`TAGS`], no attribute runs code or loads anything,
@@ -368,7 +368,7 @@ fn review_against_the_earlier_plan_shows_the_delta() {
     ));
     assert!(page.contains("<ul class=\"items\" id=\"delta-added\">\n<li class=\"item\"><p><a href=\"#step-3\"><code>migrate_schema</code></a>"));
     assert!(page.contains(
-        "<tr><td><code>args.schema_version</code></td><td><code>schema_version</code></td><td><code>migrated_version</code></td></tr>"
+        "<tr><td><code>args.<wbr>schema_version</code></td><td><code>schema_version</code></td><td><code>migrated_version</code></td></tr>"
     ));
     assert!(page.contains("reused, not run again"));
     assert!(page.contains("<span class=\"state\">pending · added</span>"));
@@ -385,7 +385,7 @@ fn review_against_the_earlier_plan_shows_the_delta() {
     assert!(!same.contains("id=\"delta-added\""));
     // A removed step that had completed is said to stay done.
     let back = ok(&["review", CONFIG, "--against", REPLAN, "--progress", RECORD]);
-    assert!(back.contains("<ul class=\"items\" id=\"delta-removed\">\n<li class=\"item\"><p><code>migrate_schema</code> <code>schema.migrate</code></p></li>"));
+    assert!(back.contains("<ul class=\"items\" id=\"delta-removed\">\n<li class=\"item\"><p><code>migrate_schema</code> <code>schema.<wbr>migrate</code></p></li>"));
 }
 
 #[test]

@@ -211,8 +211,19 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Text set as code. A line break may fall after a `.` or a `/` of a
+/// path, a tool name or a file (`<wbr>`), never inside a name.
 fn code(s: &str) -> String {
-    format!("<code>{}</code>", esc(s))
+    let mut out = String::with_capacity(s.len() + 16);
+    out.push_str("<code>");
+    for part in s.split_inclusive(['.', '/']) {
+        out.push_str(&esc(part));
+        if part.ends_with(['.', '/']) && part.len() < s.len() {
+            out.push_str("<wbr>");
+        }
+    }
+    out.push_str("</code>");
+    out
 }
 
 /// The anchor of a step's card.
