@@ -84,7 +84,7 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
     let Some(f) = sources.get(file) else {
         return (ast::Module::default(), Vec::new());
     };
-    match f.kind {
+    let (module, mut diagnostics) = match f.kind {
         SourceKind::Text => syntax::parse_text(file, &f.text),
         SourceKind::Json => {
             match role {
@@ -119,7 +119,11 @@ pub fn parse(sources: &mut SourceMap, file: FileId, role: Role) -> (ast::Module,
                 Role::Policy => syntax::read_json_policy(file, &f.text),
             }
         }
+    };
+    if role == Role::Plan {
+        diagnostics.extend(check::hidden::hidden_characters(file, &f.text));
     }
+    (module, diagnostics)
 }
 
 /// Runs the pipeline over a job.

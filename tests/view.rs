@@ -107,7 +107,7 @@ const TAGS: &[&str] = &[
     "!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "main", "section",
     "footer", "h1", "h2", "h3", "p", "code", "pre", "a", "dl", "dt", "dd", "div", "ul", "ol", "li",
     "span", "b", "table", "thead", "tbody", "tr", "th", "td", "article", "svg", "defs", "marker",
-    "path", "g", "rect", "text",
+    "path", "g", "rect", "text", "wbr",
 ];
 
 /// Every tag is one of [`TAGS`], no attribute runs code or loads anything,
@@ -232,7 +232,7 @@ fn review_writes_the_page_atomically() {
 }
 
 #[test]
-fn a_plan_with_errors_has_no_graph_and_no_page() {
+fn a_plan_with_errors_has_no_graph_and_a_page_that_refuses_it() {
     let dir = scratch("view_errors");
     let plan = dir.join("broken.plan");
     std::fs::write(
@@ -242,23 +242,39 @@ fn a_plan_with_errors_has_no_graph_and_no_page() {
          plan p \"g\" {\n    step a = x.y(n: \"one\") { post $.ok == true }\n}\n",
     )
     .unwrap();
+    let o = run(&["graph", plan.to_str().unwrap(), "--color", "never"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("Error") && err.contains("1 error"), "{err}");
+    // The page says at the top that the plan cannot run, lists the error,
+    // and offers nothing to approve.
     let out = dir.join("page.html");
-    for args in [
-        vec!["graph", plan.to_str().unwrap()],
-        vec![
-            "review",
-            plan.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-    ] {
-        let o = run(&[&args[..], &["--color", "never"]].concat());
-        assert_eq!(o.status.code(), Some(1), "{args:?}");
-        assert!(o.stdout.is_empty());
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("Error") && err.contains("1 error"), "{err}");
-    }
-    assert!(!out.exists());
+    let o = run(&[
+        "review",
+        plan.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("1 error"), "{err}");
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert_self_contained(&page, "refused");
+    let top = &page[page.find("<body>").unwrap()..page.find("</header>").unwrap()];
+    assert!(top.contains("This plan cannot run"), "{top}");
+    assert!(
+        top.contains("<b>Nothing to approve:</b> 1 error and 0 warnings"),
+        "{top}"
+    );
+    assert!(
+        page.contains("<code class=\"code\">E0201</code>") || page.contains("finding-error"),
+        "{page}"
+    );
+    assert!(!page.contains("id=\"approve\""));
+    assert!(!page.contains("planc run"));
 }
 
 #[test]
@@ -315,7 +331,7 @@ fn review_with_a_record_says_where_the_run_stands() {
     ));
     assert!(page.contains("data-step=\"fetch_schema\" data-status=\"failed\">"));
     assert!(page.contains(
-        "<article class=\"card write approval guard status-pending invalidated\" id=\"step-3\" data-step=\"provision_db\" data-status=\"pending\">"
+        "<article class=\"card write approval status-pending invalidated\" id=\"step-3\" data-step=\"provision_db\" data-status=\"pending\">"
     ));
     // The subgraph: the failed step and the two reading its data, not the
     // configuration before it.
@@ -352,22 +368,28 @@ fn review_against_the_earlier_plan_shows_the_delta() {
     ));
     assert!(page.contains("<ul class=\"items\" id=\"delta-added\">\n<li class=\"item\"><p><a href=\"#step-3\"><code>migrate_schema</code></a>"));
     assert!(page.contains(
-        "<tr><td><code>args.schema_version</code></td><td><code>schema_version</code></td><td><code>migrated_version</code></td></tr>"
+        "<tr><td><code>args.<wbr>schema_version</code></td><td><code>schema_version</code></td><td><code>migrated_version</code></td></tr>"
     ));
     assert!(page.contains("reused, not run again"));
     assert!(page.contains("<span class=\"state\">pending · added</span>"));
-    assert!(page.contains("<span class=\"state\">pending · changed</span>"));
+    // The record stopped at `provision_db`'s precondition: this plan
+    // rewrites it, so it is not shown as invalid.
+    assert!(
+        page.contains("<span class=\"state\">rewritten · changed</span>"),
+        "{page}"
+    );
+    assert!(page.contains("was invalid in the plan it replaces, rewritten here"));
     // The same plan against itself: nothing changed.
     let same = ok(&["review", CONFIG, "--against", CONFIG]);
     assert!(same.contains("The two plans have the same steps, alike in every field."));
     assert!(!same.contains("id=\"delta-added\""));
     // A removed step that had completed is said to stay done.
     let back = ok(&["review", CONFIG, "--against", REPLAN, "--progress", RECORD]);
-    assert!(back.contains("<ul class=\"items\" id=\"delta-removed\">\n<li class=\"item\"><p><code>migrate_schema</code> <code>schema.migrate</code></p></li>"));
+    assert!(back.contains("<ul class=\"items\" id=\"delta-removed\">\n<li class=\"item\"><p><code>migrate_schema</code> <code>schema.<wbr>migrate</code></p></li>"));
 }
 
 #[test]
-fn a_bad_record_or_earlier_plan_leaves_no_page() {
+fn a_bad_record_or_earlier_plan_is_refused() {
     let dir = scratch("view_bad_inputs");
     let record = dir.join("progress.json");
     std::fs::write(&record, "{\"progress_version\": \"1.0\", \"plan\": \"p\"}").unwrap();
@@ -379,13 +401,72 @@ fn a_bad_record_or_earlier_plan_leaves_no_page() {
     .unwrap();
     let out = dir.join("page.html");
     let out = out.to_str().unwrap();
+    // A malformed record stops the compile as it stops `planc compile`:
+    // no graph, and a page that refuses the plan, naming the record's
+    // error.
+    let o = run(&[
+        "graph",
+        CONFIG,
+        "--progress",
+        record.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let o = run(&[
+        "review",
+        CONFIG,
+        "-o",
+        out,
+        "--progress",
+        record.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let page = std::fs::read_to_string(out).unwrap();
+    assert!(
+        page.contains("This plan cannot run") && page.contains("E0601"),
+        "{page}"
+    );
+    std::fs::remove_file(out).unwrap();
+    // A broken earlier plan: no page.
+    let o = run(&[
+        "review",
+        CONFIG,
+        "-o",
+        out,
+        "--against",
+        broken.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("Error") && err.contains("1 error"), "{err}");
+    assert!(!Path::new(out).exists());
+    let o = run(&["graph", CONFIG, "--progress", "no/such.json"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_record_or_earlier_plan_of_another_plan_is_refused() {
+    let dir = scratch("view_other_plan");
+    let record = dir.join("other.json");
+    std::fs::write(
+        &record,
+        r#"{"progress_version": "1.0", "plan": "refund", "replans_used": 0, "steps": [{"name": "lookup", "tool": "t.get", "status": "pending"}]}"#,
+    )
+    .unwrap();
+    let out = dir.join("page.html");
     for args in [
         vec!["graph", CONFIG, "--progress", record.to_str().unwrap()],
         vec![
             "review",
             CONFIG,
             "-o",
-            out,
+            out.to_str().unwrap(),
             "--progress",
             record.to_str().unwrap(),
         ],
@@ -393,23 +474,130 @@ fn a_bad_record_or_earlier_plan_leaves_no_page() {
             "review",
             CONFIG,
             "-o",
-            out,
+            out.to_str().unwrap(),
             "--against",
-            broken.to_str().unwrap(),
+            "examples/northwind/downgrade.plan",
         ],
     ] {
-        let o = run(&[&args[..], &["--color", "never"]].concat());
-        assert_eq!(o.status.code(), Some(1), "{args:?}");
-        assert!(o.stdout.is_empty());
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains("Error") && err.contains("1 error"),
+            err.contains("shares no step with plan `provision_and_report`"),
             "{args:?}: {err}"
         );
     }
-    assert!(!Path::new(out).exists());
-    let o = run(&["graph", CONFIG, "--progress", "no/such.json"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert!(!out.exists());
+}
+
+#[test]
+fn the_page_of_a_replan_shows_what_compile_runs() {
+    // The record's `provision_db` stopped at its precondition (pending,
+    // with a failure): the run's truth is that it is invalid, and the
+    // invalidated subgraph starts there.
+    let page = ok(&["review", CONFIG, "--progress", RECORD]);
+    assert!(
+        page.contains("data-step=\"provision_db\" data-status=\"invalid\">"),
+        "{page}"
+    );
+    assert!(!page.contains("id=\"invalidated-none\""));
+    assert!(
+        page.contains("expected <code>schema_tables contains &quot;users&quot;</code>"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("{&quot;probe&quot;"),
+        "failures in plan syntax, not JSON"
+    );
+    // The replan's IR reads the recorded size (120, within 200): no guard
+    // is left for the run, and the page lists none.
+    let replan = ok(&["review", REPLAN, "--against", CONFIG, "--progress", RECORD]);
+    let ir = String::from_utf8(run(&["compile", REPLAN, "--progress", RECORD]).stdout).unwrap();
+    assert!(ir.contains("\"reuse\":true"), "{ir}");
+    assert_eq!(
+        ir.contains("\"guards\":[{"),
+        replan.contains("id=\"guards\"")
+    );
+    assert!(
+        replan.contains("<p id=\"glance-runs\"><b>3 steps will run</b>; 3 are reused"),
+        "{replan}"
+    );
+    // The change list comes first, above the approval.
+    let changes = replan.find("id=\"glance-changes\"").unwrap();
+    assert!(changes < replan.find("id=\"approve\"").unwrap());
+    assert!(replan.contains(
+        "<span class=\"mark\" aria-label=\"added\">+</span> <code>migrate_schema</code>"
+    ));
+    assert!(replan.contains(
+        "<span class=\"mark\" aria-label=\"changed\">~</span> <code>provision_db</code>"
+    ));
+    assert!(replan.contains(
+        "<pre class=\"command\" id=\"run-command\">planc run examples/config_dag/replan.plan --progress examples/config_dag/progress.json --approve provision_db</pre>"
+    ), "{replan}");
+    // A replan that repeats a completed non-idempotent write is refused on
+    // the page as by `planc compile`.
+    let dir = scratch("view_replan_errors");
+    let plan = dir.join("twice.plan");
+    std::fs::write(
+        &plan,
+        "tool pay.credit(amount: decimal) -> { id: string } write\n\
+         policy p { actor [a:b] pay.credit requires [a:b] }\n\
+         plan credit \"g\" {\n    step again = pay.credit(amount: 10.00) { post exists($.id) }\n}\n",
+    )
+    .unwrap();
+    let rec = dir.join("progress.json");
+    std::fs::write(
+        &rec,
+        r#"{"progress_version": "1.0", "plan": "credit", "replans_used": 0, "steps": [{"name": "first", "tool": "pay.credit", "status": "complete", "effect": "write", "idempotent": false, "attempts": 1, "args": {"amount": 10.00}, "binds": {}}]}"#,
+    )
+    .unwrap();
+    let out = dir.join("page.html");
+    let o = run(&[
+        "review",
+        plan.to_str().unwrap(),
+        "--progress",
+        rec.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        page.contains("This plan cannot run") && page.contains("E0307"),
+        "{page}"
+    );
+}
+
+#[test]
+fn arguments_are_shown_as_written_and_the_header_lists_each_write() {
+    let page = ok(&["review", CONFIG]);
+    // `region, size_gb, schema_version` as the plan writes them, not
+    // sorted.
+    assert!(page.contains(
+        "<span class=\"ln arg\">    region: settings.region,</span>\n<span class=\"ln arg\">    size_gb: settings.db_size_gb,</span>\n<span class=\"ln arg\">    schema_version: schema_version,</span>"
+    ), "{page}");
+    let glance = &page[page.find("id=\"glance\"").unwrap()..page.find("</header>").unwrap()];
+    assert!(
+        glance.contains("<code class=\"tool\">db.provision</code>"),
+        "{glance}"
+    );
+    assert!(
+        glance.contains("limits <code>size_gb &lt;= 200</code>; <b>needs your approval</b>"),
+        "{glance}"
+    );
+    assert!(glance.contains("<span id=\"count-errors\">0 errors</span>"));
+    // No compiler words on the page.
+    for word in ["the IR", "IR carries", "executor", "lowering"] {
+        let body = &page[page.find("<body>").unwrap()..page.find("<footer>").unwrap()];
+        assert!(!body.contains(word), "{word}");
+    }
 }
 
 #[test]
@@ -439,4 +627,115 @@ fn step_cards_show_preconditions() {
         "{page}"
     );
     assert_eq!(page.matches("<dt>Pre</dt>").count(), 1);
+}
+
+#[test]
+fn hidden_characters_are_shown_escaped_on_the_page_and_in_every_report() {
+    let dir = scratch("view_hidden");
+    let plan = dir.join("trojan.plan");
+    std::fs::write(
+        &plan,
+        "tool b.credit(account_id: string) -> { id: string } write\n\
+         policy p { actor [a:b] b.credit requires [a:b] }\n\
+         plan p \"credit \u{200B}acc_4711\" {\n    step credit = b.credit(account_id: \"acc_4711\u{202E}\u{2066}9999\u{2069}\") { post exists($.id) }\n}\n",
+    )
+    .unwrap();
+    let page = ok(&["review", plan.to_str().unwrap()]);
+    assert!(
+        page.contains("acc_4711\\u{202E}\\u{2066}9999\\u{2069}"),
+        "{page}"
+    );
+    assert!(page.contains("credit \\u{200B}acc_4711"));
+    for c in ['\u{202E}', '\u{2066}', '\u{2069}', '\u{200B}'] {
+        assert!(!page.contains(c), "{c:?} reaches the page");
+    }
+    for format in ["human", "short", "json"] {
+        let o = run(&[
+            "check",
+            plan.to_str().unwrap(),
+            "--format",
+            format,
+            "--color",
+            "never",
+        ]);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(text.contains("W0408"), "{format}: {text}");
+        if format != "json" {
+            // JSON carries the file's positions and escapes by its own
+            // rules; the terminal formats show the escape.
+            for c in ['\u{202E}', '\u{2066}', '\u{2069}', '\u{200B}'] {
+                assert!(
+                    !text.contains(c),
+                    "{format}: {c:?} reaches the terminal: {text}"
+                );
+            }
+        }
+    }
+    // The report names the file's column, not the excerpt's.
+    let o = run(&[
+        "check",
+        plan.to_str().unwrap(),
+        "--format",
+        "human",
+        "--color",
+        "never",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("trojan.plan:4:49 ]"), "{err}");
+    // U+2069 is the 55th character of its line, though the excerpt shows
+    // two escapes before it.
+    assert!(err.contains("trojan.plan:4:55 ]"), "{err}");
+}
+
+#[test]
+fn review_refuses_to_write_html_to_a_terminal() {
+    // `script` gives the command a terminal for standard output.
+    let planc = env!("CARGO_BIN_EXE_planc");
+    let Ok(o) = Command::new("script")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "-qec",
+            &format!("{planc} review {CONFIG}; echo status=$?"),
+            "/dev/null",
+        ])
+        .output()
+    else {
+        eprintln!("no `script` here: the terminal case is not run");
+        return;
+    };
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("write it to a file with `-o review.html`"),
+        "{text}"
+    );
+    assert!(text.contains("status=2"), "{text}");
+    assert!(!text.contains("<!DOCTYPE"), "{text}");
+}
+
+#[test]
+fn check_of_a_valid_record_says_so_and_diff_colours_on_request() {
+    let o = run(&["check", RECORD, "--color", "never"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`examples/config_dag/progress.json`: a valid progress record of plan `provision_and_report`: 5 steps (3 complete, 2 pending), 0 replans used"),
+        "{err}"
+    );
+    let coloured =
+        String::from_utf8(run(&["diff", CONFIG, REPLAN, "--color", "always"]).stdout).unwrap();
+    assert!(
+        coloured.contains("\x1b[32m+ migrate_schema\x1b[0m"),
+        "{coloured:?}"
+    );
+    assert!(
+        coloured.contains("\x1b[33m~ provision_db\x1b[0m"),
+        "{coloured:?}"
+    );
+    let plain =
+        String::from_utf8(run(&["diff", CONFIG, REPLAN, "--color", "never"]).stdout).unwrap();
+    assert!(!plain.contains('\x1b') && plain.contains("+ migrate_schema"));
 }

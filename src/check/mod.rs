@@ -59,6 +59,7 @@
 //! stays linear too.
 
 pub mod graph;
+pub mod hidden;
 pub mod model;
 mod plan;
 

@@ -409,11 +409,21 @@ impl Color {
     /// Whether reports on stderr are coloured: `auto` colours a terminal
     /// unless the environment asks for none.
     pub fn on_stderr(self) -> bool {
+        self.on(std::io::stderr().is_terminal())
+    }
+
+    /// Whether a result on stdout is coloured (`planc diff`), by the same
+    /// rule.
+    pub fn on_stdout(self) -> bool {
+        self.on(std::io::stdout().is_terminal())
+    }
+
+    fn on(self, terminal: bool) -> bool {
         match self {
             Color::Always => true,
             Color::Never => false,
             Color::Auto => {
-                std::io::stderr().is_terminal()
+                terminal
                     && colour_allowed(
                         std::env::var_os("NO_COLOR").as_deref(),
                         std::env::var_os("TERM").as_deref(),

@@ -52,6 +52,9 @@ pub fn check(
     planc::diagnostics::sort(&mut diagnostics);
     let configs: Vec<&str> = configs.iter().map(String::as_str).collect();
     report_checks(&loaded.job.sources, &configs, &diagnostics, options, true)?;
+    if matches!(options.format, super::args::Format::Human) {
+        record_verdicts(&loaded.job.sources, files.len(), &diagnostics);
+    }
     Ok(status(&diagnostics, options))
 }
 
@@ -65,6 +68,55 @@ fn unwrap_reply(sources: &mut planc::SourceMap, id: planc::FileId) -> Option<pla
     file.text = u.text;
     file.kind = planc::SourceKind::Json;
     Some(note)
+}
+
+/// A verdict line on stderr for each progress record checked on its own
+/// without a diagnostic: what was read, since a clean record otherwise
+/// prints nothing at all.
+fn record_verdicts(sources: &planc::SourceMap, given: usize, diagnostics: &[planc::Diagnostic]) {
+    // The files given are the first read, in their order.
+    for k in 0..given {
+        let id = planc::FileId(u32::try_from(k).unwrap_or(u32::MAX));
+        let Some(file) = sources.get(id) else {
+            continue;
+        };
+        if file.kind != planc::SourceKind::Json || diagnostics.iter().any(|d| d.span.file == id) {
+            continue;
+        }
+        let read = planc::progress::read::read(id, &file.text);
+        let Some(record) = read.record.filter(|_| read.diagnostics.is_empty()) else {
+            continue;
+        };
+        let mut counts: Vec<String> = Vec::new();
+        for status in [
+            planc::progress::Status::Complete,
+            planc::progress::Status::Failed,
+            planc::progress::Status::Invalid,
+            planc::progress::Status::Pending,
+        ] {
+            let n = record.steps.iter().filter(|s| s.status == status).count();
+            if n > 0 {
+                counts.push(format!("{n} {status}"));
+            }
+        }
+        eprintln!(
+            "`{}`: a valid progress record of plan `{}`: {} {} ({}), {} replans used",
+            file.name,
+            record.plan,
+            record.steps.len(),
+            if record.steps.len() == 1 {
+                "step"
+            } else {
+                "steps"
+            },
+            if counts.is_empty() {
+                "none recorded".to_string()
+            } else {
+                counts.join(", ")
+            },
+            record.replans_used
+        );
+    }
 }
 
 pub fn compile(

@@ -47,11 +47,38 @@ pub fn diff(
     let d = planc::progress::diff(old_ir, new_ir, record.as_ref());
     let text = if matches!(options.format, Format::Json | Format::Sarif) {
         planc::ir::to_json(&d).map_err(Failure)?
+    } else if options.color.on_stdout() {
+        coloured(&planc::progress::diff::render_human(&d))
     } else {
         planc::progress::diff::render_human(&d)
     };
     print_result(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The delta's lines coloured by their mark: `+` green, `~` yellow, `-`
+/// red; the marks stay, so the colour only repeats what they say.
+fn coloured(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        let colour = match line.as_bytes().first() {
+            Some(b'+') => Some("32"),
+            Some(b'~') => Some("33"),
+            Some(b'-') => Some("31"),
+            _ => None,
+        };
+        match colour {
+            Some(c) => {
+                let body = line.trim_end_matches('\n');
+                out.push_str(&format!("\x1b[{c}m{body}\x1b[0m"));
+                if line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// `planc invalidate PLAN --progress P --event EVENT`: the plan compiled,

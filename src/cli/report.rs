@@ -38,7 +38,13 @@ pub fn report_checks(
 ) -> Result<(), Failure> {
     let (text, machine) = match options.format {
         Format::Human => {
-            let mut s = render::human(sources, diagnostics, options.color.on_stderr());
+            // The reports are written as they are made; the summary after.
+            let stderr = std::io::stderr();
+            let mut w = std::io::BufWriter::new(stderr.lock());
+            render::human_to(&mut w, sources, diagnostics, options.color.on_stderr())
+                .and_then(|()| w.flush())
+                .map_err(|e| Failure(format!("cannot write the report: {e}")))?;
+            let mut s = String::new();
             if !diagnostics.is_empty() {
                 s.push_str(&render::summary(diagnostics));
                 s.push('\n');
@@ -172,8 +178,10 @@ pub fn report_files(
 
 /// Prints diagnostics as human reports on stderr, with the summary line.
 pub fn report_human(sources: &planc::SourceMap, diagnostics: &[planc::Diagnostic], color: Color) {
-    let mut s = render::human(sources, diagnostics, color.on_stderr());
-    s.push_str(&render::summary(diagnostics));
-    s.push('\n');
-    eprint!("{s}");
+    let stderr = std::io::stderr();
+    let mut w = std::io::BufWriter::new(stderr.lock());
+    // Nothing more can be said when stderr cannot be written.
+    let _ = render::human_to(&mut w, sources, diagnostics, color.on_stderr())
+        .and_then(|()| writeln!(w, "{}", render::summary(diagnostics)))
+        .and_then(|()| w.flush());
 }

@@ -95,6 +95,7 @@ codes! {
     W0405 Warning "a replan may repeat the call of a completed non-idempotent write: an argument is known only at dispatch";
     W0406 Warning "a replan's string literal copied from untrusted recorded data (laundered literal)";
     W0407 Warning "a policy rule names a tool the catalogue lacks, close to one it has";
+    W0408 Warning "an invisible or bidirectional control character in a plan: what is shown is not what runs";
     W0501 Warning "catalogue schema not understood: the tool is imported with `any` there";
     W0502 Warning "catalogue schema read loosely: an unknown keyword or a constraint not enforced";
     W0509 Warning "a JSON plan read from inside a wrapper (`--lenient`): the text around it is ignored";

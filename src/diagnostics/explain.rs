@@ -61,6 +61,7 @@ pub fn page(code: Code) -> &'static str {
         Code::E0702 => include_str!("../../docs/explain/E0702.md"),
         Code::W0406 => include_str!("../../docs/explain/W0406.md"),
         Code::W0407 => include_str!("../../docs/explain/W0407.md"),
+        Code::W0408 => include_str!("../../docs/explain/W0408.md"),
         Code::W0501 => include_str!("../../docs/explain/W0501.md"),
         Code::W0502 => include_str!("../../docs/explain/W0502.md"),
         Code::W0509 => include_str!("../../docs/explain/W0509.md"),

@@ -1,8 +1,10 @@
 //! The renderers: one per output format, each reading the same
-//! [`Diagnostic`]s. `human` uses ariadne (byte-indexed spans), `short` uses
-//! codespan-reporting's short style, `json` writes the document agent loops
+//! [`Diagnostic`]s. `human` uses ariadne (byte-indexed spans, over excerpts
+//! of the lines a report shows), `short` writes codespan-reporting's short
+//! style itself, `json` writes the document agent loops
 //! read (`docs/json.md`), `sarif` writes SARIF 2.1.0 for code scanning.
 
+use std::fmt::Write as _;
 use std::ops::Range;
 
 use schemars::JsonSchema;
@@ -30,27 +32,36 @@ impl ariadne::Span for AriadneSpan {
     }
 }
 
-/// Serves the files of a [`SourceMap`] to ariadne, building each file's
-/// ariadne line index at most once per rendering.
-struct AriadneCache<'a> {
+/// Serves the files of a [`SourceMap`] to ariadne: a file as it is,
+/// built into ariadne's line index at most once per rendering, unless the
+/// diagnostic being written shows an excerpt of it (a long line cut, a
+/// hidden character escaped).
+struct ExcerptCache<'a> {
     sources: &'a SourceMap,
-    built: Vec<Option<ariadne::Source<&'a str>>>,
+    whole: Vec<Option<ariadne::Source<String>>>,
+    excerpts: Vec<(FileId, ariadne::Source<String>)>,
 }
 
-impl<'a> ariadne::Cache<FileId> for AriadneCache<'a> {
-    type Storage = &'a str;
+impl ariadne::Cache<FileId> for ExcerptCache<'_> {
+    type Storage = String;
 
-    fn fetch(&mut self, id: &FileId) -> Result<&ariadne::Source<&'a str>, impl std::fmt::Debug> {
-        let idx = id.0 as usize;
-        if self.built.len() <= idx {
-            self.built.resize_with(idx + 1, || None);
+    fn fetch(&mut self, id: &FileId) -> Result<&ariadne::Source<String>, impl std::fmt::Debug> {
+        if let Some(k) = self.excerpts.iter().position(|(f, _)| f == id) {
+            return self
+                .excerpts
+                .get(k)
+                .map(|(_, s)| s)
+                .ok_or_else(|| format!("no file with id {}", id.0));
         }
-        let text: &'a str = match self.sources.get(*id) {
-            Some(f) => f.text.as_str(),
-            None => return Err(format!("no file with id {}", id.0)),
+        let idx = id.0 as usize;
+        if self.whole.len() <= idx {
+            self.whole.resize_with(idx + 1, || None);
+        }
+        let Some(text) = self.sources.get(*id).map(|f| f.text.as_str()) else {
+            return Err(format!("no file with id {}", id.0));
         };
-        match self.built.get_mut(idx) {
-            Some(slot) => Ok(&*slot.get_or_insert_with(|| ariadne::Source::from(text))),
+        match self.whole.get_mut(idx) {
+            Some(slot) => Ok(&*slot.get_or_insert_with(|| ariadne::Source::from(text.to_string()))),
             None => Err(format!("no file with id {}", id.0)),
         }
     }
@@ -77,13 +88,171 @@ fn clamp(sources: &SourceMap, span: Span) -> Range<usize> {
     fix(span.start as usize)..fix(span.end as usize)
 }
 
+/// How much of a long line the human report shows on each side of a
+/// label's start and end, in bytes (rounded to characters).
+const WINDOW: usize = 60;
+
+/// A line longer than this, in bytes, is shown as windows around the
+/// labels in it, joined by `…`: a one-line JSON plan of a megabyte is not
+/// written out once per diagnostic.
+const LONG_LINE: usize = 240;
+
+/// What a diagnostic shows of one file: the lines from its first label to
+/// its last, a long line cut to windows around the labels' ends, and every
+/// hidden character ([`crate::syntax::lexicon::is_hidden`]) written as its
+/// escape, so that the terminal shows what the file holds. `at` maps the
+/// labels' ends (file offsets) to offsets in `text`.
+struct Excerpt {
+    text: String,
+    at: Vec<(usize, usize)>,
+    /// The file's lines the excerpt changed (cut or escaped), 0-based.
+    changed: Vec<usize>,
+}
+
+impl Excerpt {
+    fn of(file: &crate::source::SourceFile, mut ends: Vec<usize>) -> Excerpt {
+        ends.sort_unstable();
+        ends.dedup();
+        let text = file.text.as_str();
+        let line_of = |o: usize| {
+            (file.line_col(u32::try_from(o).unwrap_or(u32::MAX)).line as usize).saturating_sub(1)
+        };
+        let first_line = ends.first().map_or(0, |&o| line_of(o));
+        let last_line = ends.last().map_or(0, |&o| line_of(o));
+        // The lines before the excerpt are empty lines, so that ariadne
+        // numbers the excerpt's lines as the file's.
+        let mut out = Excerpt {
+            text: "\n".repeat(first_line),
+            at: Vec::with_capacity(ends.len()),
+            changed: Vec::new(),
+        };
+        let boundary = |mut o: usize| {
+            o = o.min(text.len());
+            while o > 0 && !text.is_char_boundary(o) {
+                o -= 1;
+            }
+            o
+        };
+        let mut next_end = 0;
+        for line in first_line..=last_line {
+            let start = file.line_start(line);
+            let end = file.line_start(line + 1).min(text.len());
+            let body = text.get(start..end).unwrap_or_default();
+            let body_len = body.trim_end_matches(['\n', '\r']).len();
+            let line_end = start + body_len;
+            // The parts of the line shown: all of it, or windows around
+            // the labels' ends in it (or its start, for a line a label
+            // only passes through).
+            let mut parts: Vec<(usize, usize)> = Vec::new();
+            if body_len <= LONG_LINE {
+                parts.push((start, line_end));
+            } else {
+                let mut marks: Vec<usize> = ends
+                    .iter()
+                    .copied()
+                    .filter(|&o| o >= start && o <= line_end)
+                    .collect();
+                if marks.is_empty() {
+                    marks.push(start);
+                }
+                for m in marks {
+                    let lo = boundary(m.saturating_sub(WINDOW).max(start));
+                    let hi = boundary((m + WINDOW).min(line_end));
+                    match parts.last_mut() {
+                        Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+                        _ => parts.push((lo, hi)),
+                    }
+                }
+                out.changed.push(line);
+            }
+            let mut escaped = false;
+            let mut pos = start;
+            for (k, &(lo, hi)) in parts.iter().enumerate() {
+                if lo > pos || (k == 0 && lo > start) {
+                    out.text.push('…');
+                }
+                for (i, c) in text.get(lo..hi).unwrap_or_default().char_indices() {
+                    let o = lo + i;
+                    while ends.get(next_end).is_some_and(|&e| e <= o) {
+                        if let Some(&e) = ends.get(next_end) {
+                            out.at.push((e, out.text.len()));
+                        }
+                        next_end += 1;
+                    }
+                    if crate::syntax::lexicon::is_hidden(c) && !matches!(c, '\t') {
+                        let _ = write!(out.text, "\\u{{{:04X}}}", u32::from(c));
+                        escaped = true;
+                    } else {
+                        out.text.push(c);
+                    }
+                }
+                while ends.get(next_end).is_some_and(|&e| e <= hi) {
+                    if let Some(&e) = ends.get(next_end) {
+                        out.at.push((e, out.text.len()));
+                    }
+                    next_end += 1;
+                }
+                pos = hi;
+            }
+            if pos < line_end {
+                out.text.push('…');
+            }
+            // An end past the shown part of its line (in a line break)
+            // lands at the line's end.
+            while ends
+                .get(next_end)
+                .is_some_and(|&e| e < end || line == last_line)
+            {
+                if let Some(&e) = ends.get(next_end) {
+                    out.at.push((e, out.text.len()));
+                }
+                next_end += 1;
+            }
+            if escaped && out.changed.last() != Some(&line) {
+                out.changed.push(line);
+            }
+            out.text.push('\n');
+        }
+        out
+    }
+
+    /// The excerpt's offset of a file offset among the labels' ends.
+    fn map(&self, o: usize) -> usize {
+        self.at.iter().find(|(e, _)| *e == o).map_or(0, |&(_, v)| v)
+    }
+
+    /// The 1-based column ariadne counts for an excerpt offset: the
+    /// characters of its excerpt line before it, plus one.
+    fn column(&self, v: usize) -> usize {
+        let head = self.text.get(..v).unwrap_or_default();
+        let line_start = head.rfind('\n').map_or(0, |i| i + 1);
+        head.get(line_start..).map_or(0, |s| s.chars().count()) + 1
+    }
+}
+
 /// Renders diagnostics as ariadne reports, with colour or without.
 pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> String {
-    let mut cache = AriadneCache {
+    let mut out = Vec::new();
+    // Writing into a vector cannot fail.
+    let _ = human_to(&mut out, sources, diagnostics, color);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`human`] written to `w` as each report is made, so that the whole
+/// report is never held at once. Each report shows excerpts of the lines
+/// its labels touch (long lines as windows around the labels), never a
+/// file's whole line of any length.
+pub fn human_to(
+    w: &mut dyn std::io::Write,
+    sources: &SourceMap,
+    diagnostics: &[Diagnostic],
+    color: bool,
+) -> std::io::Result<()> {
+    let mut cache = ExcerptCache {
         sources,
-        built: Vec::new(),
+        whole: Vec::new(),
+        excerpts: Vec::new(),
     };
-    let mut out = String::new();
     for d in diagnostics {
         let kind = match d.severity {
             Severity::Error => ariadne::ReportKind::Error,
@@ -93,16 +262,53 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
         let config = ariadne::Config::new()
             .with_index_type(ariadne::IndexType::Byte)
             .with_color(color);
-        let primary = AriadneSpan(d.span.file, clamp(sources, d.span));
+        let spans: Vec<(FileId, Range<usize>)> = std::iter::once(d.span)
+            .chain(d.labels.iter().map(|l| l.span))
+            .map(|s| (s.file, clamp(sources, s)))
+            .collect();
+        cache.excerpts.clear();
+        let mut excerpts: Vec<(FileId, Excerpt)> = Vec::new();
+        for (file, _) in &spans {
+            if excerpts.iter().any(|(f, _)| f == file) {
+                continue;
+            }
+            let Some(source) = sources.get(*file) else {
+                continue;
+            };
+            let ends: Vec<usize> = spans
+                .iter()
+                .filter(|(f, _)| f == file)
+                .flat_map(|(_, r)| [r.start, r.end])
+                .collect();
+            let excerpt = Excerpt::of(source, ends);
+            // A file whose lines shown are unchanged is served whole.
+            if !excerpt.changed.is_empty() {
+                cache
+                    .excerpts
+                    .push((*file, ariadne::Source::from(excerpt.text.clone())));
+                excerpts.push((*file, excerpt));
+            }
+        }
+        let place = |file: FileId, r: &Range<usize>| {
+            excerpts
+                .iter()
+                .find(|(f, _)| *f == file)
+                .map_or(r.clone(), |(_, e)| e.map(r.start)..e.map(r.end))
+        };
+        let Some((primary_file, primary_range)) = spans.first() else {
+            continue;
+        };
+        let primary = AriadneSpan(*primary_file, place(*primary_file, primary_range));
         let orders = label_orders(d);
+        let message = crate::syntax::lexicon::show_hidden(&d.message);
         let mut report = ariadne::Report::build(kind, primary.clone())
             .with_config(config)
             .with_code(d.code.as_str())
-            .with_message(&d.message);
+            .with_message(&message);
         let order = |i: usize| orders.get(i).copied().unwrap_or(i32::MAX);
         let mut label = ariadne::Label::new(primary).with_order(order(0));
         if !d.label.is_empty() {
-            label = label.with_message(&d.label);
+            label = label.with_message(crate::syntax::lexicon::show_hidden(&d.label));
         }
         if color {
             label = label.with_color(match d.severity {
@@ -112,9 +318,9 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
             });
         }
         report.add_label(label);
-        for (i, l) in d.labels.iter().enumerate() {
-            let mut label = ariadne::Label::new(AriadneSpan(l.span.file, clamp(sources, l.span)))
-                .with_message(&l.message)
+        for (i, (l, (file, range))) in d.labels.iter().zip(spans.iter().skip(1)).enumerate() {
+            let mut label = ariadne::Label::new(AriadneSpan(*file, place(*file, range)))
+                .with_message(crate::syntax::lexicon::show_hidden(&l.message))
                 .with_order(order(i + 1));
             if color {
                 label = label.with_color(ariadne::Color::Blue);
@@ -122,25 +328,40 @@ pub fn human(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> St
             report.add_label(label);
         }
         if let Some(help) = &d.help {
-            report.set_help(help);
+            report.set_help(crate::syntax::lexicon::show_hidden(help));
         }
         for note in &d.notes {
-            report.add_note(note);
+            report.add_note(crate::syntax::lexicon::show_hidden(note));
         }
-        // Writing into a Vec cannot fail for IO reasons; a failure to find a
-        // file is reported inline rather than lost.
         let mut one = Vec::new();
         if let Err(e) = report.finish().write(&mut cache, &mut one) {
             one.extend_from_slice(format!("(could not render this diagnostic: {e})\n").as_bytes());
         }
-        let one = String::from_utf8_lossy(&one);
-        if d.severity == Severity::Note {
-            out.push_str(&call_it_a_note(&one));
-        } else {
-            out.push_str(&one);
+        let mut one = String::from_utf8_lossy(&one).into_owned();
+        // A header names the place by the excerpt's column: where a line
+        // was cut or escaped, the file's column is put back.
+        for (file, range) in &spans {
+            let Some((_, e)) = excerpts.iter().find(|(f, _)| f == file) else {
+                continue;
+            };
+            let Some(source) = sources.get(*file) else {
+                continue;
+            };
+            let lc = source.line_col(u32::try_from(range.start).unwrap_or(u32::MAX));
+            let line = lc.line as usize;
+            if !e.changed.contains(&line.saturating_sub(1)) {
+                continue;
+            }
+            let seen = format!("{}:{line}:{} ", source.name, e.column(e.map(range.start)));
+            let truth = format!("{}:{line}:{} ", source.name, lc.column);
+            one = one.replacen(&seen, &truth, 1);
         }
+        if d.severity == Severity::Note {
+            one = call_it_a_note(&one);
+        }
+        w.write_all(one.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 /// A note is called a note in the terminal as in every other format.
@@ -204,81 +425,31 @@ pub fn summary(diagnostics: &[Diagnostic]) -> String {
 
 // ---------------------------------------------------------------- short
 
-impl<'a> codespan_reporting::files::Files<'a> for SourceMap {
-    type FileId = FileId;
-    type Name = &'a str;
-    type Source = &'a str;
-
-    fn name(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
-        self.get(id)
-            .map(|f| f.name.as_str())
-            .ok_or(codespan_reporting::files::Error::FileMissing)
-    }
-
-    fn source(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
-        self.get(id)
-            .map(|f| f.text.as_str())
-            .ok_or(codespan_reporting::files::Error::FileMissing)
-    }
-
-    fn line_index(
-        &'a self,
-        id: FileId,
-        byte_index: usize,
-    ) -> Result<usize, codespan_reporting::files::Error> {
-        let file = self
-            .get(id)
-            .ok_or(codespan_reporting::files::Error::FileMissing)?;
-        let line = file
-            .line_col(u32::try_from(byte_index).unwrap_or(u32::MAX))
-            .line;
-        Ok((line as usize).saturating_sub(1))
-    }
-
-    fn line_range(
-        &'a self,
-        id: FileId,
-        line_index: usize,
-    ) -> Result<Range<usize>, codespan_reporting::files::Error> {
-        let file = self
-            .get(id)
-            .ok_or(codespan_reporting::files::Error::FileMissing)?;
-        if line_index >= file.line_count() {
-            return Err(codespan_reporting::files::Error::LineTooLarge {
-                given: line_index,
-                max: file.line_count().saturating_sub(1),
-            });
-        }
-        Ok(file.line_start(line_index)..file.line_start(line_index + 1))
-    }
-}
-
-/// One line per diagnostic: `file:line:col: error[E0106]: message`.
+/// One line per diagnostic: `file:line:col: error[E0106]: message`, the
+/// short style of codespan-reporting (whose line and column this keeps:
+/// the column counts characters from the line's start), written here so
+/// that a diagnostic costs the length of its position, not a pass of the
+/// renderer over its file; hidden characters in the message escaped.
 pub fn short(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
-    use codespan_reporting::diagnostic as cs;
-    let config = codespan_reporting::term::Config {
-        display_style: codespan_reporting::term::DisplayStyle::Short,
-        ..Default::default()
-    };
     let mut out = String::new();
     for d in diagnostics {
-        let severity = match d.severity {
-            Severity::Error => cs::Severity::Error,
-            Severity::Warning => cs::Severity::Warning,
-            Severity::Note => cs::Severity::Note,
-        };
-        let diag = cs::Diagnostic::new(severity)
-            .with_code(d.code.as_str())
-            .with_message(&d.message);
-        let located = diag.clone().with_labels(vec![cs::Label::primary(
-            d.span.file,
-            clamp(sources, d.span),
-        )]);
-        // A span in no file of the map cannot be located: the diagnostic is
-        // still written, by the same renderer, without its position.
-        if codespan_reporting::term::emit_to_string(&mut out, &config, sources, &located).is_err() {
-            let _ = codespan_reporting::term::emit_to_string(&mut out, &config, sources, &diag);
+        if let Some(file) = sources.get(d.span.file) {
+            let at = clamp(sources, d.span).start;
+            let line = file
+                .line_col(u32::try_from(at).unwrap_or(u32::MAX))
+                .line
+                .max(1) as usize;
+            let start = file.line_start(line - 1).min(at);
+            let column = file.text.get(start..at).map_or(0, |s| s.chars().count()) + 1;
+            let _ = write!(out, "{}:{line}:{column}: ", file.name);
         }
+        let _ = writeln!(
+            out,
+            "{}[{}]: {}",
+            d.severity.as_str(),
+            d.code.as_str(),
+            crate::syntax::lexicon::show_hidden(&d.message)
+        );
     }
     out
 }

@@ -377,7 +377,7 @@ fn bad_char_message(s: &str) -> String {
 }
 
 fn show_char(c: char) -> String {
-    if c.is_control() || c == '\u{feff}' || c == '\u{fffd}' {
+    if crate::syntax::lexicon::is_hidden(c) || c == '\u{fffd}' {
         format!("U+{:04X}", c as u32)
     } else {
         format!("`{c}`")

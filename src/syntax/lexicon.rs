@@ -45,6 +45,70 @@ pub fn is_tool_name(s: &str) -> bool {
     s.split('.').all(is_ident)
 }
 
+/// Whether `c` shows as nothing, or changes how the text around it is
+/// shown, while it stays in the value a tool receives: a control character
+/// other than tab and line breaks, or a format character (Unicode's `Cf`,
+/// with the bidirectional embeddings, overrides and isolates U+202A–202E
+/// and U+2066–2069, the zero-width U+200B–200F and U+2060–2064, the byte
+/// order mark U+FEFF, the line and paragraph separators U+2028 and U+2029, the soft hyphen, the tag characters), or a filler
+/// that draws blank (U+115F, U+1160, U+3164, U+FFA0, U+034F). The review
+/// page and the human and short reports write such a character as its
+/// escape (`\u{202E}`), and `planc check` warns about one in a plan
+/// (W0408). Identifiers are ASCII ([`is_ident`]), so no name holds one.
+pub fn is_hidden(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');
+    }
+    matches!(
+        u32::from(c),
+        0x80..=0x9F
+            | 0xAD
+            | 0x34F
+            | 0x600..=0x605
+            | 0x61C
+            | 0x6DD
+            | 0x70F
+            | 0x890..=0x891
+            | 0x8E2
+            | 0x115F..=0x1160
+            | 0x17B4..=0x17B5
+            | 0x180B..=0x180F
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2028..=0x2029
+            | 0x2060..=0x2064
+            | 0x2066..=0x206F
+            | 0x3164
+            | 0xFE00..=0xFE0F
+            | 0xFEFF
+            | 0xFFA0
+            | 0xFFF9..=0xFFFB
+            | 0x110BD
+            | 0x110CD
+            | 0x13430..=0x1343F
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0000..=0xE0FFF
+    )
+}
+
+/// `s` with every [`is_hidden`] character written as its escape
+/// (`\u{202E}`), or `s` itself when it has none.
+pub fn show_hidden(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_hidden) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if is_hidden(c) {
+            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The words that start a declaration.
 pub const DECLARATIONS: [&str; 3] = ["tool", "policy", "plan"];
 

@@ -5,6 +5,7 @@
 //! Markdown pages; both carry every fact as text too (labels and styles
 //! that do not need colour).
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::ir::{DependencyReason, Effect, PlanIr, StepIr};
@@ -84,6 +85,9 @@ pub struct Node {
     pub invalidated: Option<String>,
     /// Against an earlier plan: whether it is new or changed.
     pub change: Option<Change>,
+    /// The record says the plan this one replaces failed or invalidated
+    /// this step, and this plan rewrites it: it will run as written here.
+    pub rewritten: bool,
 }
 
 /// How a step differs from the earlier plan's step of the same name.
@@ -108,7 +112,9 @@ impl Node {
     /// `None` when there is neither.
     pub fn state(&self) -> Option<String> {
         let mut words: Vec<&str> = Vec::new();
-        if let Some(s) = self.status {
+        if self.rewritten {
+            words.push("rewritten");
+        } else if let Some(s) = self.status {
             words.push(s.as_str());
             if self.invalidated.is_some() && !matches!(s, Status::Invalid | Status::Failed) {
                 words.push("invalidated");
@@ -124,7 +130,9 @@ impl Node {
     /// `added`, `changed`.
     pub fn state_classes(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if let Some(s) = self.status {
+        if self.rewritten {
+            out.push("rewritten".to_string());
+        } else if let Some(s) = self.status {
             out.push(format!("status-{}", s.as_str()));
         }
         if self.invalidated.is_some() {
@@ -184,19 +192,112 @@ pub struct Graph {
     pub edges: Vec<Edge>,
     /// Node indices per wave, in the schedule's order.
     pub waves: Vec<Vec<usize>>,
+    /// How many `after` and write-order edges are left out because other
+    /// edges already order their steps (a transitive reduction of them).
+    pub implied: usize,
+    /// How many edges are left out past [`MAX_EDGES`].
+    pub cut: usize,
+}
+
+/// The most edges a graph draws: past it, a drawing costs more than it
+/// shows. Every step's card still lists what it waits for.
+pub const MAX_EDGES: usize = 5_000;
+
+/// Up to this many steps, the `after` and write-order edges implied by
+/// others are found exactly (ancestor sets of `n` bits per step: 8 MiB at
+/// most); past it, those implied through one step in between.
+const EXACT_REDUCTION_STEPS: usize = 8_192;
+
+/// Which edges (sorted by target, then source) are orderings that other
+/// edges already imply: an edge whose reasons are `after` or `effect` only,
+/// from a step that another predecessor of its target already waits for.
+/// Data edges are always kept: they say where a value comes from.
+fn implied_orderings(n: usize, edges: &[Edge], wave_of: &[usize]) -> Vec<bool> {
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for e in edges {
+        if let Some(p) = preds.get_mut(e.to) {
+            p.push(e.from);
+        }
+    }
+    let ordering_only = |e: &Edge| !e.reasons.contains(&DependencyReason::Data);
+    let mut out = vec![false; edges.len()];
+    if n <= EXACT_REDUCTION_STEPS {
+        // Ancestors of each step, wave by wave: every edge goes from an
+        // earlier wave of the schedule to a later one.
+        let words = n.div_ceil(64);
+        let mut anc: Vec<u64> = vec![0; n * words];
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&v| wave_of.get(v).copied().unwrap_or(0));
+        for &v in &order {
+            for &p in preds.get(v).map(Vec::as_slice).unwrap_or_default() {
+                let (lo, hi) = (v * words, p * words);
+                for w in 0..words {
+                    let bits = anc.get(hi + w).copied().unwrap_or(0)
+                        | if w == p / 64 { 1u64 << (p % 64) } else { 0 };
+                    if let Some(slot) = anc.get_mut(lo + w) {
+                        *slot |= bits;
+                    }
+                }
+            }
+        }
+        let has = |v: usize, u: usize| {
+            anc.get(v * words + u / 64)
+                .is_some_and(|b| b & (1u64 << (u % 64)) != 0)
+        };
+        for (k, e) in edges.iter().enumerate() {
+            let others = preds.get(e.to).map(Vec::as_slice).unwrap_or_default();
+            if ordering_only(e)
+                && others.iter().any(|&w| w != e.from && has(w, e.from))
+                && let Some(slot) = out.get_mut(k)
+            {
+                *slot = true;
+            }
+        }
+    } else {
+        // Through one step in between, within a budget of comparisons.
+        let direct: std::collections::HashSet<(usize, usize)> =
+            edges.iter().map(|e| (e.from, e.to)).collect();
+        let mut budget: usize = 50_000_000;
+        for (k, e) in edges.iter().enumerate() {
+            if !ordering_only(e) || budget == 0 {
+                continue;
+            }
+            let others = preds.get(e.to).map(Vec::as_slice).unwrap_or_default();
+            budget = budget.saturating_sub(others.len());
+            if others
+                .iter()
+                .any(|&w| w != e.from && direct.contains(&(e.from, w)))
+                && let Some(slot) = out.get_mut(k)
+            {
+                *slot = true;
+            }
+        }
+    }
+    out
 }
 
 impl Graph {
     /// The graph of a compiled plan. Names the IR does not define (which
     /// valid IR never has) are left out rather than guessed.
     pub fn of(ir: &PlanIr) -> Graph {
-        let index_of = |name: &str| ir.steps.iter().position(|s| s.name == name);
+        let mut index: HashMap<&str, usize> = HashMap::with_capacity(ir.steps.len());
+        for (i, s) in ir.steps.iter().enumerate() {
+            index.entry(&*s.name).or_insert(i);
+        }
+        let index_of = |name: &str| index.get(name).copied();
         let waves: Vec<Vec<usize>> = ir
             .schedule
             .iter()
             .map(|wave| wave.iter().filter_map(|n| index_of(n)).collect())
             .collect();
-        let wave_of = |i: usize| waves.iter().position(|w| w.contains(&i)).unwrap_or(0);
+        let mut wave_of = vec![0; ir.steps.len()];
+        for (w, wave) in waves.iter().enumerate() {
+            for &i in wave {
+                if let Some(slot) = wave_of.get_mut(i) {
+                    *slot = w;
+                }
+            }
+        }
         let nodes = ir
             .steps
             .iter()
@@ -205,42 +306,81 @@ impl Graph {
                 index: i,
                 name: s.name.clone().to_string(),
                 tool: s.tool.clone().to_string(),
-                wave: wave_of(i),
+                wave: wave_of.get(i).copied().unwrap_or(0),
                 classes: Classes::of(s),
                 status: None,
                 invalidated: None,
                 change: None,
+                rewritten: false,
             })
             .collect();
         let mut edges: Vec<Edge> = Vec::new();
+        let mut at: HashMap<(usize, usize), usize> = HashMap::new();
         for (to, step) in ir.steps.iter().enumerate() {
             for dep in &step.depends_on {
                 let Some(from) = index_of(&dep.step) else {
                     continue;
                 };
-                match edges.iter_mut().find(|e| e.from == from && e.to == to) {
+                match at.get(&(from, to)).and_then(|&k| edges.get_mut(k)) {
                     Some(e) => {
                         if !e.reasons.contains(&dep.reason) {
                             e.reasons.push(dep.reason);
                             e.reasons.sort();
                         }
                     }
-                    None => edges.push(Edge {
-                        from,
-                        to,
-                        reasons: vec![dep.reason],
-                    }),
+                    None => {
+                        at.insert((from, to), edges.len());
+                        edges.push(Edge {
+                            from,
+                            to,
+                            reasons: vec![dep.reason],
+                        });
+                    }
                 }
             }
         }
         edges.sort_by_key(|e| (e.to, e.from));
+        let implied = implied_orderings(ir.steps.len(), &edges, &wave_of);
+        let before = edges.len();
+        let mut k = 0;
+        edges.retain(|_| {
+            let keep = !implied.get(k).copied().unwrap_or(false);
+            k += 1;
+            keep
+        });
+        let implied = before - edges.len();
+        let cut = edges.len().saturating_sub(MAX_EDGES);
+        edges.truncate(MAX_EDGES);
         Graph {
             name: ir.name.clone().to_string(),
             goal: ir.goal.clone(),
             nodes,
             edges,
             waves,
+            implied,
+            cut,
         }
+    }
+
+    /// What the graph leaves out, in words, or `None` when it draws every
+    /// edge.
+    pub fn left_out(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.implied > 0 {
+            parts.push(format!(
+                "{} `after` or write-order {} that other edges already imply",
+                self.implied,
+                if self.implied == 1 { "edge" } else { "edges" }
+            ));
+        }
+        if self.cut > 0 {
+            parts.push(format!(
+                "{} more {} past the first {MAX_EDGES} (each step's card lists what it waits for)",
+                self.cut,
+                if self.cut == 1 { "edge" } else { "edges" }
+            ));
+        }
+        (!parts.is_empty()).then(|| format!("not drawn: {}", parts.join("; ")))
     }
 
     fn node(&self, i: usize) -> Option<&Node> {
@@ -254,12 +394,12 @@ impl Graph {
     /// precondition's cause is the producer of what it read).
     pub fn mark_progress(&mut self, ir: &PlanIr, record: &ProgressRecord) {
         for n in &mut self.nodes {
-            n.status = Some(record.step(&n.name).map_or(Status::Pending, |s| s.status));
+            n.status = Some(record.step(&n.name).map_or(Status::Pending, run_status));
         }
         for root in record
             .steps
             .iter()
-            .filter(|s| matches!(s.status, Status::Invalid | Status::Failed))
+            .filter(|s| matches!(run_status(s), Status::Invalid | Status::Failed))
         {
             let event = match root.failure.as_ref().map(|f| f.kind) {
                 Some(FailureKind::PreconditionUnmet) => Event::Precondition(root.name.clone()),
@@ -281,13 +421,21 @@ impl Graph {
         }
     }
 
-    /// Marks the nodes the delta from an earlier plan adds or changes.
+    /// Marks the nodes the delta from an earlier plan adds or changes. A
+    /// changed step the record has as invalid or failed is rewritten: the
+    /// run's truth is that it runs as this plan writes it, not that it is
+    /// invalid.
     pub fn mark_delta(&mut self, delta: &PlanDiff) {
         for n in &mut self.nodes {
             if delta.added.contains(&n.name) {
                 n.change = Some(Change::Added);
             } else if delta.changed.iter().any(|c| c.step == n.name) {
                 n.change = Some(Change::Changed);
+                if matches!(n.status, Some(Status::Invalid | Status::Failed)) {
+                    n.rewritten = true;
+                    n.status = Some(Status::Pending);
+                    n.invalidated = None;
+                }
             }
         }
     }
@@ -297,6 +445,18 @@ impl Graph {
     pub fn invalidated_edge(&self, e: &Edge) -> bool {
         let inside = |i: usize| self.node(i).is_some_and(|n| n.invalidated.is_some());
         inside(e.from) && inside(e.to) && e.reasons.contains(&DependencyReason::Data)
+    }
+}
+
+/// A recorded step's status as the run left it: a step with a recorded
+/// failure (a precondition that did not hold leaves its step `pending`
+/// with a `failure`) stopped the run there, and is invalid until a repair
+/// rewrites it.
+pub fn run_status(step: &crate::progress::StepRecord) -> Status {
+    if step.status == Status::Pending && step.failure.is_some() {
+        Status::Invalid
+    } else {
+        step.status
     }
 }
 
@@ -355,6 +515,9 @@ pub fn dot(g: &Graph) -> String {
     if let Some(goal) = &g.goal {
         let _ = writeln!(out, "  label={};", quoted(goal));
         out.push_str("  labelloc=t;\n");
+    }
+    if let Some(note) = g.left_out() {
+        let _ = writeln!(out, "  // {note}");
     }
     out.push_str("  rankdir=LR;\n");
     out.push_str("  fontname=\"Helvetica\";\n");
@@ -472,6 +635,9 @@ pub fn mermaid(g: &Graph) -> String {
         let _ = writeln!(out, "---\ntitle: \"{}\"\n---", mermaid_text(goal));
     }
     out.push_str("flowchart LR\n");
+    if let Some(note) = g.left_out() {
+        let _ = writeln!(out, "  %% {note}");
+    }
     for (w, wave) in g.waves.iter().enumerate() {
         let _ = writeln!(out, "  subgraph wave{w}[\"wave {}\"]", w + 1);
         out.push_str("    direction TB\n");

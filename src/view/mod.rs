@@ -12,6 +12,19 @@ use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::PlanIr;
 use crate::source::SourceMap;
 
+/// Whether a progress record or an earlier plan named `other`, with
+/// these step names, can be of the plan `ir` or of the plan it replaces:
+/// the same name, or at least one step name in common. A record of
+/// another plan entirely would show statuses and reuse that mean nothing
+/// for this one.
+pub fn related(ir: &PlanIr, other: &str, steps: &[&str]) -> bool {
+    if other == &*ir.name {
+        return true;
+    }
+    let steps: std::collections::HashSet<&str> = steps.iter().copied().collect();
+    ir.steps.iter().any(|s| steps.contains(&*s.name))
+}
+
 /// A warning or note of the compile, as the review page shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
@@ -32,16 +45,29 @@ impl Finding {
     /// the plan's file (errors included, though a plan with errors has no
     /// IR to review).
     pub fn collect(plan: &PlanIr, diagnostics: &[Diagnostic], sources: &SourceMap) -> Vec<Finding> {
+        Finding::collect_in(Some(&plan.source), Some(plan), diagnostics, sources)
+    }
+
+    /// The findings of a compile in the file named `source` (or in every
+    /// file), each placed in the step of `plan` that holds it (with no IR,
+    /// only a diagnostic's own step).
+    pub fn collect_in(
+        source: Option<&str>,
+        plan: Option<&PlanIr>,
+        diagnostics: &[Diagnostic],
+        sources: &SourceMap,
+    ) -> Vec<Finding> {
         diagnostics
             .iter()
             .filter_map(|d| {
                 let file = sources.get(d.span.file)?;
-                if file.name != plan.source {
+                if source.is_some_and(|s| file.name != s) {
                     return None;
                 }
                 let lc = file.line_col(d.span.start);
                 let step = d.step.clone().or_else(|| {
-                    plan.steps
+                    plan?
+                        .steps
                         .iter()
                         .find(|s| s.span.start <= d.span.start && d.span.end <= s.span.end)
                         .map(|s| s.name.to_string())

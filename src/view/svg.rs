@@ -25,6 +25,8 @@ pub enum Direction {
 /// little generous so that text never runs past its box.
 const CHAR_W: f64 = 7.4;
 const NODE_H: f64 = 62.0;
+/// The height of one more line of a node's label.
+const LINE_H: f64 = 15.5;
 const MIN_W: f64 = 150.0;
 const MAX_CHARS: usize = 30;
 const PAD: f64 = 12.0;
@@ -67,18 +69,25 @@ impl Frame {
 /// The order of the nodes inside each wave: the first wave in plan order,
 /// every later one by the mean position of the nodes it waits for (ties in
 /// plan order), which keeps edges short and mostly uncrossed.
-fn order(g: &Graph) -> Vec<Vec<usize>> {
+fn order(g: &Graph, waves: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let mut position = vec![0.0_f64; g.nodes.len()];
-    let mut ordered: Vec<Vec<usize>> = Vec::with_capacity(g.waves.len());
-    for wave in &g.waves {
+    let mut preds_of: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
+    for e in &g.edges {
+        if let Some(p) = preds_of.get_mut(e.to) {
+            p.push(e.from);
+        }
+    }
+    let mut ordered: Vec<Vec<usize>> = Vec::with_capacity(waves.len());
+    for wave in waves {
         let mut keyed: Vec<(f64, usize)> = wave
             .iter()
             .map(|&i| {
-                let preds: Vec<f64> = g
-                    .edges
+                let preds: Vec<f64> = preds_of
+                    .get(i)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
                     .iter()
-                    .filter(|e| e.to == i)
-                    .filter_map(|e| position.get(e.from).copied())
+                    .filter_map(|&p| position.get(p).copied())
                     .collect();
                 let key = if preds.is_empty() {
                     f64::MAX
@@ -100,15 +109,69 @@ fn order(g: &Graph) -> Vec<Vec<usize>> {
     ordered
 }
 
-/// `text` cut to `max` characters, with an ellipsis when cut.
-fn fit(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-        s.push('…');
-        s
+/// `text` in lines of at most `max` characters, broken after a `.`, `_`,
+/// `-`, `·` or space where one falls in the line, else at `max`: the whole
+/// name, never cut.
+fn wrap(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let chars: Vec<char> = text.chars().collect();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    while chars.len() - start > max {
+        let window = chars.get(start..start + max).unwrap_or_default();
+        let cut = window
+            .iter()
+            .rposition(|c| matches!(c, '.' | '_' | '-' | '·' | ' '))
+            .filter(|&k| k > 0)
+            .map_or(max, |k| k + 1);
+        lines.push(
+            chars
+                .get(start..start + cut)
+                .unwrap_or_default()
+                .iter()
+                .collect(),
+        );
+        start += cut;
     }
+    lines.push(chars.get(start..).unwrap_or_default().iter().collect());
+    lines
+}
+
+/// The most steps the drawing places: the waves from the first until one
+/// would pass it. Past it, a drawing is a wall no one reads; the cards
+/// below still show every step.
+pub const MAX_NODES: usize = 400;
+
+/// The most waves an edge is routed around: one that spans more is drawn
+/// as a single curve, so that its cost does not grow with the plan.
+const MAX_ROUTED_WAVES: usize = 12;
+
+/// The waves the drawing shows (a prefix of the graph's), and how many
+/// steps it leaves out.
+fn shown_waves(g: &Graph) -> (Vec<Vec<usize>>, usize) {
+    let mut shown = Vec::new();
+    let mut count = 0;
+    for wave in &g.waves {
+        if count + wave.len() > MAX_NODES && !shown.is_empty() {
+            break;
+        }
+        let take: Vec<usize> = wave.iter().copied().take(MAX_NODES).collect();
+        count += take.len();
+        shown.push(take);
+    }
+    (shown, g.nodes.len().saturating_sub(count))
+}
+
+/// What the drawing leaves out, in words, beside what the graph does.
+pub fn left_out(g: &Graph) -> Option<String> {
+    let (_, hidden) = shown_waves(g);
+    let mut parts: Vec<String> = g.left_out().into_iter().collect();
+    if hidden > 0 {
+        parts.push(format!(
+            "the drawing stops at {MAX_NODES} steps: {hidden} more are in the cards below"
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// Room on each side across the waves, where an edge can pass a column.
@@ -119,11 +182,20 @@ const LANE: f64 = NODE_GAP;
 /// invalidated subgraph, added or changed) is a word on its last line and
 /// a class for the style.
 pub fn draw(g: &Graph, direction: Direction, id: &str) -> String {
-    let waves = order(g);
+    let (shown, _) = shown_waves(g);
+    let waves = order(g, &shown);
+    let mut drawn = vec![false; g.nodes.len()];
+    for &i in waves.iter().flatten() {
+        if let Some(slot) = drawn.get_mut(i) {
+            *slot = true;
+        }
+    }
+    let is_drawn = |i: usize| drawn.get(i).copied().unwrap_or(false);
     // The tags line is set smaller: its characters count for less.
     let longest = g
         .nodes
         .iter()
+        .filter(|n| is_drawn(n.index))
         .flat_map(|n| {
             let tags = tags_line(n);
             [
@@ -137,9 +209,24 @@ pub fn draw(g: &Graph, direction: Direction, id: &str) -> String {
         .min(MAX_CHARS);
     let node_w = (longest as f64 * CHAR_W + 2.0 * PAD).max(MIN_W);
     let chars = ((node_w - 2.0 * PAD) / CHAR_W).floor() as usize;
+    // Every node as tall as the one with the most lines: names and tools
+    // wrap, never cut.
+    let lines = g
+        .nodes
+        .iter()
+        .filter(|n| is_drawn(n.index))
+        .map(|n| {
+            wrap(&n.name, chars).len()
+                + wrap(&n.tool, chars).len()
+                + wrap(&tags_line(n), chars + 4).len()
+        })
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let node_h = NODE_H + (lines - 3) as f64 * LINE_H;
     let (node_main, node_cross) = match direction {
-        Direction::Across => (node_w, NODE_H),
-        Direction::Down => (NODE_H, node_w),
+        Direction::Across => (node_w, node_h),
+        Direction::Down => (node_h, node_w),
     };
     let frame = Frame {
         direction,
@@ -210,7 +297,11 @@ pub fn draw(g: &Graph, direction: Direction, id: &str) -> String {
     }
 
     // Edges under the nodes.
-    for e in &g.edges {
+    for e in g
+        .edges
+        .iter()
+        .filter(|e| is_drawn(e.from) && is_drawn(e.to))
+    {
         let path = route(e, g, &waves, &placed, &frame);
         if path.is_empty() {
             continue;
@@ -240,7 +331,7 @@ pub fn draw(g: &Graph, direction: Direction, id: &str) -> String {
             continue;
         };
         let (x, y) = frame.point(p.x, p.y);
-        node(&mut out, n, x, y, node_w, chars);
+        node(&mut out, n, x, y, (node_w, node_h), chars);
     }
     out.push_str("</svg>");
     out
@@ -268,7 +359,12 @@ fn route(
     // Points (main, cross), joined by curves where the edge crosses a gap
     // between waves and by straight runs along a column.
     let mut points = vec![start];
-    for w in (wa.wave + 1)..wb.wave {
+    let routed = if wb.wave.saturating_sub(wa.wave) > MAX_ROUTED_WAVES {
+        0..0
+    } else {
+        (wa.wave + 1)..wb.wave
+    };
+    for w in routed {
         let column = w as f64 * f.main_step;
         let t = (column + f.node_main / 2.0 - start.0) / (end.0 - start.0).max(1.0);
         let wanted = start.1 + t * (end.1 - start.1);
@@ -342,7 +438,7 @@ fn lane(wave: &[usize], placed: &[Option<Placed>], f: &Frame, wanted: f64) -> f6
         .unwrap_or(wanted)
 }
 
-fn node(out: &mut String, n: &Node, x: f64, y: f64, node_w: f64, chars: usize) {
+fn node(out: &mut String, n: &Node, x: f64, y: f64, (node_w, node_h): (f64, f64), chars: usize) {
     let mut classes = n.classes.names().join(" ");
     for c in n.state_classes() {
         classes.push(' ');
@@ -361,26 +457,32 @@ fn node(out: &mut String, n: &Node, x: f64, y: f64, node_w: f64, chars: usize) {
     );
     let _ = write!(
         out,
-        "<rect class=\"box\" width=\"{node_w:.1}\" height=\"{NODE_H}\" rx=\"6\"/>"
+        "<rect class=\"box\" width=\"{node_w:.1}\" height=\"{node_h:.1}\" rx=\"6\"/>"
     );
     if n.classes.approval {
         let _ = write!(
             out,
-            "<rect class=\"inner\" x=\"4\" y=\"4\" width=\"{:.1}\" height=\"{}\" rx=\"3\"/>",
+            "<rect class=\"inner\" x=\"4\" y=\"4\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\"/>",
             node_w - 8.0,
-            NODE_H - 8.0
+            node_h - 8.0
         );
     }
-    let tags = tags_line(n);
-    let _ = write!(
-        out,
-        "<text class=\"name\" x=\"{PAD}\" y=\"21\">{}</text>\
-         <text class=\"tool\" x=\"{PAD}\" y=\"37\">{}</text>\
-         <text class=\"tags\" x=\"{PAD}\" y=\"52\">{}</text></g>",
-        esc(&fit(&n.name, chars)),
-        esc(&fit(&n.tool, chars)),
-        esc(&fit(&tags, chars + 4))
-    );
+    let mut y = 21.0;
+    for (class, text, width) in [
+        ("name", n.name.as_str(), chars),
+        ("tool", n.tool.as_str(), chars),
+        ("tags", tags_line(n).as_str(), chars + 4),
+    ] {
+        for line in wrap(text, width) {
+            let _ = write!(
+                out,
+                "<text class=\"{class}\" x=\"{PAD}\" y=\"{y:.1}\">{}</text>",
+                esc(&line)
+            );
+            y += LINE_H;
+        }
+    }
+    out.push_str("</g>");
 }
 
 /// The node's last line: its state, if any, and its classes, short.

@@ -30,6 +30,7 @@ pub(super) fn header(h: &mut String, r: &Review<'_>, graph: &Graph) {
         code(&ir.name),
         code(&ir.source)
     );
+    glance(h, r);
     if !r.doc.trim().is_empty() {
         let _ = writeln!(h, "<p class=\"doc\">{}</p>", message(r.doc.trim()));
     }
@@ -104,6 +105,144 @@ pub(super) fn header(h: &mut String, r: &Review<'_>, graph: &Graph) {
     h.push_str("</dl>\n</header>\n");
 }
 
+/// The plan's fingerprint, for the header (`planc run` refuses to run a
+/// plan or an IR whose fingerprint differs from the one approved).
+fn fingerprint(ir: &PlanIr) -> Option<&str> {
+    Some(ir.fingerprint.as_str()).filter(|f| !f.is_empty())
+}
+
+/// The header's first block, read at a glance: the verdict with the
+/// counts of errors, warnings and untrusted flows; for a replan, what
+/// changed, with reused steps apart from those that will run; one line per
+/// write (the call, the limits that bound it, the approval); the
+/// fingerprint and the exact `planc run` command.
+fn glance(h: &mut String, r: &Review<'_>) {
+    let ir = r.ir;
+    let of = |sev: Severity| r.findings.iter().filter(|f| f.severity == sev).count();
+    let (errors, warnings) = (of(Severity::Error), of(Severity::Warning));
+    let flows: usize = ir.steps.iter().map(|s| s.untrusted_inputs.len()).sum();
+    h.push_str("<div class=\"glance\" id=\"glance\">\n");
+    let _ = writeln!(
+        h,
+        "<p class=\"verdict\" id=\"verdict\"><b>{}</b> <span class=\"counts\"><span id=\"count-errors\">{}</span> · <span id=\"count-warnings\">{}</span> · <span id=\"count-untrusted\">{}</span></span></p>",
+        if warnings > 0 || flows > 0 {
+            "Ready for review: read the warnings before you approve."
+        } else {
+            "Ready for review."
+        },
+        count(errors, "error", "errors"),
+        count(warnings, "warning", "warnings"),
+        count(flows, "untrusted flow", "untrusted flows"),
+    );
+    if let Some(a) = r.against {
+        let d = a.diff;
+        h.push_str("<h2 class=\"glance-h\">What changed from the plan it replaces</h2>\n<ul class=\"changes\" id=\"glance-changes\">");
+        for name in &d.added {
+            let tool = step_named(ir, name)
+                .map(|s| format!(" {}", code(&s.tool)))
+                .unwrap_or_default();
+            let _ = write!(
+                h,
+                "<li class=\"change-added\"><span class=\"mark\" aria-label=\"added\">+</span> {}{tool} added</li>",
+                code(name)
+            );
+        }
+        for c in &d.changed {
+            let fields: Vec<String> = c.fields.iter().map(|f| code(&f.field)).collect();
+            let _ = write!(
+                h,
+                "<li class=\"change-changed\"><span class=\"mark\" aria-label=\"changed\">~</span> {} changed: {}</li>",
+                code(&c.step),
+                fields.join(", ")
+            );
+        }
+        for name in &d.removed {
+            let _ = write!(
+                h,
+                "<li class=\"change-removed\"><span class=\"mark\" aria-label=\"removed\">-</span> {} removed</li>",
+                code(name)
+            );
+        }
+        if d.added.is_empty() && d.changed.is_empty() && d.removed.is_empty() {
+            h.push_str("<li>no step added, changed or removed</li>");
+        }
+        h.push_str("</ul>\n");
+    }
+    if ir.progress.is_some() || r.against.is_some() {
+        let reused = ir.steps.iter().filter(|s| s.reuse == Some(true)).count();
+        let _ = writeln!(
+            h,
+            "<p id=\"glance-runs\"><b>{} will run</b>; {} from the earlier run, not run again.</p>",
+            count(ir.steps.len() - reused, "step", "steps"),
+            if reused == 1 {
+                "1 is reused".to_string()
+            } else {
+                format!("{reused} are reused")
+            }
+        );
+    }
+    let writes: Vec<&StepIr> = ir
+        .steps
+        .iter()
+        .filter(|s| s.effect == Effect::Write && s.reuse != Some(true))
+        .collect();
+    let _ = writeln!(
+        h,
+        "<h2 class=\"glance-h\">{}</h2>",
+        match writes.len() {
+            0 => "It changes nothing: every step only reads".to_string(),
+            1 => "What it changes: 1 write".to_string(),
+            n => format!("What it changes: {n} writes, in this order"),
+        }
+    );
+    if !writes.is_empty() {
+        h.push_str("<ul class=\"glance-writes\" id=\"glance-writes\">");
+        for step in writes {
+            let args: Vec<String> = args_as_written(r, step)
+                .iter()
+                .map(|(name, value)| {
+                    format!(
+                        "<span class=\"arg\">{}</span>",
+                        esc(&format!("{name}: {value}"))
+                    )
+                })
+                .collect();
+            let limits = if step.authz.guards.is_empty() {
+                "no limit checked at run time".to_string()
+            } else {
+                format!("limits {}", guard_list(step))
+            };
+            let approval = if step.authz.approval.is_some() {
+                "<b>needs your approval</b>"
+            } else {
+                "no approval asked"
+            };
+            let _ = write!(
+                h,
+                "<li><a href=\"#{}\"><code class=\"tool\">{}</code></a><span class=\"args\">({})</span> <span class=\"bounds\">— {limits}; {approval}</span></li>",
+                card_id(step),
+                esc(&step.tool),
+                args.join(", ")
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("<dl class=\"run\">");
+    if let Some(f) = fingerprint(ir) {
+        let _ = write!(
+            h,
+            "<div><dt>Fingerprint</dt><dd><code id=\"fingerprint\">{}</code></dd></div>",
+            esc(f)
+        );
+    }
+    let _ = write!(
+        h,
+        "<div><dt>To run exactly this</dt><dd><pre class=\"command\" id=\"run-command\">{}</pre></dd></div>",
+        esc(&r.command)
+    );
+    h.push_str("</dl>\n</div>\n");
+}
+
 pub(super) fn approve(h: &mut String, r: &Review<'_>) {
     let ir = r.ir;
     h.push_str("<section id=\"approve\" aria-labelledby=\"approve-h\">\n<h2 id=\"approve-h\">What approving this plan means</h2>\n");
@@ -115,7 +254,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>) {
     let reads = ir.steps.len() - writes.len();
     let _ = writeln!(
         h,
-        "<p class=\"lead\">The executor will run these {} exactly as written: the tools, the arguments, \
+        "<p class=\"lead\">The run takes these {} exactly as written: the tools, the arguments, \
          the order below. Of these, {} only {}; {} {} something outside the run. Nothing else runs: \
          a new plan is checked and reviewed again.</p>",
         count(ir.steps.len(), "step", "steps"),
@@ -138,7 +277,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>) {
     if ir.approvals.is_empty() {
         h.push_str("<p>The policy asks for no approval before any step: approving the plan approves all of it.</p>\n");
     } else {
-        h.push_str("<p>The policy wants a person to approve these before the run starts. Your approval covers each call exactly as shown; a value bound at run time is whatever the step named produces, within any guard below.</p>\n<ul class=\"items\" id=\"approvals\">\n");
+        h.push_str("<p>A person must approve these before the run starts. Your approval covers each call exactly as shown; a value bound at run time is whatever the step named produces, within any guard below.</p>\n<ul class=\"items\" id=\"approvals\">\n");
         for name in &ir.approvals {
             let Some(step) = step_named(ir, name) else {
                 continue;
@@ -148,7 +287,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>) {
                 "<li class=\"item\"><p>{} {}</p><pre class=\"call\">{}</pre>",
                 step_link(step),
                 tags(Classes::of(step)),
-                esc(&call(step))
+                call(r, step)
             );
             if let Some(values) = run_time_values(step) {
                 let _ = write!(
@@ -178,14 +317,14 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>) {
         .collect();
     let _ = writeln!(
         h,
-        "<h3>The executor enforces {}</h3>",
-        count(guards.len(), "guard", "guards")
+        "<h3>The run checks {} before it calls a tool</h3>",
+        count(guards.len(), "limit", "limits")
     );
     if guards.is_empty() {
         h.push_str("<p>No ceiling depends on a value known only at run time: every limit of the policy was checked against the plan itself.</p>\n");
     } else {
-        h.push_str("<p>These limits come from the policy, over values the plan does not know yet. The executor checks each once the value is bound and refuses the step if it fails.</p>\n\
-                    <table class=\"guards\" id=\"guards\"><thead><tr><th scope=\"col\">Step</th><th scope=\"col\">Guard</th><th scope=\"col\">Value comes from</th></tr></thead><tbody>\n");
+        h.push_str("<p>These limits come from the policy, over values the plan does not know yet. Each is checked once the value is known; a step that fails its limit is not called.</p>\n\
+                    <table class=\"guards\" id=\"guards\"><thead><tr><th scope=\"col\">Step</th><th scope=\"col\">Limit</th><th scope=\"col\">Value comes from</th></tr></thead><tbody>\n");
         for (step, g) in guards {
             let from = step
                 .args
@@ -234,7 +373,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>) {
                 "<li class=\"item\"><p>{} {}</p><pre class=\"call\">{}</pre><p class=\"small\">{}{}; when a postcondition fails: {}.</p></li>",
                 step_link(step),
                 tags(Classes::of(step)),
-                esc(&call(step)),
+                call(r, step),
                 if step.idempotent {
                     "idempotent"
                 } else {
@@ -311,6 +450,13 @@ pub(super) fn order(h: &mut String, graph: &Graph) {
         h.push_str("<li><span class=\"key key-complete\"></span> complete (shaded)</li><li><span class=\"key key-invalidated\"></span> invalidated subgraph (heavy outline; its data edges heavy)</li>");
     }
     h.push_str("</ul>\n");
+    if let Some(note) = svg::left_out(graph) {
+        let _ = writeln!(
+            h,
+            "<p class=\"small\" id=\"left-out\">{}.</p>",
+            message(&note)
+        );
+    }
     if graph.nodes.iter().any(|n| n.state().is_some()) {
         h.push_str("<p class=\"small\">Each step's last line says its status and whether it is added or changed.</p>\n");
     }

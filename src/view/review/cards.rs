@@ -34,7 +34,7 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
             esc(&step.name),
             tags(classes)
         );
-        let _ = writeln!(h, "<pre class=\"call\">{}</pre>", esc(&call(step)));
+        let _ = writeln!(h, "<pre class=\"call\">{}</pre>", call(r, step));
         h.push_str("<dl class=\"props\">\n");
         let waits = if step.depends_on.is_empty() {
             "nothing".to_string()
@@ -160,13 +160,8 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
         if !step.authz.guards.is_empty() {
             let _ = writeln!(
                 h,
-                "<div><dt>Guards</dt><dd>{}</dd></div>",
-                step.authz
-                    .guards
-                    .iter()
-                    .map(|g| code(&g.to_string()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "<div><dt>Limits checked at run time</dt><dd>{}</dd></div>",
+                guard_list(step)
             );
         }
         if !step.untrusted_inputs.is_empty() {

@@ -35,18 +35,44 @@ pub(super) fn failure_text(step: &StepRecord) -> Option<String> {
         let _ = write!(s, " {}", code(c));
     }
     if let Some(e) = &f.expected {
-        let _ = write!(s, "; expected {}", code(&e.to_string()));
+        let _ = write!(s, "; expected {}", code(&plan_syntax(e)));
     }
     if let Some(o) = &f.observed {
-        let _ = write!(s, "; observed {}", code(&o.to_string()));
+        let _ = write!(s, "; observed {}", code(&plan_syntax(o)));
     }
     Some(s)
+}
+
+/// A recorded condition or value as a plan writes it: a probe as its
+/// `pre` or `post` line (`schema_tables contains "users"`), a guard as its
+/// limit, any other value as its JSON (which a plan writes the same way).
+fn plan_syntax(v: &crate::progress::types::JsonValue) -> String {
+    let Ok(text) = serde_json::to_string(v) else {
+        return String::new();
+    };
+    if let Ok(p) = serde_json::from_str::<crate::ir::Probe>(&text) {
+        return p.to_string();
+    }
+    if let Ok(p) = serde_json::from_str::<crate::ir::PreProbe>(&text) {
+        return p.to_string();
+    }
+    if let Ok(g) = serde_json::from_str::<crate::ir::Guard>(&text) {
+        return g.to_string();
+    }
+    text
 }
 
 /// A step's status as its card says it: the word, the attempts, why it
 /// did not complete, and how it came into the invalidated subgraph.
 pub(super) fn status_text(n: &Node, recorded: Option<&StepRecord>) -> String {
     let status = n.status.unwrap_or(Status::Pending);
+    if n.rewritten {
+        let mut s = "<span class=\"status\">rewritten</span>: was invalid in the plan it replaces, rewritten here; it runs as this plan writes it".to_string();
+        if let Some(f) = recorded.and_then(failure_text) {
+            let _ = write!(s, " (it had stopped with {f})");
+        }
+        return s;
+    }
     let mut s = format!("<span class=\"status\">{status}</span>");
     match recorded {
         None => s.push_str(" (the record does not have it: it has not run)"),
@@ -114,7 +140,7 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
                 "<li class=\"item\"><p>{} {}</p><pre class=\"call\">{}</pre></li>",
                 step_link(step),
                 tags(Classes::of(step)),
-                esc(&call(step))
+                call(r, step)
             );
         }
         h.push_str("</ul>\n");
@@ -218,7 +244,7 @@ pub(super) fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &
         String::new()
     } else {
         format!(
-            ", a record of plan {}: this plan is its replan",
+            ", the run of plan {}, which this plan replaces",
             code(&record.plan)
         )
     };
@@ -296,7 +322,7 @@ pub(super) fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &
                 "<li class=\"item\"><p>{} {}: <span class=\"status\">{}</span></p></li>",
                 code(&s.name),
                 code(&s.tool),
-                s.status
+                crate::view::graph::run_status(s)
             );
         }
         h.push_str("</ul>\n");

@@ -39,7 +39,9 @@ use cards::{plan_findings, steps};
 use history::{delta, progress, status_counts, status_text};
 
 /// Text made safe for HTML, in element content and in quoted attribute
-/// values alike.
+/// values alike; a character that shows as nothing or reorders the text
+/// around it ([`crate::syntax::lexicon::is_hidden`]) is written as its
+/// escape, `\u{202E}`, so that the page shows what runs.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -49,6 +51,9 @@ pub fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if crate::syntax::lexicon::is_hidden(c) => {
+                let _ = write!(out, "\\u{{{:04X}}}", u32::from(c));
+            }
             c => out.push(c),
         }
     }
@@ -91,6 +96,98 @@ pub struct Review<'a> {
     pub progress: Option<Recorded<'a>>,
     /// The earlier plan and the delta from it (`--against`).
     pub against: Option<Against<'a>>,
+    /// The `planc run` command that runs what the page shows.
+    pub command: String,
+    /// Each step's argument names in the order the plan writes them, by
+    /// the step's index (the IR keeps them sorted); empty when unknown.
+    pub arg_order: &'a [Vec<String>],
+}
+
+/// What the page of a plan with errors is made from: it says the plan
+/// cannot run, lists what the compile found, and offers nothing to
+/// approve.
+pub struct Refused<'a> {
+    /// The plan's name, when the compile got as far as reading it.
+    pub name: &'a str,
+    /// The plan's file.
+    pub source: &'a str,
+    pub findings: &'a [Finding],
+    pub generator: &'a str,
+}
+
+/// The page of a plan with errors.
+pub fn refused(r: &Refused<'_>) -> String {
+    let errors = r
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let warnings = r
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .count();
+    let mut h = String::with_capacity(8 * 1024);
+    head(
+        &mut h,
+        r.generator,
+        &format!(
+            "{} (cannot run)",
+            if r.name.is_empty() { r.source } else { r.name }
+        ),
+    );
+    h.push_str("<header class=\"top\">\n<p class=\"kicker\">Plan review</p>\n");
+    let _ = writeln!(
+        h,
+        "<h1 id=\"goal\">This plan cannot run</h1>\n<p class=\"meta\">{}{}</p>",
+        if r.name.is_empty() {
+            String::new()
+        } else {
+            format!("plan {} · ", code(r.name))
+        },
+        code(r.source)
+    );
+    let _ = writeln!(
+        h,
+        "<div class=\"glance glance-refused\" id=\"glance\"><p class=\"verdict\" id=\"verdict\"><b>Nothing to approve:</b> {} and {} in the plan. It must be corrected and checked again before anyone approves it.</p></div>",
+        count(errors, "error", "errors"),
+        count(warnings, "warning", "warnings")
+    );
+    h.push_str("</header>\n<main>\n<section id=\"plan-findings\" aria-labelledby=\"plan-findings-h\">\n<h2 id=\"plan-findings-h\">What is wrong</h2>\n<ul class=\"findings\">");
+    for f in r.findings.iter().filter(|f| f.severity != Severity::Note) {
+        h.push_str(&finding_item(f));
+    }
+    h.push_str("</ul>\n</section>\n</main>\n");
+    foot(&mut h, r.generator, r.source, None);
+    h
+}
+
+/// The page's head, up to the opening of its body.
+fn head(h: &mut String, generator: &str, title: &str) {
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <meta name=\"generator\" content=\"{}\">\n\
+         <title>Review: {}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
+        esc(generator),
+        esc(title)
+    );
+}
+
+/// The page's footer and end.
+fn foot(h: &mut String, generator: &str, source: &str, ir_version: Option<&str>) {
+    let _ = write!(
+        h,
+        "<footer><p>Made by {} from <code>{}</code>{}. This page loads nothing and runs no script.</p></footer>\n\
+         </body>\n</html>\n",
+        esc(generator),
+        esc(source),
+        ir_version
+            .map(|v| format!(" (IR {})", esc(v)))
+            .unwrap_or_default()
+    );
 }
 
 /// A progress record and the file it was read from.
@@ -114,8 +211,19 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Text set as code. A line break may fall after a `.` or a `/` of a
+/// path, a tool name or a file (`<wbr>`), never inside a name.
 fn code(s: &str) -> String {
-    format!("<code>{}</code>", esc(s))
+    let mut out = String::with_capacity(s.len() + 16);
+    out.push_str("<code>");
+    for part in s.split_inclusive(['.', '/']) {
+        out.push_str(&esc(part));
+        if part.ends_with(['.', '/']) && part.len() < s.len() {
+            out.push_str("<wbr>");
+        }
+    }
+    out.push_str("</code>");
+    out
 }
 
 /// The anchor of a step's card.
@@ -131,23 +239,49 @@ fn step_link(step: &StepIr) -> String {
     )
 }
 
-/// The call as the text form writes it: one argument a line when there
-/// are several.
-fn call(step: &StepIr) -> String {
-    let args: Vec<String> = step
-        .args
+/// A step's arguments in the order the plan writes them (the IR keeps
+/// them sorted by name); any the plan's order does not name follow in the
+/// IR's order.
+fn args_as_written<'s>(r: &Review<'_>, step: &'s StepIr) -> Vec<(&'s str, &'s Value)> {
+    let order = r
+        .arg_order
+        .get(step.index)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut out: Vec<(&str, &Value)> = Vec::with_capacity(step.args.len());
+    for name in order {
+        if let Some((k, v)) = step.args.iter().find(|(k, _)| **k == **name)
+            && !out.iter().any(|(n, _)| *n == &**k)
+        {
+            out.push((k, v));
+        }
+    }
+    for (k, v) in step.args.iter() {
+        if !out.iter().any(|(n, _)| *n == &**k) {
+            out.push((k, v));
+        }
+    }
+    out
+}
+
+/// The call as the text form writes it, as HTML for a `pre.call`: one
+/// argument a line when there are several, in the order written; each
+/// argument a block that wraps at its spaces with a hanging indent, never
+/// inside a name or a token.
+fn call(r: &Review<'_>, step: &StepIr) -> String {
+    let args: Vec<String> = args_as_written(r, step)
         .iter()
         .map(|(name, value)| format!("{name}: {value}"))
         .collect();
     let one_line = format!("{}({})", step.tool, args.join(", "));
     if args.len() <= 1 && one_line.chars().count() <= 60 {
-        one_line
+        format!("<span class=\"ln\">{}</span>", esc(&one_line))
     } else {
-        let mut s = format!("{}(\n", step.tool);
+        let mut s = format!("<span class=\"ln\">{}(</span>\n", esc(&step.tool));
         for a in &args {
-            let _ = writeln!(s, "    {a},");
+            let _ = writeln!(s, "<span class=\"ln arg\">    {},</span>", esc(a));
         }
-        s.push(')');
+        s.push_str("<span class=\"ln\">)</span>");
         s
     }
 }
@@ -227,10 +361,12 @@ fn finding_item(f: &Finding) -> String {
         code = f.code,
         msg = message(&f.message)
     );
-    if let Some(help) = &f.help {
+    // A note's help speaks to the plan's author about the IR: the note
+    // itself says what a reviewer needs.
+    if let Some(help) = f.help.as_ref().filter(|_| f.severity != Severity::Note) {
         let _ = write!(s, "<p class=\"help\">help: {}</p>", message(help));
     }
-    for n in &f.notes {
+    for n in f.notes.iter().filter(|_| f.severity != Severity::Note) {
         let _ = write!(s, "<p class=\"help\">{}</p>", message(n));
     }
     let _ = write!(s, "<p class=\"at\">{}</p></li>", esc(&f.at));
@@ -248,22 +384,13 @@ pub fn page(r: &Review<'_>) -> String {
     }
     let mut h = String::with_capacity(32 * 1024);
     let title = ir.goal.as_deref().unwrap_or(&ir.name);
-    let _ = write!(
-        h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
-         <meta name=\"generator\" content=\"{}\">\n\
-         <title>Review: {}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
-        esc(r.generator),
-        esc(title)
-    );
+    head(&mut h, r.generator, title);
     header(&mut h, r, &graph);
     h.push_str("<main>\n");
-    approve(&mut h, r);
     if let Some(a) = r.against {
         delta(&mut h, r, a);
     }
+    approve(&mut h, r);
     if let Some(p) = r.progress {
         progress(&mut h, r, p, &graph);
     }
@@ -271,15 +398,18 @@ pub fn page(r: &Review<'_>) -> String {
     steps(&mut h, r, &graph);
     plan_findings(&mut h, r);
     h.push_str("</main>\n");
-    let _ = write!(
-        h,
-        "<footer><p>Made by {} from <code>{}</code> (IR {}). This page loads nothing and runs no script.</p></footer>\n\
-         </body>\n</html>\n",
-        esc(r.generator),
-        esc(&ir.source),
-        esc(&ir.ir_version)
-    );
+    foot(&mut h, r.generator, &ir.source, Some(&ir.ir_version));
     h
+}
+
+/// A step's guards, each as its limit in plan syntax, as HTML.
+fn guard_list(step: &StepIr) -> String {
+    step.authz
+        .guards
+        .iter()
+        .map(|g| code(&g.to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn scope_list<S: AsRef<str>>(scopes: &[S]) -> String {
