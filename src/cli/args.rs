@@ -205,6 +205,12 @@ pub enum Command {
         /// with `timeout` (MCP backends).
         #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
         timeout: f64,
+        /// A person's decision that these writes, which the progress record
+        /// leaves with an unknown outcome (`in_flight` or
+        /// `outcome_unknown`), did not commit: dispatch them again, with
+        /// the same idempotency key.
+        #[arg(long, value_name = "STEP,...", value_delimiter = ',')]
+        redispatch: Vec<String>,
         #[command(flatten)]
         options: Options,
     },

@@ -111,6 +111,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
             approve_all,
             trace,
             timeout,
+            redispatch,
             options,
         } => run::run(
             &plan,
@@ -121,6 +122,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
                 approve_all,
                 trace,
                 timeout,
+                redispatch,
             },
             &options,
         ),

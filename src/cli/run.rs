@@ -32,6 +32,7 @@ pub struct RunOptions {
     pub approve_all: bool,
     pub trace: Option<PathBuf>,
     pub timeout: f64,
+    pub redispatch: Vec<String>,
 }
 
 pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, Failure> {
@@ -79,8 +80,15 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
         },
         events: Vec::new(),
     };
-    let outcome =
-        exec::run(&ir, &approved, prior.as_ref(), backend.as_ref(), &mut sink).map_err(Failure)?;
+    let outcome = exec::run(
+        &ir,
+        &approved,
+        prior.as_ref(),
+        &o.redispatch,
+        backend.as_ref(),
+        &mut sink,
+    )
+    .map_err(Failure)?;
     drop(backend);
     eprint!(
         "{}",
@@ -234,6 +242,11 @@ fn summary(
         Stop::Escalate { step } => {
             format!("stopped for an escalation to a person after step `{step}` failed")
         }
+        Stop::OutcomeUnknown { step } => format!(
+            "stopped: the outcome of the write `{step}` is unknown (it may have committed); \
+             check the tool's side by its idempotency key, then replan without it or \
+             `--redispatch {step}` if it did not commit"
+        ),
     };
     s.push_str(&format!("planc run: plan `{}`: {headline}\n", ir.name));
     let steps = &outcome.record.steps;
@@ -322,6 +335,15 @@ fn describe_failure(step: &str, f: &planc::progress::Failure, events: &[Data]) -
             message.unwrap_or("a ceiling refused the arguments")
         ),
         FailureKind::ApprovalMissing => "approval_missing: not approved".to_string(),
+        FailureKind::OutcomeUnknown => format!(
+            "outcome_unknown ({}): the write may have committed; its idempotency key: {}",
+            f.code.as_deref().unwrap_or("in_flight"),
+            f.observed
+                .as_ref()
+                .and_then(|o| o.get("idempotency_key"))
+                .and_then(Data::as_str)
+                .unwrap_or("none recorded")
+        ),
         kind => format!(
             "{kind}: expected {}, observed {}",
             show(f.expected.as_ref()),

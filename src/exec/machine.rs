@@ -37,6 +37,12 @@ struct State {
     calling: u64,
     /// The arguments of the call in flight.
     call_args: Artifacts,
+    /// A write the earlier record left in flight or with an unknown
+    /// outcome: it may have committed, so it is not dispatched again
+    /// unless a person decided so ([`Machine::redispatch`]).
+    unknown: bool,
+    /// The idempotency key of the step's write, once dispatched.
+    key: Option<String>,
 }
 
 /// The result of preparing a step for dispatch.
@@ -68,6 +74,9 @@ pub struct Machine {
     /// independent steps still run, then the run stops.
     stopping: Option<Stop>,
     finished: Option<Stop>,
+    /// Whether [`next`](Machine::next) has been called: the writes of
+    /// unknown outcome are settled then, after any decision.
+    started: bool,
 }
 
 impl Machine {
@@ -93,6 +102,8 @@ impl Machine {
                     failure: None,
                     calling: 0,
                     call_args: Artifacts::new(),
+                    unknown: false,
+                    key: None,
                 })
                 .collect(),
             ir,
@@ -104,6 +115,7 @@ impl Machine {
             halted: None,
             stopping: None,
             finished: None,
+            started: false,
         };
         if let Some(record) = prior {
             m.reused = m.resume(record)?;
@@ -177,6 +189,63 @@ impl Machine {
             .collect()
     }
 
+    /// A person's decision that a write the earlier record left with an
+    /// unknown outcome did not commit: it is dispatched again (with the
+    /// same idempotency key). Only before the first [`next`](Machine::next),
+    /// and only for such a step.
+    pub fn redispatch(&mut self, step: &str) -> Result<(), String> {
+        if self.started {
+            return Err("a redispatch is decided before the run starts".into());
+        }
+        let i = self
+            .index(step)
+            .ok_or_else(|| format!("the plan has no step `{step}`"))?;
+        match self.state(i) {
+            Some(st) if st.unknown => {
+                st.unknown = false;
+                st.status = Status::Pending;
+            }
+            _ => {
+                return Err(format!(
+                    "step `{step}` is not a write whose outcome is unknown: nothing to decide"
+                ));
+            }
+        }
+        self.trace(event("redispatch", Some(step)));
+        Ok(())
+    }
+
+    /// The writes the earlier record left with an unknown outcome, not
+    /// decided by a person: each fails with `outcome_unknown` and the run
+    /// stops before anything is dispatched.
+    fn settle_unknown(&mut self) {
+        let unknown: Vec<usize> = (0..self.states.len())
+            .filter(|&i| self.states.get(i).is_some_and(|s| s.unknown))
+            .collect();
+        if unknown.is_empty() || self.finished.is_some() {
+            return;
+        }
+        for &i in &unknown {
+            let key = self.states.get(i).and_then(|s| s.key.clone());
+            let name = self
+                .ir
+                .steps
+                .get(i)
+                .map(|s| s.name.to_string())
+                .unwrap_or_default();
+            self.trace(
+                event("outcome_unknown", Some(&name))
+                    .with("idempotency_key", key.as_deref().into())
+                    .with("message", "the earlier run dispatched this write and never recorded its outcome: it may have committed".into()),
+            );
+            self.fail(i, unknown_failure(None, key.as_deref()));
+            if self.halted.is_none() {
+                self.halted = Some(Stop::OutcomeUnknown { step: name });
+            }
+        }
+        self.write_record();
+    }
+
     /// Rules 2 and 3: the calls due now, in source order — every pending
     /// step whose dependencies are complete, past its `pre` and guards (a
     /// step that fails them is settled here, and a halting failure stops
@@ -185,6 +254,10 @@ impl Machine {
     /// flight, the run is [`finished`](Machine::finished) and its `stop`
     /// event traced.
     pub fn next(&mut self, together: bool) -> Result<Vec<Dispatch>, String> {
+        if !self.started {
+            self.started = true;
+            self.settle_unknown();
+        }
         let mut batch: Vec<Dispatch> = Vec::new();
         while self.finished.is_none() && self.halted.is_none() && batch.is_empty() {
             let ready: Vec<usize> = (0..self.ir.steps.len())
@@ -224,13 +297,30 @@ impl Machine {
             }
         }
         let ir = Arc::clone(&self.ir);
+        // A write is recorded `in_flight` before it is dispatched: a run
+        // killed during the call leaves a record that says so.
+        let mut writes = false;
         for call in &batch {
-            if let Some(step) = ir.steps.get(call.index) {
-                self.trace(dispatch_event(step, 1, &call.args));
-            }
+            let write = ir
+                .steps
+                .get(call.index)
+                .is_some_and(|s| s.effect == Effect::Write);
+            writes |= write;
             if let Some(st) = self.state(call.index) {
                 st.calling = 1;
                 st.call_args = call.args.clone();
+                if write {
+                    st.status = Status::InFlight;
+                    st.args = Some(call.args.clone());
+                }
+            }
+        }
+        if writes {
+            self.write_record();
+        }
+        for call in &batch {
+            if let Some(step) = ir.steps.get(call.index) {
+                self.trace(dispatch_event(step, 1, &call.args));
             }
         }
         if batch.is_empty() && self.in_flight().is_empty() && self.finished.is_none() {
@@ -345,9 +435,13 @@ impl Machine {
             if s.status == RecordStatus::Complete {
                 self.artifacts
                     .extend(s.binds.iter().map(|(k, v)| (k.clone(), v.clone())));
-                if self.index(&s.name).is_none() {
-                    self.carried.push(s.clone());
-                }
+            }
+            // A write that may have committed is history too: a replan
+            // that drops it keeps it in the record.
+            if (s.status == RecordStatus::Complete || s.outcome_unknown())
+                && self.index(&s.name).is_none()
+            {
+                self.carried.push(s.clone());
             }
         }
         // A record of another plan (by name, or by its steps) is a replan's
@@ -363,16 +457,29 @@ impl Machine {
         let mut reused = Vec::new();
         let ir = Arc::clone(&self.ir);
         for (i, step) in ir.steps.iter().enumerate() {
-            let Some(done) = record
-                .step(&step.name)
-                .filter(|d| d.status == RecordStatus::Complete)
-            else {
+            let Some(done) = record.step(&step.name) else {
                 continue;
             };
+            if done.outcome_unknown() {
+                // In flight when the run stopped, or lost during the call:
+                // a write that is not idempotent may have committed.
+                if ((step.effect == Effect::Write && !step.idempotent) || done.repeats_effect())
+                    && let Some(st) = self.state(i)
+                {
+                    st.unknown = true;
+                    st.args = Some(done.args.clone());
+                    st.attempts = done.attempts;
+                    st.key = done.idempotency_key.clone();
+                }
+                continue;
+            }
+            if done.status != RecordStatus::Complete {
+                continue;
+            }
             let args = eval::resolve_args(step, &self.artifacts).ok();
             let same_args = args
                 .as_ref()
-                .is_some_and(|a| Data::Object(a.clone()).same(&Data::Object(done.args.clone())));
+                .is_some_and(|a| Data::same_args(a, &done.args));
             if done.tool == step.tool && same_args {
                 if let Some(st) = self.state(i) {
                     st.status = Status::Complete;
@@ -515,6 +622,10 @@ impl Machine {
                         .with("ok", false.into())
                         .with("error", error_data(&e)),
                 );
+                if step.effect == Effect::Write && e.outcome_unknown() {
+                    let key = self.states.get(i).and_then(|s| s.key.clone());
+                    return self.settle(i, unknown_failure(Some(&e), key.as_deref()));
+                }
                 return self.settle(i, tool_failure(&e));
             }
         };
@@ -580,6 +691,15 @@ impl Machine {
             self.invalidate(i)?;
         }
         self.write_record();
+        if kind == FailureKind::OutcomeUnknown {
+            // Whatever `on_unmet` says: a person decides first.
+            if self.halted.is_none() {
+                self.halted = Some(Stop::OutcomeUnknown {
+                    step: name.to_string(),
+                });
+            }
+            return Ok(());
+        }
         let on_unmet = if matches!(
             kind,
             FailureKind::GuardRefused | FailureKind::ApprovalMissing
@@ -678,7 +798,7 @@ impl Machine {
                 status: st.status,
                 effect: Some(step.effect),
                 idempotent: Some(step.idempotent),
-                attempts: st.attempts,
+                attempts: st.attempts + st.calling,
                 args: st.args.clone().unwrap_or_default(),
                 binds: if matches!(st.status, Status::Complete | Status::Invalid) {
                     st.binds.clone()
@@ -686,6 +806,7 @@ impl Machine {
                     Artifacts::new()
                 },
                 failure: st.failure.clone(),
+                idempotency_key: st.key.clone(),
             })
             .collect();
         steps.extend(self.carried.iter().cloned());
@@ -725,8 +846,12 @@ fn dispatch_event(step: &StepIr, attempt: u64, args: &Artifacts) -> Event {
 
 /// Rule 2's retry: only an idempotent step, only a retryable error, at most
 /// `retry` more attempts.
+/// A write whose outcome is unknown is never retried (`outcome_unknown`).
 pub fn may_retry(step: &StepIr, e: &ToolError, made: usize) -> bool {
-    step.idempotent && e.retryable && u64::try_from(made).unwrap_or(u64::MAX) <= step.retry
+    step.idempotent
+        && e.retryable
+        && !(step.effect == Effect::Write && e.outcome_unknown())
+        && u64::try_from(made).unwrap_or(u64::MAX) <= step.retry
 }
 
 fn failure(kind: FailureKind, expected: Data, observed: Data) -> Failure {
@@ -746,6 +871,20 @@ fn tool_failure(e: &ToolError) -> Failure {
         retryable: Some(e.retryable),
         expected: None,
         observed: None,
+    }
+}
+
+/// A write whose outcome is unknown: the error that left it so (none when
+/// the earlier run stopped during the call), never retryable; `observed`
+/// the idempotency key it was dispatched with, to look for on the tool's
+/// side.
+fn unknown_failure(e: Option<&ToolError>, key: Option<&str>) -> Failure {
+    Failure {
+        kind: FailureKind::OutcomeUnknown,
+        code: Some(e.map_or_else(|| "in_flight".to_string(), |e| e.code.clone())),
+        retryable: Some(false),
+        expected: None,
+        observed: Some(Data::object([("idempotency_key", key.into())])),
     }
 }
 

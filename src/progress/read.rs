@@ -37,6 +37,7 @@ pub const STEP_KEYS: &[&str] = &[
     "args",
     "binds",
     "failure",
+    "idempotency_key",
 ];
 pub const FAILURE_KEYS: &[&str] = &["kind", "code", "retryable", "expected", "observed"];
 
@@ -343,6 +344,9 @@ fn read_step(
         values
     });
     let failure = fields.member("failure").map(|m| read_failure(r, &m.value));
+    let idempotency_key = fields
+        .get("idempotency_key")
+        .map(|v| r.string("idempotency_key", v).map(str::to_owned));
 
     // Fields that contradict the status.
     if let Some(status) = status {
@@ -405,6 +409,10 @@ fn read_step(
             None => BTreeMap::new(),
         },
         failure: match failure {
+            Some(v) => Some(v?),
+            None => None,
+        },
+        idempotency_key: match idempotency_key {
             Some(v) => Some(v?),
             None => None,
         },

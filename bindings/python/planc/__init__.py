@@ -428,9 +428,19 @@ def _encode(call: Dict[str, Any], value: Any) -> "tuple[bool, Any]":
 
 
 def _failure(e: BaseException) -> "tuple[bool, Any]":
+    """A tool's failure for the machine. Only a :class:`ToolError` is the
+    tool saying the call did not happen; a timeout, a lost connection or
+    any other exception leaves a write's outcome unknown (``timeout``,
+    ``connection_lost``, ``exception``: ``outcome_unknown``, never retried;
+    ``docs/executors.md``)."""
     if isinstance(e, ToolError):
         return (False, (e.code, e.message, bool(e.retryable)))
-    return (False, ("exception", f"{type(e).__name__}: {e}", False))
+    message = f"{type(e).__name__}: {e}"
+    if isinstance(e, (TimeoutError, asyncio.TimeoutError)):
+        return (False, ("timeout", message, True))
+    if isinstance(e, ConnectionError):
+        return (False, ("connection_lost", message, True))
+    return (False, ("exception", message, False))
 
 
 def _call_sync(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, Any]":
