@@ -32,8 +32,9 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
     for step in &plan.steps {
         steps.push(lower_step(plan, step, sources)?);
     }
-    Ok(ir::PlanIr {
+    let mut ir = ir::PlanIr {
         ir_version: ir::IR_VERSION.to_string(),
+        fingerprint: String::new(),
         name: plan.name.clone().into(),
         goal: plan.goal.clone(),
         budget: ir::Budget {
@@ -52,7 +53,9 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
             replans_used: r.replans_used,
             artifacts_in: r.artifacts_in.clone(),
         }),
-    })
+    };
+    ir.fingerprint = super::fingerprint(&ir)?;
+    Ok(ir)
 }
 
 fn lower_step(

@@ -1,12 +1,14 @@
 //! The IR executors run: its types (with a generated JSON Schema) and the
 //! lowering from the checker's semantic model.
 
+pub mod fingerprint;
 mod lower;
 mod map;
 pub mod path;
 mod text;
 mod types;
 
+pub use fingerprint::fingerprint;
 pub use lower::lower;
 pub(crate) use lower::value as lower_value;
 pub use types::*;

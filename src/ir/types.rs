@@ -25,6 +25,12 @@ pub const IR_VERSION: &str = "1.1";
 pub struct PlanIr {
     /// Always [`IR_VERSION`] for IR written by this planc.
     pub ir_version: String,
+    /// `sha256:` and the hex SHA-256 of the IR's canonical JSON (RFC 8785)
+    /// without `fingerprint`, `source` and the steps' `span`
+    /// (`docs/ir.md`, "Fingerprint"): what approvals name and what an
+    /// executor recomputes before it runs the IR (added in IR 1.2; an IR
+    /// without it does not run).
+    pub fingerprint: String,
     /// The plan's name (`plan NAME`, or `name` in JSON).
     pub name: Str,
     /// What the plan is for, as the planner wrote it.

@@ -355,7 +355,7 @@ impl fmt::Display for JsonNumber {
 }
 
 /// RFC 8259 `number`: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-fn is_json_number(text: &str) -> bool {
+pub(crate) fn is_json_number(text: &str) -> bool {
     let b = text.as_bytes();
     let mut i = 0;
     let digits = |i: &mut usize| {

@@ -1,0 +1,349 @@
+//! The IR's fingerprint (`docs/ir.md`, "Fingerprint"): the same for every
+//! spelling of one plan (layout, comments, the text or the JSON form, the
+//! file's name), different for every change to what runs.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+
+use planc::driver::{self, Job};
+use planc::ir::{self, Approval, CmpOp, Effect, Literal, OnUnmet, PlanIr, Value};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Compiles `text` as the plan file `name` in the folder `dir` (with that
+/// folder's `planc.toml`).
+fn compile_text(dir: &Path, name: &str, text: &str) -> PlanIr {
+    let mut job = Job::default();
+    let id = job.sources.add(name.to_string(), text.to_string());
+    job.plans.push(id);
+    planc::project::settings(dir, &Default::default())
+        .unwrap()
+        .add_to(&mut job, |p: &Path| {
+            p.strip_prefix(root())
+                .unwrap_or(p)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .unwrap();
+    let outcome = driver::run(&mut job);
+    assert!(!outcome.has_errors(), "{name}: {:?}", outcome.diagnostics);
+    let mut irs = driver::lower(&job, &outcome).unwrap();
+    assert_eq!(irs.len(), 1);
+    irs.remove(0)
+}
+
+fn compile(rel: &str) -> PlanIr {
+    let path = root().join(rel);
+    compile_text(
+        path.parent().unwrap(),
+        rel,
+        &std::fs::read_to_string(&path).unwrap(),
+    )
+}
+
+fn is_fingerprint(f: &str) -> bool {
+    f.len() == 71
+        && f.starts_with("sha256:")
+        && f[7..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+#[test]
+fn lowering_fills_the_fingerprint_and_it_recomputes() {
+    for rel in [
+        "examples/northwind/downgrade.plan",
+        "examples/config_dag/provision.plan",
+        "examples/config_dag/replan.plan",
+        "examples/pallet_credit/credit.plan",
+    ] {
+        let ir = compile(rel);
+        assert!(is_fingerprint(&ir.fingerprint), "{rel}: {}", ir.fingerprint);
+        assert_eq!(ir::fingerprint(&ir).unwrap(), ir.fingerprint, "{rel}");
+        // Through the IR's JSON and back: the same.
+        let back = ir::from_json(&ir::to_json(&ir).unwrap()).unwrap();
+        assert_eq!(ir::fingerprint(&back).unwrap(), ir.fingerprint, "{rel}");
+        let back = ir::from_json(&ir::to_json_compact(&ir).unwrap()).unwrap();
+        assert_eq!(ir::fingerprint(&back).unwrap(), ir.fingerprint, "{rel}");
+    }
+}
+
+#[test]
+fn the_text_and_the_json_form_have_one_fingerprint() {
+    for (text, json) in [
+        (
+            "examples/northwind/downgrade.plan",
+            "examples/northwind/downgrade.plan.json",
+        ),
+        (
+            "examples/config_dag/provision.plan",
+            "examples/config_dag/provision.plan.json",
+        ),
+        (
+            "examples/pallet_credit/credit.plan",
+            "examples/pallet_credit/credit.plan.json",
+        ),
+    ] {
+        let (a, b) = (compile(text), compile(json));
+        assert_ne!(a.source, b.source);
+        assert_ne!(a.steps[0].span, b.steps[0].span);
+        assert_eq!(a.fingerprint, b.fingerprint, "{text} / {json}");
+    }
+}
+
+#[test]
+fn reformatting_and_renaming_the_file_keep_the_fingerprint() {
+    let rel = "examples/pallet_credit/credit.plan";
+    let dir = root().join("examples/pallet_credit");
+    let original = std::fs::read_to_string(root().join(rel)).unwrap();
+    let base = compile_text(&dir, rel, &original);
+    // Comments, blank lines, indentation and a call on one line.
+    let reformatted = format!(
+        "// a comment first\n\n{}",
+        original
+            .replace("    step", "\n  step")
+            .replace(
+                "credits.issue(\n        order_id: 4921,\n        amount_eur: credit_amount,\n        reason: \"damaged pallet on order 4921\",\n    )",
+                "credits.issue(order_id: 4921, amount_eur: credit_amount, reason: \"damaged pallet on order 4921\")"
+            )
+            .replace("post $.amount_eur > 0", "post $.amount_eur > 0 // positive")
+    );
+    assert_ne!(reformatted, original);
+    let moved = compile_text(&dir, "elsewhere/other-name.plan", &reformatted);
+    assert_ne!(moved.steps[3].span, base.steps[3].span);
+    assert_eq!(moved.fingerprint, base.fingerprint);
+    // `planc fmt`'s own layout of it, too.
+    let formatted = planc::fmt::layout::layout(&reformatted).unwrap();
+    assert_eq!(
+        compile_text(&dir, rel, &formatted).fingerprint,
+        base.fingerprint
+    );
+}
+
+#[test]
+fn every_change_to_the_plan_text_changes_it() {
+    let rel = "examples/pallet_credit/credit.plan";
+    let dir = root().join("examples/pallet_credit");
+    let original = std::fs::read_to_string(root().join(rel)).unwrap();
+    let base = compile_text(&dir, rel, &original).fingerprint;
+    for (from, to) in [
+        ("order_id: 4921)", "order_id: 4922)"),
+        (
+            "\"damaged pallet freight credit\"",
+            "\"damaged pallet credit\"",
+        ),
+        ("replans 2", "replans 3"),
+        ("on_unmet halt", "on_unmet escalate"),
+        ("post $.amount_eur > 0", "post $.amount_eur > 1"),
+        ("post len($.chunks) >= 1\n", ""),
+        ("plan damaged_pallet_credit", "plan damaged_pallet_credit_2"),
+        ("for the damaged pallet and", "for the damaged pallet, and"),
+        (
+            "post exists($.reply_id)",
+            "post exists($.reply_id)\n        on_unmet halt",
+        ),
+    ] {
+        assert!(original.contains(from), "{from}");
+        let changed = original.replacen(from, to, 1);
+        let got = compile_text(&dir, rel, &changed).fingerprint;
+        assert_ne!(got, base, "{from} -> {to}");
+    }
+}
+
+#[test]
+fn every_change_to_what_runs_in_the_ir_changes_it() {
+    let base = compile("examples/northwind/downgrade.plan");
+    let fp = base.fingerprint.clone();
+    let credit = compile("examples/pallet_credit/credit.plan");
+    // Which step has a guard and which an approval.
+    let guarded = base
+        .steps
+        .iter()
+        .position(|s| !s.authz.guards.is_empty())
+        .expect("northwind has a guard");
+    let approved = base
+        .steps
+        .iter()
+        .position(|s| s.authz.approval.is_some())
+        .expect("northwind has an approval");
+    type Edit = Box<dyn Fn(&mut PlanIr)>;
+    let edits: Vec<(&str, Edit)> = vec![
+        ("ir_version", Box::new(|ir| ir.ir_version = "1.9".into())),
+        ("name", Box::new(|ir| ir.name = "other".into())),
+        ("goal", Box::new(|ir| ir.goal = Some("other".into()))),
+        ("budget", Box::new(|ir| ir.budget.replans = Some(99))),
+        ("max_steps", Box::new(|ir| ir.budget.max_steps = Some(1))),
+        ("schedule", Box::new(|ir| ir.schedule.reverse())),
+        ("approvals", Box::new(|ir| ir.approvals.clear())),
+        ("scopes", Box::new(|ir| ir.scopes.push("admin:all".into()))),
+        ("steps order", Box::new(|ir| ir.steps.swap(0, 1))),
+        (
+            "step dropped",
+            Box::new(|ir| {
+                ir.steps.pop();
+            }),
+        ),
+        (
+            "step name",
+            Box::new(|ir| ir.steps[0].name = "renamed".into()),
+        ),
+        ("index", Box::new(|ir| ir.steps[0].index = 7)),
+        (
+            "tool",
+            Box::new(|ir| ir.steps[0].tool = "other.tool".into()),
+        ),
+        ("retry", Box::new(|ir| ir.steps[0].retry += 1)),
+        (
+            "effect",
+            Box::new(|ir| {
+                ir.steps[0].effect = match ir.steps[0].effect {
+                    Effect::Read => Effect::Write,
+                    Effect::Write => Effect::Read,
+                }
+            }),
+        ),
+        ("idempotent", Box::new(|ir| ir.steps[0].idempotent ^= true)),
+        (
+            "on_unmet",
+            Box::new(|ir| {
+                ir.steps[0].on_unmet = match ir.steps[0].on_unmet {
+                    OnUnmet::Halt => OnUnmet::Replan,
+                    _ => OnUnmet::Halt,
+                }
+            }),
+        ),
+        ("post dropped", Box::new(|ir| ir.steps[0].post.clear())),
+        (
+            "binds",
+            Box::new(|ir| ir.steps[0].binds = Default::default()),
+        ),
+        (
+            "untrusted",
+            Box::new(|ir| ir.steps[0].untrusted_inputs.push("x".into())),
+        ),
+        (
+            "depends_on",
+            Box::new(|ir| {
+                for s in &mut ir.steps {
+                    s.depends_on.clear();
+                }
+            }),
+        ),
+        ("reuse", Box::new(|ir| ir.steps[0].reuse = Some(true))),
+        (
+            "artifacts",
+            Box::new(|ir| {
+                ir.steps[0].artifacts = Some(
+                    [(
+                        "x".to_string(),
+                        planc::progress::JsonValue::parse("5000").unwrap(),
+                    )]
+                    .into_iter()
+                    .collect(),
+                )
+            }),
+        ),
+        (
+            "argument added",
+            Box::new(|ir| {
+                ir.steps[0].args.insert(
+                    "extra".into(),
+                    Value::Literal {
+                        literal: Literal::Bool(true),
+                    },
+                );
+            }),
+        ),
+        (
+            "guard removed",
+            Box::new(move |ir| ir.steps[guarded].authz.guards.clear()),
+        ),
+        (
+            "guard raised",
+            Box::new(move |ir| {
+                ir.steps[guarded].authz.guards[0].limit = Literal::Decimal("999999".into())
+            }),
+        ),
+        (
+            "guard op",
+            Box::new(move |ir| {
+                ir.steps[guarded].authz.guards[0].op = CmpOp::Ne;
+            }),
+        ),
+        (
+            "approval dropped",
+            Box::new(move |ir| ir.steps[approved].authz.approval = None),
+        ),
+        (
+            "approval added",
+            Box::new(|ir| {
+                for s in &mut ir.steps {
+                    s.authz.approval = Some(Approval::Human);
+                }
+            }),
+        ),
+        (
+            "authz scopes",
+            Box::new(|ir| ir.steps[0].authz.scopes.clear()),
+        ),
+    ];
+    for (what, edit) in &edits {
+        let mut ir = base.clone();
+        edit(&mut ir);
+        assert_ne!(ir, base, "{what}: the edit changed nothing");
+        assert_ne!(ir::fingerprint(&ir).unwrap(), fp, "{what}");
+    }
+    // Every literal argument of the credit plan, changed in its value.
+    for (i, step) in credit.steps.iter().enumerate() {
+        for (name, value) in step.args.iter() {
+            let Value::Literal { literal } = value else {
+                continue;
+            };
+            let other = match literal {
+                Literal::Int(n) => Literal::Int(n + 1),
+                Literal::String(s) => Literal::String(format!("{s}!").into()),
+                Literal::Decimal(d) => Literal::Decimal(format!("{d}1").into()),
+                _ => continue,
+            };
+            let mut ir = credit.clone();
+            ir.steps[i]
+                .args
+                .insert(name.clone(), Value::Literal { literal: other });
+            assert_ne!(
+                ir::fingerprint(&ir).unwrap(),
+                credit.fingerprint,
+                "{}.{name}",
+                step.name
+            );
+            // An int written as a decimal of the same value is another IR.
+            if let Literal::Int(n) = literal {
+                let mut ir = credit.clone();
+                ir.steps[i].args.insert(
+                    name.clone(),
+                    Value::Literal {
+                        literal: Literal::Decimal(n.to_string().into()),
+                    },
+                );
+                assert_ne!(ir::fingerprint(&ir).unwrap(), credit.fingerprint);
+            }
+        }
+    }
+    // What does not run: the source name, spans and the fingerprint field.
+    let mut ir = base.clone();
+    ir.source = "moved.plan".into();
+    ir.fingerprint = "sha256:0".into();
+    for s in &mut ir.steps {
+        s.span.start += 10;
+        s.span.line += 1;
+        s.span.file = "moved.plan".into();
+    }
+    assert_eq!(ir::fingerprint(&ir).unwrap(), fp);
+}
