@@ -118,6 +118,7 @@ impl Machine {
             started: false,
         };
         if let Some(record) = prior {
+            record::check_reused(&m.ir, record)?;
             m.reused = m.resume(record)?;
         }
         m.reuse_compiled();
@@ -279,12 +280,16 @@ impl Machine {
                         let Some(step) = self.ir.steps.get(i) else {
                             return Err("internal error: no such step".into());
                         };
+                        let idempotency_key = (step.effect == Effect::Write)
+                            .then(|| key::idempotency_key(&self.ir.fingerprint, &step.name, &args))
+                            .flatten();
                         batch.push(Dispatch {
                             step: step.name.clone().to_string(),
                             index: i,
                             tool: step.tool.clone().to_string(),
                             args,
                             attempt: 1,
+                            idempotency_key,
                         });
                     }
                     Prepared::Failed(f) => {
@@ -309,6 +314,7 @@ impl Machine {
             if let Some(st) = self.state(call.index) {
                 st.calling = 1;
                 st.call_args = call.args.clone();
+                st.key = call.idempotency_key.clone();
                 if write {
                     st.status = Status::InFlight;
                     st.args = Some(call.args.clone());
@@ -320,7 +326,12 @@ impl Machine {
         }
         for call in &batch {
             if let Some(step) = ir.steps.get(call.index) {
-                self.trace(dispatch_event(step, 1, &call.args));
+                self.trace(dispatch_event(
+                    step,
+                    1,
+                    &call.args,
+                    call.idempotency_key.as_deref(),
+                ));
             }
         }
         if batch.is_empty() && self.in_flight().is_empty() && self.finished.is_none() {
@@ -392,16 +403,23 @@ impl Machine {
                     .with("attempt", (made + 1).into())
                     .with("of", (s.retry + 1).into()),
             );
-            self.trace(dispatch_event(s, made + 1, &args));
-            if let Some(st) = self.state(i) {
+            let idempotency_key = self.state(i).and_then(|st| {
                 st.calling = made + 1;
-            }
+                st.key.clone()
+            });
+            self.trace(dispatch_event(
+                s,
+                made + 1,
+                &args,
+                idempotency_key.as_deref(),
+            ));
             return Ok(Some(Dispatch {
                 step: s.name.clone().to_string(),
                 index: i,
                 tool: s.tool.clone().to_string(),
                 args,
                 attempt: made + 1,
+                idempotency_key,
             }));
         }
         if let Some(st) = self.state(i) {
@@ -510,10 +528,20 @@ impl Machine {
         }
         let ir = Arc::clone(&self.ir);
         for (i, step) in ir.steps.iter().enumerate() {
-            if step.reuse != Some(true) || self.status(i) == Status::Complete {
+            if step.reuse != Some(true) {
                 continue;
             }
             let binds = step.artifacts.clone().unwrap_or_default();
+            if self.status(i) == Status::Complete {
+                // Made complete from the record, whose values agree
+                // (`record::check_reused`): the IR's are the ones used.
+                self.artifacts
+                    .extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
+                if let Some(st) = self.state(i) {
+                    st.binds = binds;
+                }
+                continue;
+            }
             self.artifacts
                 .extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
             let args = eval::resolve_args(step, &self.artifacts).ok();
@@ -837,11 +865,15 @@ fn event(name: &str, step: Option<&str>) -> Event {
     ]))
 }
 
-fn dispatch_event(step: &StepIr, attempt: u64, args: &Artifacts) -> Event {
-    event("dispatch", Some(&step.name))
+fn dispatch_event(step: &StepIr, attempt: u64, args: &Artifacts, key: Option<&str>) -> Event {
+    let e = event("dispatch", Some(&step.name))
         .with("tool", step.tool.as_str().into())
         .with("attempt", attempt.into())
-        .with("args", Data::Object(args.clone()))
+        .with("args", Data::Object(args.clone()));
+    match key {
+        Some(key) => e.with("idempotency_key", key.into()),
+        None => e,
+    }
 }
 
 /// Rule 2's retry: only an idempotent step, only a retryable error, at most
@@ -904,5 +936,7 @@ fn merge(current: Option<Stop>, new: Stop) -> Option<Stop> {
     }
 }
 
+mod key;
+mod record;
 #[cfg(test)]
 mod tests;

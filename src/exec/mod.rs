@@ -28,6 +28,8 @@ use crate::ir::StepIr;
 pub struct Call<'a> {
     pub step: &'a StepIr,
     pub args: &'a eval::Artifacts,
+    /// A write's idempotency key, to pass to the tool (MCP `_meta`).
+    pub idempotency_key: Option<&'a str>,
 }
 
 impl Call<'_> {

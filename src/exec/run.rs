@@ -99,6 +99,10 @@ pub struct Dispatch {
     pub args: Artifacts,
     /// 1 for the first call, 2 for the first retry, and so on.
     pub attempt: u64,
+    /// A write's idempotency key (`docs/executors.md`): the same for every
+    /// attempt and every dispatch of the same call of the same plan.
+    /// `None` for a read.
+    pub idempotency_key: Option<String>,
 }
 
 /// What the machine asks its driver to record, in order.
@@ -192,6 +196,7 @@ fn call_backend(m: &Machine, backend: &dyn Backend, call: &Dispatch) -> Result<D
         Some(step) => backend.call(&Call {
             step,
             args: &call.args,
+            idempotency_key: call.idempotency_key.as_deref(),
         }),
         None => Err(ToolError {
             code: "internal".into(),

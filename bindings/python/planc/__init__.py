@@ -443,9 +443,34 @@ def _failure(e: BaseException) -> "tuple[bool, Any]":
     return (False, ("exception", message, False))
 
 
+def _accepts_key(tool: Tool) -> bool:
+    """Whether ``tool`` takes an ``idempotency_key`` keyword argument."""
+    try:
+        params = inspect.signature(tool).parameters
+    except (TypeError, ValueError):
+        return False
+    p = params.get("idempotency_key")
+    return p is not None and p.kind in (
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    )
+
+
+def _arguments(tool: Tool, call: Dict[str, Any]) -> Dict[str, Any]:
+    """The keyword arguments of a call: the step's resolved arguments, and
+    a write's ``idempotency_key`` when the tool takes one (the executor's
+    key, whatever an argument of that name says; ``docs/executors.md``)."""
+    args = dict(call["args"])
+    key = call.get("idempotency_key")
+    if key is not None and _accepts_key(tool):
+        args["idempotency_key"] = key
+    return args
+
+
 def _call_sync(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, Any]":
     try:
-        value = tools[call["tool"]](**call["args"])
+        tool = tools[call["tool"]]
+        value = tool(**_arguments(tool, call))
         if inspect.isawaitable(value):
             raise TypeError("an async tool in a synchronous run: use planc.run_async")
     except Exception as e:  # every failure of a tool is a tool error
@@ -455,7 +480,8 @@ def _call_sync(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, 
 
 async def _call_async(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, Any]":
     try:
-        value = tools[call["tool"]](**call["args"])
+        tool = tools[call["tool"]]
+        value = tool(**_arguments(tool, call))
         if inspect.isawaitable(value):
             value = await value
     except Exception as e:  # every failure of a tool is a tool error

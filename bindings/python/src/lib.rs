@@ -215,6 +215,7 @@ fn dispatch_json(d: &Dispatch) -> PyResult<String> {
         "tool": d.tool,
         "args": Data::Object(d.args.clone()),
         "attempt": d.attempt,
+        "idempotency_key": d.idempotency_key,
     }))
 }
 
