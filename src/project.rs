@@ -28,6 +28,9 @@ pub struct Config {
     /// `[run] tools`: the tool backend of `planc run` (`fixture:FILE`, the
     /// file resolved against this file's folder, or `mcp:COMMAND ARGS…`).
     pub tools: Option<String>,
+    /// `[run] record_key`: the file holding the key progress records are
+    /// sealed and verified with (resolved against this file's folder).
+    pub record_key: Option<PathBuf>,
 }
 
 /// The file as TOML gives it: each value kept with its place, so a value of
@@ -47,6 +50,7 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawRun {
     tools: Option<String>,
+    record_key: Option<String>,
 }
 
 /// The form each key takes, as the error message shows it.
@@ -125,6 +129,11 @@ impl Config {
             policy: policy.map(|p| normalize(&base.join(p))),
             actor,
             progress: progress.map(|p| normalize(&base.join(p))),
+            record_key: raw
+                .run
+                .as_ref()
+                .and_then(|r| r.record_key.as_ref())
+                .map(|p| normalize(&base.join(p))),
             tools: raw
                 .run
                 .and_then(|r| r.tools)

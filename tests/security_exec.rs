@@ -59,7 +59,10 @@ fn run(dir: &Path, extra: &[&str]) -> Command {
             "--tools=mcp:python3 {}",
             case().join("ledger_server.py").display()
         ))
-        .arg(format!("--progress={}", dir.join("progress.json").display()))
+        .arg(format!(
+            "--progress={}",
+            dir.join("progress.json").display()
+        ))
         .args(extra)
         .env("LEDGER", dir.join("ledger.jsonl"))
         .env("HANG", dir.join("hang"))
@@ -101,14 +104,20 @@ fn a_write_killed_in_flight_is_not_dispatched_again() {
     // Wait until the server has booked the write, then kill planc.
     let start = Instant::now();
     while ledger(&dir.join("ledger.jsonl")).is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(60), "the write was never made");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the write was never made"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     child.kill().unwrap();
     child.wait().unwrap();
     let booked = ledger(&dir.join("ledger.jsonl"));
     assert_eq!(booked.len(), 1);
-    let key = booked[0]["meta"]["idempotency_key"].as_str().unwrap().to_string();
+    let key = booked[0]["meta"]["idempotency_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(key.len(), 64, "a hex SHA-256: {key}");
     // The record written before the call says so, with the key.
     let r = record(&dir);
@@ -119,8 +128,17 @@ fn a_write_killed_in_flight_is_not_dispatched_again() {
     // Resumed (the server no longer hangs): the write is not dispatched.
     std::fs::remove_file(dir.join("hang")).unwrap();
     let out = run(&dir, &[]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(ledger(&dir.join("ledger.jsonl")).len(), 1, "dispatched again");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        ledger(&dir.join("ledger.jsonl")).len(),
+        1,
+        "dispatched again"
+    );
     let r = record(&dir);
     assert_eq!(step(&r, "pay")["status"], "failed");
     assert_eq!(step(&r, "pay")["failure"]["kind"], "outcome_unknown");
@@ -128,11 +146,20 @@ fn a_write_killed_in_flight_is_not_dispatched_again() {
     // Resumed again: still not, whatever the record's status became.
     let out = run(&dir, &[]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
-    assert_eq!(ledger(&dir.join("ledger.jsonl")).len(), 1, "dispatched again");
+    assert_eq!(
+        ledger(&dir.join("ledger.jsonl")).len(),
+        1,
+        "dispatched again"
+    );
 
     // A person's decision dispatches it again, with the same key.
     let out = run(&dir, &["--redispatch", "pay"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let booked = ledger(&dir.join("ledger.jsonl"));
     assert_eq!(booked.len(), 2);
     assert_eq!(booked[1]["meta"]["idempotency_key"], key.as_str());
@@ -152,7 +179,12 @@ fn a_write_that_times_out_is_outcome_unknown() {
     let dir = tmp("timeout");
     std::fs::write(dir.join("hang"), "").unwrap();
     let out = run(&dir, &["--timeout", "1"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r = record(&dir);
     let failure = &step(&r, "pay")["failure"];
     assert_eq!(failure["kind"], "outcome_unknown");
@@ -197,12 +229,28 @@ plan disks "a disk of the team's quota" {
 /// Invariant: what is checked is what runs.
 #[test]
 fn a_record_edited_after_the_check_does_not_change_what_runs() {
-    let compiler = planc::Compiler::new(&[("tools.plan", TOOLS)], Some(("policy.plan", POLICY)), None);
-    let checked =
-        compiler.check_replan("plan.plan", PLAN, SourceKind::Text, Some(("progress.json", RECORD)));
-    let ir = checked.ir.as_ref().and_then(|v| v.first()).cloned().expect("it compiles");
+    let compiler = planc::Compiler::new(
+        &[("tools.plan", TOOLS)],
+        Some(("policy.plan", POLICY)),
+        None,
+    );
+    let checked = compiler.check_replan(
+        "plan.plan",
+        PLAN,
+        SourceKind::Text,
+        Some(("progress.json", RECORD)),
+    );
+    let ir = checked
+        .ir
+        .as_ref()
+        .and_then(|v| v.first())
+        .cloned()
+        .expect("it compiles");
     let disk = ir.steps.iter().find(|s| s.name == "disk").unwrap();
-    assert!(disk.authz.guards.is_empty(), "decided on the recorded value");
+    assert!(
+        disk.authz.guards.is_empty(),
+        "decided on the recorded value"
+    );
     let record: planc::progress::ProgressRecord = serde_json::from_str(RECORD).unwrap();
     let edited: planc::progress::ProgressRecord =
         serde_json::from_str(&RECORD.replace("120", "5000")).unwrap();
@@ -217,4 +265,50 @@ fn a_record_edited_after_the_check_does_not_change_what_runs() {
     assert_eq!(calls[0].step, "disk");
     assert_eq!(calls[0].args["size_gb"].to_json_string(), "120");
     assert!(calls[0].idempotency_key.is_some());
+}
+
+/// Finding 6: the record was trusted as written: a step that never ran
+/// marked `complete` skipped its call. With a record key configured, every
+/// record is written sealed (HMAC-SHA256 over its canonical JSON) and read
+/// only when the seal verifies: an edited record, or one whose seal was
+/// removed, is refused (exit 2) before anything runs. Invariant: the record
+/// cannot lie.
+#[test]
+fn a_sealed_record_edited_or_unsealed_is_refused() {
+    if !python() {
+        return;
+    }
+    let dir = tmp("sealed");
+    std::fs::write(dir.join("key"), "0123456789abcdef0123456789abcdef").unwrap();
+    let key = format!("--record-key={}", dir.join("key").display());
+    let out = run(&dir, &[&key]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = record(&dir);
+    assert!(r["hmac"].as_str().unwrap().starts_with("hmac-sha256:"));
+    assert!(r["fingerprint"].as_str().unwrap().starts_with("sha256:"));
+    // Unchanged, it is read: a resume dispatches nothing.
+    let out = run(&dir, &[&key]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(ledger(&dir.join("ledger.jsonl")).len(), 1);
+
+    let text = std::fs::read_to_string(dir.join("progress.json")).unwrap();
+    let mut edited: Value = serde_json::from_str(&text).unwrap();
+    edited["steps"][0]["binds"]["account"] = Value::from("acct_attacker");
+    std::fs::write(dir.join("progress.json"), edited.to_string()).unwrap();
+    let out = run(&dir, &[&key]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not match"));
+
+    let mut unsealed: Value = serde_json::from_str(&text).unwrap();
+    unsealed.as_object_mut().unwrap().remove("hmac");
+    std::fs::write(dir.join("progress.json"), unsealed.to_string()).unwrap();
+    let out = run(&dir, &[&key]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no `hmac`"));
+    assert_eq!(ledger(&dir.join("ledger.jsonl")).len(), 1);
 }

@@ -211,6 +211,11 @@ pub enum Command {
         /// the same idempotency key.
         #[arg(long, value_name = "STEP,...", value_delimiter = ',')]
         redispatch: Vec<String>,
+        /// The file holding the key progress records are sealed with: the
+        /// record is written with its HMAC-SHA256 and read only when it
+        /// verifies. Replaces the `[run] record_key` of `planc.toml`.
+        #[arg(long, value_name = "FILE")]
+        record_key: Option<PathBuf>,
         #[command(flatten)]
         options: Options,
     },

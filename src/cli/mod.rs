@@ -112,6 +112,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
             trace,
             timeout,
             redispatch,
+            record_key,
             options,
         } => run::run(
             &plan,
@@ -123,6 +124,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
                 trace,
                 timeout,
                 redispatch,
+                record_key,
             },
             &options,
         ),

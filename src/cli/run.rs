@@ -33,6 +33,7 @@ pub struct RunOptions {
     pub trace: Option<PathBuf>,
     pub timeout: f64,
     pub redispatch: Vec<String>,
+    pub record_key: Option<PathBuf>,
 }
 
 pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, Failure> {
@@ -49,18 +50,40 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
                 .into(),
         )
     })?;
+    let key = match o.record_key.as_ref().or(config.record_key.as_ref()) {
+        Some(path) => {
+            let key = project::read_bytes(path).map_err(Failure)?;
+            if key.len() < 16 {
+                return Err(Failure(format!(
+                    "the record key `{}` holds {} bytes: a key has at least 16",
+                    display_path(path),
+                    key.len()
+                )));
+            }
+            Some(key)
+        }
+        None => None,
+    };
     let prior = match &o.progress {
         Some(path) if path.exists() => {
             let Some(text) = read_text(path, options)? else {
                 // Not UTF-8: reported, nothing ran.
                 return Ok(ExitCode::from(2));
             };
-            let record: ProgressRecord = serde_json::from_str(&text).map_err(|e| {
-                Failure(format!(
-                    "`{}` is not a progress record: {e}",
+            let read = planc::progress::read::read(planc::FileId::default(), &text);
+            let Some(record) = read.record else {
+                let first = read
+                    .diagnostics
+                    .first()
+                    .map_or_else(String::new, |d| format!(": {}", d.message));
+                return Err(Failure(format!(
+                    "`{}` is not a progress record{first} (`planc check {}` says where)",
+                    display_path(path),
                     display_path(path)
-                ))
-            })?;
+                )));
+            };
+            planc::progress::read::verify(&record, key.as_deref())
+                .map_err(|e| Failure(format!("`{}`: {e}", display_path(path))))?;
             Some(record)
         }
         _ => None,
@@ -68,6 +91,7 @@ pub fn run(plan: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, F
     let backend = open_backend(&spec, o.timeout)?;
     let mut sink = FileSink {
         progress: o.progress.clone(),
+        key: key.clone(),
         trace: match &o.trace {
             Some(path) => Some(
                 File::options()
@@ -196,6 +220,8 @@ fn open_backend(spec: &str, timeout: f64) -> Result<Box<dyn Backend>, Failure> {
 /// trace, keeping the events for the summary.
 struct FileSink {
     progress: Option<PathBuf>,
+    /// The record key: each record is written sealed with it.
+    key: Option<Vec<u8>>,
     trace: Option<File>,
     events: Vec<Data>,
 }
@@ -204,6 +230,17 @@ impl Sink for FileSink {
     fn progress(&mut self, record: &ProgressRecord) -> Result<(), String> {
         let Some(path) = &self.progress else {
             return Ok(());
+        };
+        let sealed;
+        let record = match &self.key {
+            Some(key) => {
+                sealed = ProgressRecord {
+                    hmac: Some(planc::progress::read::seal(record, key)?),
+                    ..record.clone()
+                };
+                &sealed
+            }
+            None => record,
         };
         let mut text = serde_json::to_string_pretty(record)
             .map_err(|e| format!("cannot serialise the progress record: {e}"))?;

@@ -462,15 +462,17 @@ impl Machine {
                 self.carried.push(s.clone());
             }
         }
-        // A record of another plan (by name, or by its steps) is a replan's
-        // starting point: one more replan used.
-        let same_plan = record.is_of(
-            &self.ir.name,
-            self.ir
-                .steps
-                .iter()
-                .map(|s| (s.name.as_str(), s.tool.as_str())),
-        );
+        // A record of another plan (by its fingerprint, its name or its
+        // steps) is a replan's starting point: one more replan used. A
+        // record without the fingerprint of this IR is never a resume.
+        let same_plan = record.fingerprint.as_deref() == Some(self.ir.fingerprint.as_str())
+            && record.is_of(
+                &self.ir.name,
+                self.ir
+                    .steps
+                    .iter()
+                    .map(|s| (s.name.as_str(), s.tool.as_str())),
+            );
         self.replans_used = record.replans_used + u64::from(!same_plan);
         let mut reused = Vec::new();
         let ir = Arc::clone(&self.ir);
@@ -844,6 +846,8 @@ impl Machine {
             goal: self.ir.goal.clone(),
             replans_used: self.replans_used,
             steps,
+            fingerprint: (!self.ir.fingerprint.is_empty()).then(|| self.ir.fingerprint.to_string()),
+            hmac: None,
         }
     }
 }

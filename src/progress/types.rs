@@ -48,6 +48,16 @@ pub struct ProgressRecord {
     pub replans_used: u64,
     /// Every step the record knows of, each name once.
     pub steps: Vec<StepRecord>,
+    /// The fingerprint of the IR that wrote the record (`docs/ir.md`): a
+    /// run of an IR with another fingerprint is a replan, never a resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// `hmac-sha256:` and the hex HMAC-SHA256 of the record's canonical JSON
+    /// without this member, under the operator's record key
+    /// (`docs/replanning.md`, "Sealed records"). Absent when no key is
+    /// configured: the record is then trusted input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hmac: Option<String>,
 }
 
 /// One step of the run, by name.
@@ -227,6 +237,8 @@ impl ProgressRecord {
             goal: None,
             replans_used: 0,
             steps: Vec::new(),
+            fingerprint: None,
+            hmac: None,
         }
     }
 

@@ -239,6 +239,13 @@ impl Machine {
         Ok(Machine { inner })
     }
 
+    /// A person's decision that a write the earlier record left with an
+    /// unknown outcome did not commit: it is dispatched again, with the
+    /// same idempotency key. Before the first `next`.
+    fn redispatch(&mut self, step: &str) -> PyResult<()> {
+        self.inner.redispatch(step).map_err(value_error)
+    }
+
     /// The steps that need approval.
     fn approvals(&self) -> Vec<String> {
         self.inner

@@ -43,10 +43,14 @@ mod tests {
 
     #[test]
     fn the_key_is_the_digest_of_the_canonical_call() {
-        let a = args(&[("to", "acct_1".into()), ("amount_eur", Data::number("15.00"))]);
+        let a = args(&[
+            ("to", "acct_1".into()),
+            ("amount_eur", Data::number("15.00")),
+        ]);
         let key = idempotency_key("sha256:ab", "credit", &a).unwrap();
         // sha256 of `["sha256:ab","credit",{"amount_eur":15.00,"to":"acct_1"}]`
-        let expected = Sha256::digest(br#"["sha256:ab","credit",{"amount_eur":15.00,"to":"acct_1"}]"#);
+        let expected =
+            Sha256::digest(br#"["sha256:ab","credit",{"amount_eur":15.00,"to":"acct_1"}]"#);
         let hex: String = expected.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(key, hex);
         assert_eq!(key.len(), 64);
