@@ -223,9 +223,12 @@ impl<'a> Checker<'a, '_> {
             Recorded::Complete(step, value, at) => {
                 self.artifacts_in.insert(name.to_string(), value.clone());
                 // A recorded value is written as a literal, but its data
-                // is what the tool returned: an untrusted tool's stays so.
+                // is what the tool returned: an untrusted tool's stays so,
+                // and so does one the catalogue does not know (whoever wrote
+                // the record chose the name: fail closed).
                 let rule = self.env.policy.and_then(|p| p.rule(&step.tool));
-                if crate::policy::untrusted_output(self.env.catalog.get(&step.tool), rule) {
+                let tool = self.env.catalog.get(&step.tool);
+                if tool.is_none() || crate::policy::untrusted_output(tool, rule) {
                     self.recorded_taint = Some(Untrusted::Recorded(Box::new(RecordedTaint {
                         step: step.name.clone().into(),
                         tool: step.tool.clone().into(),
