@@ -297,6 +297,7 @@ class _Driver:
         approve: Union[str, Sequence[str], None],
         progress: Union[None, PathLike, Mapping[str, Any]],
         trace: Optional[PathLike],
+        record_key: Optional[bytes] = None,
     ) -> None:
         ir_text = _ir_text(ir)
         ir_dict = json.loads(ir_text)
@@ -314,7 +315,8 @@ class _Driver:
             if self.path.exists():
                 prior = self.path.read_text(encoding="utf-8")
         self.tools = tools
-        self.machine = _planc.Machine(ir_text, approved, prior)
+        self.key = record_key
+        self.machine = _planc.Machine(ir_text, approved, prior, record_key)
         self.events: List[Dict[str, Any]] = []
         self.trace = open(trace, "a", encoding="utf-8") if trace is not None else None
         self.flush()
@@ -331,6 +333,8 @@ class _Driver:
         if self.trace is not None:
             self.trace.flush()
         if last is not None and self.path is not None:
+            if self.key is not None:
+                last = _planc.seal_record(last, self.key)
             _write_atomic(self.path, last)
 
     def give(self, call: Dict[str, Any], outcome: "tuple[bool, Any]") -> Optional[Dict[str, Any]]:
@@ -496,6 +500,7 @@ def run(
     approve: Union[str, Sequence[str], None] = None,
     progress: Union[None, PathLike, Mapping[str, Any]] = None,
     trace: Optional[PathLike] = None,
+    record_key: Optional[bytes] = None,
 ) -> RunResult:
     """Runs the IR (a dict, a JSON text, a path, or the :class:`CheckResult`
     that compiled it) with ``tools`` (a callable
@@ -507,7 +512,10 @@ def run(
     ``progress``: the record's path (read if it exists, written atomically
     after every step) or an earlier record as a dict; complete steps are
     never dispatched again. ``trace``: a file the events are appended to,
-    one JSON object a line.
+    one JSON object a line. ``record_key``: the operator's key; the record
+    is written sealed with it and an earlier one read only when its seal
+    verifies (``docs/replanning.md``, "Sealed records"); without one the
+    record is trusted input.
 
     With async tools, runs an event loop (:func:`run_async` in one already
     running).
@@ -517,10 +525,17 @@ def run(
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(
-                run_async(ir, tools, approve=approve, progress=progress, trace=trace)
+                run_async(
+                    ir,
+                    tools,
+                    approve=approve,
+                    progress=progress,
+                    trace=trace,
+                    record_key=record_key,
+                )
             )
         raise RuntimeError("async tools inside a running event loop: await planc.run_async(...)")
-    d = _Driver(ir, tools, approve, progress, trace)
+    d = _Driver(ir, tools, approve, progress, trace, record_key)
     try:
         # Rounds of ready steps, each call in source order with its
         # retries: the trace is the one `planc run` writes.
@@ -544,6 +559,7 @@ async def run_async(
     approve: Union[str, Sequence[str], None] = None,
     progress: Union[None, PathLike, Mapping[str, Any]] = None,
     trace: Optional[PathLike] = None,
+    record_key: Optional[bytes] = None,
 ) -> RunResult:
     """:func:`run` on the running event loop: every step whose dependencies
     are complete is dispatched at once, independent steps concurrently;
@@ -556,7 +572,7 @@ async def run_async(
         loop = asyncio.get_running_loop()
         return call, await loop.run_in_executor(None, _call_sync, tools, call)
 
-    d = _Driver(ir, tools, approve, progress, trace)
+    d = _Driver(ir, tools, approve, progress, trace, record_key)
     pending: "set[asyncio.Task[Any]]" = set()
     try:
         while True:

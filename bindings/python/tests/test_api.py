@@ -402,7 +402,8 @@ def test_resume_dispatches_no_complete_step_again(ir: Dict[str, Any], tmp_path: 
     record = json.loads(progress.read_text())
     for st in record["steps"]:
         if st["status"] == "failed":
-            st.update(status="pending", failure=None, attempts=0)
+            st.update(status="pending", attempts=0)
+            del st["failure"]
     progress.write_text(json.dumps(record))
     r = planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
     assert r.exit_code == 0
@@ -575,3 +576,26 @@ def test_python_m_planc(ir: Dict[str, Any], tmp_path: Path) -> None:
     assert main(run_args) == 0
     assert main(["run", str(tmp_path / "ir.json"), "--tools=mcp:x"]) == 2
     assert main(["run", str(tmp_path / "nope.json"), f"--tools=fixture:{tmp_path / 'tools.json'}"]) == 2
+
+
+def test_a_sealed_record_that_was_edited_is_refused(ir: Dict[str, Any], tmp_path: Path) -> None:
+    """With a record key the record is written sealed; edited, or with its
+    seal removed, it is refused before anything runs."""
+    progress = tmp_path / "p.json"
+    s = Store()
+    key = b"0123456789abcdef0123456789abcdef"
+    assert planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key).ok
+    record = json.loads(progress.read_text())
+    assert record["hmac"].startswith("hmac-sha256:") and record["fingerprint"].startswith("sha256:")
+    assert planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key).ok
+    assert s.calls.count("put dst") == 1
+    edited = dict(record, replans_used=0)
+    edited["steps"] = [dict(st, status="pending") if st["name"] == "put" else st for st in record["steps"]]
+    edited["steps"] = [{k: v for k, v in st.items() if k != "binds" or st["status"] == "complete"} for st in edited["steps"]]
+    progress.write_text(json.dumps(edited))
+    with pytest.raises(ValueError, match="does not match"):
+        planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key)
+    progress.write_text(json.dumps({k: v for k, v in record.items() if k != "hmac"}))
+    with pytest.raises(ValueError, match="no `hmac`"):
+        planc.run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key)
+    assert s.calls.count("put dst") == 1
