@@ -31,6 +31,9 @@ pub struct Config {
     /// `[run] max_message`: the longest message an MCP server may send, in
     /// bytes.
     pub max_message: Option<usize>,
+    /// `[run] record_key`: the file holding the key progress records are
+    /// sealed and verified with (resolved against this file's folder).
+    pub record_key: Option<PathBuf>,
 }
 
 /// The file as TOML gives it: each value kept with its place, so a value of
@@ -51,6 +54,7 @@ struct RawConfig {
 struct RawRun {
     tools: Option<String>,
     max_message: Option<usize>,
+    record_key: Option<String>,
 }
 
 /// The form each key takes, as the error message shows it.
@@ -130,6 +134,11 @@ impl Config {
             actor,
             progress: progress.map(|p| normalize(&base.join(p))),
             max_message: raw.run.as_ref().and_then(|r| r.max_message),
+            record_key: raw
+                .run
+                .as_ref()
+                .and_then(|r| r.record_key.as_ref())
+                .map(|p| normalize(&base.join(p))),
             tools: raw
                 .run
                 .and_then(|r| r.tools)
@@ -175,6 +184,7 @@ impl Overrides {
             progress,
             tools,
             max_message,
+            record_key,
             ..
         } = found.unwrap_or_default();
         Settings {
@@ -189,6 +199,7 @@ impl Overrides {
             progress: self.progress.clone().or(progress),
             tools,
             max_message,
+            record_key,
         }
     }
 }
@@ -209,6 +220,8 @@ pub struct Settings {
     pub tools: Option<String>,
     /// `[run] max_message` of the `planc.toml`.
     pub max_message: Option<usize>,
+    /// `[run] record_key` of the `planc.toml`.
+    pub record_key: Option<PathBuf>,
 }
 
 /// A file the settings name beside the plans, by what it is.

@@ -243,6 +243,17 @@ pub enum Command {
         /// verification; start no backend and call nothing.
         #[arg(long)]
         dry_run: bool,
+        /// A person's decision that these writes, which the progress record
+        /// leaves with an unknown outcome (`in_flight` or
+        /// `outcome_unknown`), did not commit: dispatch them again, with
+        /// the same idempotency key.
+        #[arg(long, value_name = "STEP,...", value_delimiter = ',')]
+        redispatch: Vec<String>,
+        /// The file holding the key progress records are sealed with: the
+        /// record is written with its HMAC-SHA256 and read only when it
+        /// verifies. Replaces the `[run] record_key` of `planc.toml`.
+        #[arg(long, value_name = "FILE")]
+        record_key: Option<PathBuf>,
         #[command(flatten)]
         options: Options,
     },

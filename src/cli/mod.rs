@@ -117,6 +117,8 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
             timeout,
             max_message,
             dry_run,
+            redispatch,
+            record_key,
             options,
         } => {
             let (target, is_ir) = match (plan, ir) {
@@ -138,6 +140,8 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
                     timeout,
                     max_message,
                     dry_run,
+                    redispatch,
+                    record_key,
                 },
                 &options,
             )

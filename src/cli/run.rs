@@ -37,6 +37,8 @@ pub struct RunOptions {
     pub timeout: f64,
     pub max_message: Option<usize>,
     pub dry_run: bool,
+    pub redispatch: Vec<String>,
+    pub record_key: Option<PathBuf>,
 }
 
 /// The longest MCP message by default: 16 MiB.
@@ -74,18 +76,40 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
         .max_message
         .or(settings.max_message)
         .unwrap_or(MAX_MESSAGE);
+    let key = match o.record_key.as_ref().or(settings.record_key.as_ref()) {
+        Some(path) => {
+            let key = project::read_bytes(path).map_err(Failure)?;
+            if key.len() < 16 {
+                return Err(Failure(format!(
+                    "the record key `{}` holds {} bytes: a key has at least 16",
+                    display_path(path),
+                    key.len()
+                )));
+            }
+            Some(key)
+        }
+        None => None,
+    };
     let prior = match &o.progress {
         Some(path) if path.exists() => {
             let Some(text) = read_text(path, options)? else {
                 // Not UTF-8: reported, nothing ran.
                 return Ok(ExitCode::from(2));
             };
-            let record: ProgressRecord = serde_json::from_str(&text).map_err(|e| {
-                Failure(format!(
-                    "`{}` is not a progress record: {e}",
+            let read = planc::progress::read::read(planc::FileId::default(), &text);
+            let Some(record) = read.record else {
+                let first = read
+                    .diagnostics
+                    .first()
+                    .map_or_else(String::new, |d| format!(": {}", d.message));
+                return Err(Failure(format!(
+                    "`{}` is not a progress record{first} (`planc check {}` says where)",
+                    display_path(path),
                     display_path(path)
-                ))
-            })?;
+                )));
+            };
+            planc::progress::read::verify(&record, key.as_deref())
+                .map_err(|e| Failure(format!("`{}`: {e}", display_path(path))))?;
             Some(record)
         }
         _ => None,
@@ -93,6 +117,7 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
     let backend = open_backend(&spec, o.timeout, max_message)?;
     let mut sink = FileSink {
         progress: o.progress.clone(),
+        key: key.clone(),
         trace: match &o.trace {
             Some(path) => Some(
                 File::options()
@@ -108,8 +133,15 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
             .is_terminal()
             .then(|| Live::new(options.color.on_stderr())),
     };
-    let outcome =
-        exec::run(&ir, &approved, prior.as_ref(), backend.as_ref(), &mut sink).map_err(Failure)?;
+    let outcome = exec::run(
+        &ir,
+        &approved,
+        prior.as_ref(),
+        &o.redispatch,
+        backend.as_ref(),
+        &mut sink,
+    )
+    .map_err(Failure)?;
     drop(backend);
     eprint!(
         "{}",
@@ -349,6 +381,8 @@ fn open_backend(spec: &str, timeout: f64, max_message: usize) -> Result<Box<dyn 
 /// trace, keeping the events for the summary.
 struct FileSink {
     progress: Option<PathBuf>,
+    /// The record key: each record is written sealed with it.
+    key: Option<Vec<u8>>,
     trace: Option<File>,
     events: Vec<Data>,
     /// On a terminal: a line per step as it starts and as it ends.
@@ -445,6 +479,17 @@ impl Sink for FileSink {
     fn progress(&mut self, record: &ProgressRecord) -> Result<(), String> {
         let Some(path) = &self.progress else {
             return Ok(());
+        };
+        let sealed;
+        let record = match &self.key {
+            Some(key) => {
+                sealed = ProgressRecord {
+                    hmac: Some(planc::progress::read::seal(record, key)?),
+                    ..record.clone()
+                };
+                &sealed
+            }
+            None => record,
         };
         let mut text = serde_json::to_string_pretty(record)
             .map_err(|e| format!("cannot serialise the progress record: {e}"))?;
@@ -546,6 +591,11 @@ fn summary(
         Stop::Escalate { step } => {
             format!("stopped for an escalation to a person after step `{step}` failed")
         }
+        Stop::OutcomeUnknown { step } => format!(
+            "stopped: the outcome of the write `{step}` is unknown (it may have committed); \
+             check the tool's side by its idempotency key, then replan without it or \
+             `--redispatch {step}` if it did not commit"
+        ),
     };
     s.push_str(&format!("planc run: plan `{}`: {headline}\n", ir.name));
     let steps = &outcome.record.steps;
@@ -634,6 +684,15 @@ fn describe_failure(step: &str, f: &planc::progress::Failure, events: &[Data]) -
             message.unwrap_or("a ceiling refused the arguments")
         ),
         FailureKind::ApprovalMissing => "approval_missing: not approved".to_string(),
+        FailureKind::OutcomeUnknown => format!(
+            "outcome_unknown ({}): the write may have committed; its idempotency key: {}",
+            f.code.as_deref().unwrap_or("in_flight"),
+            f.observed
+                .as_ref()
+                .and_then(|o| o.get("idempotency_key"))
+                .and_then(Data::as_str)
+                .unwrap_or("none recorded")
+        ),
         kind => format!(
             "{kind}: expected {}, observed {}",
             show(f.expected.as_ref()),

@@ -50,6 +50,19 @@ impl Data {
         }
     }
 
+    /// Whether two calls' arguments are the same call: each argument
+    /// [`same`](Data::same), an argument left out the same as `null`
+    /// (`docs/replanning.md`, "The same call").
+    pub fn same_args(
+        a: &std::collections::BTreeMap<String, Data>,
+        b: &std::collections::BTreeMap<String, Data>,
+    ) -> bool {
+        let get = |m: &'_ std::collections::BTreeMap<String, Data>, k: &str| {
+            m.get(k).cloned().unwrap_or(Data::Null)
+        };
+        a.keys().chain(b.keys()).all(|k| get(a, k).same(&get(b, k)))
+    }
+
     /// A number from its text; `null` when the text is not a JSON number.
     pub fn number(text: &str) -> Data {
         JsonNumber::new(text).map_or(Data::Null, Data::Number)

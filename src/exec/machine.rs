@@ -37,6 +37,12 @@ struct State {
     calling: u64,
     /// The arguments of the call in flight.
     call_args: Artifacts,
+    /// A write the earlier record left in flight or with an unknown
+    /// outcome: it may have committed, so it is not dispatched again
+    /// unless a person decided so ([`Machine::redispatch`]).
+    unknown: bool,
+    /// The idempotency key of the step's write, once dispatched.
+    key: Option<String>,
 }
 
 /// The result of preparing a step for dispatch.
@@ -68,6 +74,9 @@ pub struct Machine {
     /// independent steps still run, then the run stops.
     stopping: Option<Stop>,
     finished: Option<Stop>,
+    /// Whether [`next`](Machine::next) has been called: the writes of
+    /// unknown outcome are settled then, after any decision.
+    started: bool,
 }
 
 impl Machine {
@@ -93,6 +102,8 @@ impl Machine {
                     failure: None,
                     calling: 0,
                     call_args: Artifacts::new(),
+                    unknown: false,
+                    key: None,
                 })
                 .collect(),
             ir,
@@ -104,8 +115,10 @@ impl Machine {
             halted: None,
             stopping: None,
             finished: None,
+            started: false,
         };
         if let Some(record) = prior {
+            record::check_reused(&m.ir, record)?;
             m.reused = m.resume(record)?;
         }
         m.reuse_compiled();
@@ -179,6 +192,63 @@ impl Machine {
             .collect()
     }
 
+    /// A person's decision that a write the earlier record left with an
+    /// unknown outcome did not commit: it is dispatched again (with the
+    /// same idempotency key). Only before the first [`next`](Machine::next),
+    /// and only for such a step.
+    pub fn redispatch(&mut self, step: &str) -> Result<(), String> {
+        if self.started {
+            return Err("a redispatch is decided before the run starts".into());
+        }
+        let i = self
+            .index(step)
+            .ok_or_else(|| format!("the plan has no step `{step}`"))?;
+        match self.state(i) {
+            Some(st) if st.unknown => {
+                st.unknown = false;
+                st.status = Status::Pending;
+            }
+            _ => {
+                return Err(format!(
+                    "step `{step}` is not a write whose outcome is unknown: nothing to decide"
+                ));
+            }
+        }
+        self.trace(event("redispatch", Some(step)));
+        Ok(())
+    }
+
+    /// The writes the earlier record left with an unknown outcome, not
+    /// decided by a person: each fails with `outcome_unknown` and the run
+    /// stops before anything is dispatched.
+    fn settle_unknown(&mut self) {
+        let unknown: Vec<usize> = (0..self.states.len())
+            .filter(|&i| self.states.get(i).is_some_and(|s| s.unknown))
+            .collect();
+        if unknown.is_empty() || self.finished.is_some() {
+            return;
+        }
+        for &i in &unknown {
+            let key = self.states.get(i).and_then(|s| s.key.clone());
+            let name = self
+                .ir
+                .steps
+                .get(i)
+                .map(|s| s.name.to_string())
+                .unwrap_or_default();
+            self.trace(
+                event("outcome_unknown", Some(&name))
+                    .with("idempotency_key", key.as_deref().into())
+                    .with("message", "the earlier run dispatched this write and never recorded its outcome: it may have committed".into()),
+            );
+            self.fail(i, unknown_failure(None, key.as_deref()));
+            if self.halted.is_none() {
+                self.halted = Some(Stop::OutcomeUnknown { step: name });
+            }
+        }
+        self.write_record();
+    }
+
     /// Rules 2 and 3: the calls due now, in source order — every pending
     /// step whose dependencies are complete, past its `pre` and guards (a
     /// step that fails them is settled here, and a halting failure stops
@@ -187,6 +257,10 @@ impl Machine {
     /// flight, the run is [`finished`](Machine::finished) and its `stop`
     /// event traced.
     pub fn next(&mut self, together: bool) -> Result<Vec<Dispatch>, String> {
+        if !self.started {
+            self.started = true;
+            self.settle_unknown();
+        }
         let mut batch: Vec<Dispatch> = Vec::new();
         while self.finished.is_none() && self.halted.is_none() && batch.is_empty() {
             let ready: Vec<usize> = (0..self.ir.steps.len())
@@ -208,12 +282,16 @@ impl Machine {
                         let Some(step) = self.ir.steps.get(i) else {
                             return Err("internal error: no such step".into());
                         };
+                        let idempotency_key = (step.effect == Effect::Write)
+                            .then(|| key::idempotency_key(&self.ir.fingerprint, &step.name, &args))
+                            .flatten();
                         batch.push(Dispatch {
                             step: step.name.clone().to_string(),
                             index: i,
                             tool: step.tool.clone().to_string(),
                             args,
                             attempt: 1,
+                            idempotency_key,
                         });
                     }
                     Prepared::Failed(f) => {
@@ -226,13 +304,36 @@ impl Machine {
             }
         }
         let ir = Arc::clone(&self.ir);
+        // A write is recorded `in_flight` before it is dispatched: a run
+        // killed during the call leaves a record that says so.
+        let mut writes = false;
         for call in &batch {
-            if let Some(step) = ir.steps.get(call.index) {
-                self.trace(dispatch_event(step, 1, &call.args));
-            }
+            let write = ir
+                .steps
+                .get(call.index)
+                .is_some_and(|s| s.effect == Effect::Write);
+            writes |= write;
             if let Some(st) = self.state(call.index) {
                 st.calling = 1;
                 st.call_args = call.args.clone();
+                st.key = call.idempotency_key.clone();
+                if write {
+                    st.status = Status::InFlight;
+                    st.args = Some(call.args.clone());
+                }
+            }
+        }
+        if writes {
+            self.write_record();
+        }
+        for call in &batch {
+            if let Some(step) = ir.steps.get(call.index) {
+                self.trace(dispatch_event(
+                    step,
+                    1,
+                    &call.args,
+                    call.idempotency_key.as_deref(),
+                ));
             }
         }
         if batch.is_empty() && self.in_flight().is_empty() && self.finished.is_none() {
@@ -304,16 +405,23 @@ impl Machine {
                     .with("attempt", (made + 1).into())
                     .with("of", (s.retry + 1).into()),
             );
-            self.trace(dispatch_event(s, made + 1, &args));
-            if let Some(st) = self.state(i) {
+            let idempotency_key = self.state(i).and_then(|st| {
                 st.calling = made + 1;
-            }
+                st.key.clone()
+            });
+            self.trace(dispatch_event(
+                s,
+                made + 1,
+                &args,
+                idempotency_key.as_deref(),
+            ));
             return Ok(Some(Dispatch {
                 step: s.name.clone().to_string(),
                 index: i,
                 tool: s.tool.clone().to_string(),
                 args,
                 attempt: made + 1,
+                idempotency_key,
             }));
         }
         if let Some(st) = self.state(i) {
@@ -347,34 +455,53 @@ impl Machine {
             if s.status == RecordStatus::Complete {
                 self.artifacts
                     .extend(s.binds.iter().map(|(k, v)| (k.clone(), v.clone())));
-                if self.index(&s.name).is_none() {
-                    self.carried.push(s.clone());
-                }
+            }
+            // A write that may have committed is history too: a replan
+            // that drops it keeps it in the record.
+            if (s.status == RecordStatus::Complete || s.outcome_unknown())
+                && self.index(&s.name).is_none()
+            {
+                self.carried.push(s.clone());
             }
         }
-        // A record of another plan (by name, or by its steps) is a replan's
-        // starting point: one more replan used.
-        let same_plan = record.is_of(
-            &self.ir.name,
-            self.ir
-                .steps
-                .iter()
-                .map(|s| (s.name.as_str(), s.tool.as_str())),
-        );
+        // A record of another plan (by its fingerprint, its name or its
+        // steps) is a replan's starting point: one more replan used. A
+        // record without the fingerprint of this IR is never a resume.
+        let same_plan = record.fingerprint.as_deref() == Some(self.ir.fingerprint.as_str())
+            && record.is_of(
+                &self.ir.name,
+                self.ir
+                    .steps
+                    .iter()
+                    .map(|s| (s.name.as_str(), s.tool.as_str())),
+            );
         self.replans_used = record.replans_used + u64::from(!same_plan);
         let mut reused = Vec::new();
         let ir = Arc::clone(&self.ir);
         for (i, step) in ir.steps.iter().enumerate() {
-            let Some(done) = record
-                .step(&step.name)
-                .filter(|d| d.status == RecordStatus::Complete)
-            else {
+            let Some(done) = record.step(&step.name) else {
                 continue;
             };
+            if done.outcome_unknown() {
+                // In flight when the run stopped, or lost during the call:
+                // a write that is not idempotent may have committed.
+                if ((step.effect == Effect::Write && !step.idempotent) || done.repeats_effect())
+                    && let Some(st) = self.state(i)
+                {
+                    st.unknown = true;
+                    st.args = Some(done.args.clone());
+                    st.attempts = done.attempts;
+                    st.key = done.idempotency_key.clone();
+                }
+                continue;
+            }
+            if done.status != RecordStatus::Complete {
+                continue;
+            }
             let args = eval::resolve_args(step, &self.artifacts).ok();
             let same_args = args
                 .as_ref()
-                .is_some_and(|a| Data::Object(a.clone()).same(&Data::Object(done.args.clone())));
+                .is_some_and(|a| Data::same_args(a, &done.args));
             if done.tool == step.tool && same_args {
                 if let Some(st) = self.state(i) {
                     st.status = Status::Complete;
@@ -405,10 +532,20 @@ impl Machine {
         }
         let ir = Arc::clone(&self.ir);
         for (i, step) in ir.steps.iter().enumerate() {
-            if step.reuse != Some(true) || self.status(i) == Status::Complete {
+            if step.reuse != Some(true) {
                 continue;
             }
             let binds = step.artifacts.clone().unwrap_or_default();
+            if self.status(i) == Status::Complete {
+                // Made complete from the record, whose values agree
+                // (`record::check_reused`): the IR's are the ones used.
+                self.artifacts
+                    .extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
+                if let Some(st) = self.state(i) {
+                    st.binds = binds;
+                }
+                continue;
+            }
             self.artifacts
                 .extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
             let args = eval::resolve_args(step, &self.artifacts).ok();
@@ -550,6 +687,10 @@ impl Machine {
                         .with("ok", false.into())
                         .with("error", error_data(&e)),
                 );
+                if step.effect == Effect::Write && e.outcome_unknown() {
+                    let key = self.states.get(i).and_then(|s| s.key.clone());
+                    return self.settle(i, unknown_failure(Some(&e), key.as_deref()));
+                }
                 return self.settle(i, tool_failure(&e));
             }
         };
@@ -615,6 +756,15 @@ impl Machine {
             self.invalidate(i)?;
         }
         self.write_record();
+        if kind == FailureKind::OutcomeUnknown {
+            // Whatever `on_unmet` says: a person decides first.
+            if self.halted.is_none() {
+                self.halted = Some(Stop::OutcomeUnknown {
+                    step: name.to_string(),
+                });
+            }
+            return Ok(());
+        }
         let on_unmet = if matches!(
             kind,
             FailureKind::GuardRefused | FailureKind::ApprovalMissing
@@ -713,7 +863,7 @@ impl Machine {
                 status: st.status,
                 effect: Some(step.effect),
                 idempotent: Some(step.idempotent),
-                attempts: st.attempts,
+                attempts: st.attempts + st.calling,
                 args: st.args.clone().unwrap_or_default(),
                 binds: if matches!(st.status, Status::Complete | Status::Invalid) {
                     st.binds.clone()
@@ -721,6 +871,7 @@ impl Machine {
                     Artifacts::new()
                 },
                 failure: st.failure.clone(),
+                idempotency_key: st.key.clone(),
             })
             .collect();
         steps.extend(self.carried.iter().cloned());
@@ -730,6 +881,8 @@ impl Machine {
             goal: self.ir.goal.clone(),
             replans_used: self.replans_used,
             steps,
+            fingerprint: (!self.ir.fingerprint.is_empty()).then(|| self.ir.fingerprint.to_string()),
+            hmac: None,
         }
     }
 }
@@ -751,17 +904,25 @@ fn event(name: &str, step: Option<&str>) -> Event {
     ]))
 }
 
-fn dispatch_event(step: &StepIr, attempt: u64, args: &Artifacts) -> Event {
-    event("dispatch", Some(&step.name))
+fn dispatch_event(step: &StepIr, attempt: u64, args: &Artifacts, key: Option<&str>) -> Event {
+    let e = event("dispatch", Some(&step.name))
         .with("tool", step.tool.as_str().into())
         .with("attempt", attempt.into())
-        .with("args", Data::Object(args.clone()))
+        .with("args", Data::Object(args.clone()));
+    match key {
+        Some(key) => e.with("idempotency_key", key.into()),
+        None => e,
+    }
 }
 
 /// Rule 2's retry: only an idempotent step, only a retryable error, at most
 /// `retry` more attempts.
+/// A write whose outcome is unknown is never retried (`outcome_unknown`).
 pub fn may_retry(step: &StepIr, e: &ToolError, made: usize) -> bool {
-    step.idempotent && e.retryable && u64::try_from(made).unwrap_or(u64::MAX) <= step.retry
+    step.idempotent
+        && e.retryable
+        && !(step.effect == Effect::Write && e.outcome_unknown())
+        && u64::try_from(made).unwrap_or(u64::MAX) <= step.retry
 }
 
 fn failure(kind: FailureKind, expected: Data, observed: Data) -> Failure {
@@ -784,6 +945,20 @@ fn tool_failure(e: &ToolError) -> Failure {
     }
 }
 
+/// A write whose outcome is unknown: the error that left it so (none when
+/// the earlier run stopped during the call), never retryable; `observed`
+/// the idempotency key it was dispatched with, to look for on the tool's
+/// side.
+fn unknown_failure(e: Option<&ToolError>, key: Option<&str>) -> Failure {
+    Failure {
+        kind: FailureKind::OutcomeUnknown,
+        code: Some(e.map_or_else(|| "in_flight".to_string(), |e| e.code.clone())),
+        retryable: Some(false),
+        expected: None,
+        observed: Some(Data::object([("idempotency_key", key.into())])),
+    }
+}
+
 fn error_data(e: &ToolError) -> Data {
     Data::object([
         ("code", e.code.as_str().into()),
@@ -800,6 +975,8 @@ fn merge(current: Option<Stop>, new: Stop) -> Option<Stop> {
     }
 }
 
+mod key;
 mod ledger;
+mod record;
 #[cfg(test)]
 mod tests;

@@ -449,6 +449,12 @@ impl Backend for Mcp {
         let mut params = BTreeMap::new();
         params.insert("name".to_string(), Data::String(call.tool().to_string()));
         params.insert("arguments".to_string(), call.args_data());
+        if let Some(key) = call.idempotency_key {
+            params.insert(
+                "_meta".to_string(),
+                Data::object([("idempotency_key", key.into())]),
+            );
+        }
         let result = self.request("tools/call", Data::Object(params))?;
         result_value(&result)
     }

@@ -30,6 +30,8 @@ use crate::ir::StepIr;
 pub struct Call<'a> {
     pub step: &'a StepIr,
     pub args: &'a eval::Artifacts,
+    /// A write's idempotency key, to pass to the tool (MCP `_meta`).
+    pub idempotency_key: Option<&'a str>,
 }
 
 impl Call<'_> {
@@ -54,6 +56,31 @@ pub struct ToolError {
     /// Whether the same call may succeed if made again. Only idempotent
     /// steps are retried, and only on a retryable error.
     pub retryable: bool,
+}
+
+impl ToolError {
+    /// The codes of an error that says nothing of whether the call took
+    /// effect: no answer in time (`timeout`), the server or the connection
+    /// lost (`server_exited`, `connection_lost`), an answer that cannot be
+    /// read (`bad_response`), a JSON-RPC internal error, the backend or the
+    /// tool's own code crashing (`backend_crashed`, `exception`). For a
+    /// write these are `outcome_unknown`, never retried
+    /// (`docs/executors.md`).
+    pub const OUTCOME_UNKNOWN: &'static [&'static str] = &[
+        "timeout",
+        "server_exited",
+        "connection_lost",
+        "bad_response",
+        "backend_crashed",
+        "exception",
+        "jsonrpc_-32603",
+    ];
+
+    /// Whether the error leaves the call's outcome unknown (see
+    /// [`ToolError::OUTCOME_UNKNOWN`]).
+    pub fn outcome_unknown(&self) -> bool {
+        Self::OUTCOME_UNKNOWN.contains(&self.code.as_str())
+    }
 }
 
 /// Where tool calls go.

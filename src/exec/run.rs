@@ -37,6 +37,10 @@ pub enum Stop {
     Replan { step: String },
     /// A step failed with `on_unmet escalate` (exit 3).
     Escalate { step: String },
+    /// A write's outcome is unknown (`outcome_unknown`): it may have
+    /// committed, so nothing more is dispatched until a person decides
+    /// (exit 3; `docs/executors.md`).
+    OutcomeUnknown { step: String },
 }
 
 impl Stop {
@@ -44,7 +48,7 @@ impl Stop {
         match self {
             Stop::Complete => 0,
             Stop::ApprovalMissing(_) | Stop::Halt { .. } => 1,
-            Stop::Replan { .. } | Stop::Escalate { .. } => 3,
+            Stop::Replan { .. } | Stop::Escalate { .. } | Stop::OutcomeUnknown { .. } => 3,
         }
     }
 
@@ -56,13 +60,17 @@ impl Stop {
             Stop::Halt { .. } => "halt",
             Stop::Replan { .. } => "replan",
             Stop::Escalate { .. } => "escalate",
+            Stop::OutcomeUnknown { .. } => "outcome_unknown",
         }
     }
 
     /// The step that decided the stop, when one did.
     pub fn step(&self) -> Option<&str> {
         match self {
-            Stop::Halt { step } | Stop::Replan { step } | Stop::Escalate { step } => Some(step),
+            Stop::Halt { step }
+            | Stop::Replan { step }
+            | Stop::Escalate { step }
+            | Stop::OutcomeUnknown { step } => Some(step),
             Stop::Complete | Stop::ApprovalMissing(_) => None,
         }
     }
@@ -91,6 +99,10 @@ pub struct Dispatch {
     pub args: Artifacts,
     /// 1 for the first call, 2 for the first retry, and so on.
     pub attempt: u64,
+    /// A write's idempotency key (`docs/executors.md`): the same for every
+    /// attempt and every dispatch of the same call of the same plan.
+    /// `None` for a read.
+    pub idempotency_key: Option<String>,
 }
 
 /// What the machine asks its driver to record, in order.
@@ -106,7 +118,9 @@ pub enum Output {
 /// Runs `ir` over `backend`, handing the record and the trace to `sink`.
 /// `approved` names the steps a person approved; `prior` is the progress
 /// record of an earlier run of this plan (or of the plan this one
-/// replaces): its complete steps are not dispatched again. The `Err` is a
+/// replaces): its complete steps are not dispatched again; `redispatch`
+/// names the writes it left with an unknown outcome that a person decided
+/// did not commit ([`Machine::redispatch`]). The `Err` is a
 /// failure of the command itself (a record that cannot be written, a record
 /// that does not fit the plan), not of the plan.
 ///
@@ -118,10 +132,14 @@ pub fn run(
     ir: &PlanIr,
     approved: &BTreeSet<String>,
     prior: Option<&ProgressRecord>,
+    redispatch: &[String],
     backend: &dyn Backend,
     sink: &mut dyn Sink,
 ) -> Result<Outcome, String> {
     let mut m = Machine::new(Arc::new(ir.clone()), approved, prior)?;
+    for step in redispatch {
+        m.redispatch(step)?;
+    }
     flush(&mut m, sink)?;
     let parallel = backend.parallel();
     loop {
@@ -178,6 +196,7 @@ fn call_backend(m: &Machine, backend: &dyn Backend, call: &Dispatch) -> Result<D
         Some(step) => backend.call(&Call {
             step,
             args: &call.args,
+            idempotency_key: call.idempotency_key.as_deref(),
         }),
         None => Err(ToolError {
             code: "internal".into(),

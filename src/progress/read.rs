@@ -26,7 +26,15 @@ use crate::syntax::json_reader::Reader;
 use crate::syntax::lexicon::is_ident;
 
 /// The keys of each shape the reader knows.
-pub const RECORD_KEYS: &[&str] = &["progress_version", "plan", "goal", "replans_used", "steps"];
+pub const RECORD_KEYS: &[&str] = &[
+    "progress_version",
+    "plan",
+    "goal",
+    "replans_used",
+    "steps",
+    "fingerprint",
+    "hmac",
+];
 pub const STEP_KEYS: &[&str] = &[
     "name",
     "tool",
@@ -37,6 +45,7 @@ pub const STEP_KEYS: &[&str] = &[
     "args",
     "binds",
     "failure",
+    "idempotency_key",
 ];
 pub const FAILURE_KEYS: &[&str] = &["kind", "code", "retryable", "expected", "observed"];
 
@@ -64,6 +73,70 @@ pub struct RecordSpans {
     pub replans_used: Option<Span>,
     /// The `plan` member.
     pub plan: Option<Span>,
+}
+
+/// The prefix of a record's `hmac`.
+pub const HMAC_PREFIX: &str = "hmac-sha256:";
+
+/// The `hmac` of `record` under `key`: `hmac-sha256:` and the hex
+/// HMAC-SHA256 of its canonical JSON (RFC 8785) without `hmac`.
+pub fn seal(record: &ProgressRecord, key: &[u8]) -> Result<String, String> {
+    use hmac::Mac;
+    let mac = record_mac(record, key)?;
+    let mut out = String::from(HMAC_PREFIX);
+    for byte in mac.finalize().into_bytes().iter() {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    Ok(out)
+}
+
+/// Every reader's check of a record when the operator configured a record
+/// key (`--record-key`, `[run] record_key`): its `hmac` must be present and
+/// be the record's under that key, compared in constant time. Without a key
+/// the record is trusted input, as `docs/replanning.md` says.
+pub fn verify(record: &ProgressRecord, key: Option<&[u8]>) -> Result<(), String> {
+    use hmac::Mac;
+    let Some(key) = key else {
+        return Ok(());
+    };
+    let Some(given) = record.hmac.as_deref() else {
+        return Err(
+            "the progress record has no `hmac`, and a record key is configured: a record \
+             written without the key (or with its seal removed) is not trusted"
+                .into(),
+        );
+    };
+    let bad = || {
+        "the progress record's `hmac` does not match its content under the record key: \
+         it was changed after it was written, or written under another key"
+            .to_string()
+    };
+    let hex = given.strip_prefix(HMAC_PREFIX).ok_or_else(bad)?;
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect();
+    let bytes = bytes.filter(|b| b.len() == 32).ok_or_else(bad)?;
+    record_mac(record, key)?
+        .verify_slice(&bytes)
+        .map_err(|_| bad())
+}
+
+/// The HMAC-SHA256 of the record's canonical JSON without `hmac`.
+fn record_mac(record: &ProgressRecord, key: &[u8]) -> Result<hmac::Hmac<sha2::Sha256>, String> {
+    use hmac::{KeyInit, Mac};
+    let unsealed = ProgressRecord {
+        hmac: None,
+        ..record.clone()
+    };
+    let text = crate::ir::fingerprint::canonical(&unsealed)?;
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key)
+        .map_err(|e| format!("the record key cannot be used: {e}"))?;
+    mac.update(text.as_bytes());
+    Ok(mac)
 }
 
 /// Parses and reads a progress record from `text`. Never panics.
@@ -208,12 +281,26 @@ fn read_record(
             None
         }
     };
+    let fingerprint = fields
+        .get("fingerprint")
+        .map(|v| r.string("fingerprint", v).map(str::to_owned));
+    let hmac = fields
+        .get("hmac")
+        .map(|v| r.string("hmac", v).map(str::to_owned));
     Some(ProgressRecord {
         progress_version: version?,
         plan: plan?,
         goal,
         replans_used: replans_used?,
         steps: steps?,
+        fingerprint: match fingerprint {
+            Some(v) => Some(v?),
+            None => None,
+        },
+        hmac: match hmac {
+            Some(v) => Some(v?),
+            None => None,
+        },
     })
 }
 
@@ -343,6 +430,9 @@ fn read_step(
         values
     });
     let failure = fields.member("failure").map(|m| read_failure(r, &m.value));
+    let idempotency_key = fields
+        .get("idempotency_key")
+        .map(|v| r.string("idempotency_key", v).map(str::to_owned));
 
     // Fields that contradict the status.
     if let Some(status) = status {
@@ -405,6 +495,10 @@ fn read_step(
             None => BTreeMap::new(),
         },
         failure: match failure {
+            Some(v) => Some(v?),
+            None => None,
+        },
+        idempotency_key: match idempotency_key {
             Some(v) => Some(v?),
             None => None,
         },

@@ -48,6 +48,16 @@ pub struct ProgressRecord {
     pub replans_used: u64,
     /// Every step the record knows of, each name once.
     pub steps: Vec<StepRecord>,
+    /// The fingerprint of the IR that wrote the record (`docs/ir.md`): a
+    /// run of an IR with another fingerprint is a replan, never a resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// `hmac-sha256:` and the hex HMAC-SHA256 of the record's canonical JSON
+    /// without this member, under the operator's record key
+    /// (`docs/replanning.md`, "Sealed records"). Absent when no key is
+    /// configured: the record is then trusted input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hmac: Option<String>,
 }
 
 /// One step of the run, by name.
@@ -78,6 +88,10 @@ pub struct StepRecord {
     /// Why the step did not complete (`failed` and `invalid` steps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// The idempotency key the write was dispatched with (`docs/executors.md`):
+    /// what to look for on the tool's side when its outcome is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
 }
 
 /// Where a step stands.
@@ -88,6 +102,11 @@ pub struct StepRecord {
 pub enum Status {
     /// Not run yet.
     Pending,
+    /// A write dispatched whose result has not been recorded: written
+    /// before the call is made, so a run killed during the call leaves it
+    /// here. Its outcome is unknown: it may have committed
+    /// (`docs/replanning.md`).
+    InFlight,
     /// Ran: every postcondition verified, every binding committed.
     Complete,
     /// Ran and did not complete (a tool error, a postcondition or a binding
@@ -103,6 +122,7 @@ impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Pending => "pending",
+            Status::InFlight => "in_flight",
             Status::Complete => "complete",
             Status::Failed => "failed",
             Status::Invalid => "invalid",
@@ -110,8 +130,9 @@ impl Status {
     }
 
     /// Every status, in the order above.
-    pub const ALL: [Status; 4] = [
+    pub const ALL: [Status; 5] = [
         Status::Pending,
+        Status::InFlight,
         Status::Complete,
         Status::Failed,
         Status::Invalid,
@@ -163,6 +184,14 @@ pub enum FailureKind {
     BindMissing,
     /// A step needing approval was not approved; nothing was dispatched.
     ApprovalMissing,
+    /// A write was dispatched and its outcome is unknown: the call timed
+    /// out, the connection or the server was lost, or the run was killed
+    /// while it was in flight. It may have committed; it is never retried
+    /// nor dispatched again without a person's decision.
+    OutcomeUnknown,
+    /// The tool's result is outside the type the catalogue declares for it
+    /// (`expected` the type, `observed` the value): nothing is bound.
+    ResultType,
 }
 
 impl FailureKind {
@@ -175,17 +204,21 @@ impl FailureKind {
             FailureKind::GuardRefused => "guard_refused",
             FailureKind::BindMissing => "bind_missing",
             FailureKind::ApprovalMissing => "approval_missing",
+            FailureKind::OutcomeUnknown => "outcome_unknown",
+            FailureKind::ResultType => "result_type",
         }
     }
 
     /// Every kind, in the order above.
-    pub const ALL: [FailureKind; 6] = [
+    pub const ALL: [FailureKind; 8] = [
         FailureKind::ToolError,
         FailureKind::PostUnmet,
         FailureKind::PreconditionUnmet,
         FailureKind::GuardRefused,
         FailureKind::BindMissing,
         FailureKind::ApprovalMissing,
+        FailureKind::OutcomeUnknown,
+        FailureKind::ResultType,
     ];
 }
 
@@ -204,6 +237,8 @@ impl ProgressRecord {
             goal: None,
             replans_used: 0,
             steps: Vec::new(),
+            fingerprint: None,
+            hmac: None,
         }
     }
 
@@ -255,7 +290,20 @@ impl StepRecord {
             args: BTreeMap::new(),
             binds: BTreeMap::new(),
             failure: None,
+            idempotency_key: None,
         }
+    }
+
+    /// Whether the step's write may have committed without the record
+    /// knowing: dispatched and never answered (`in_flight`), or answered
+    /// with a lost outcome (`outcome_unknown`).
+    pub fn outcome_unknown(&self) -> bool {
+        self.status == Status::InFlight
+            || (self.status == Status::Failed
+                && self
+                    .failure
+                    .as_ref()
+                    .is_some_and(|f| f.kind == FailureKind::OutcomeUnknown))
     }
 
     /// Whether running the step again would repeat a committed external

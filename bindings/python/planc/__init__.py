@@ -358,6 +358,7 @@ class _Driver:
         trace: Optional[PathLike],
         compiler: Optional["Compiler"] = None,
         fingerprint: Optional[str] = None,
+        record_key: Optional[bytes] = None,
     ) -> None:
         ir_text = _checked_ir(ir, compiler, approve, fingerprint)
         ir_dict = json.loads(ir_text)
@@ -375,7 +376,8 @@ class _Driver:
             if self.path.exists():
                 prior = self.path.read_text(encoding="utf-8")
         self.tools = tools
-        self.machine = _planc.Machine(ir_text, approved, prior)
+        self.key = record_key
+        self.machine = _planc.Machine(ir_text, approved, prior, record_key)
         self.events: List[Dict[str, Any]] = []
         self.trace = open(trace, "a", encoding="utf-8") if trace is not None else None
         self.flush()
@@ -392,6 +394,8 @@ class _Driver:
         if self.trace is not None:
             self.trace.flush()
         if last is not None and self.path is not None:
+            if self.key is not None:
+                last = _planc.seal_record(last, self.key)
             _write_atomic(self.path, last)
 
     def give(self, call: Dict[str, Any], outcome: "tuple[bool, Any]") -> Optional[Dict[str, Any]]:
@@ -489,14 +493,49 @@ def _encode(call: Dict[str, Any], value: Any) -> "tuple[bool, Any]":
 
 
 def _failure(e: BaseException) -> "tuple[bool, Any]":
+    """A tool's failure for the machine. Only a :class:`ToolError` is the
+    tool saying the call did not happen; a timeout, a lost connection or
+    any other exception leaves a write's outcome unknown (``timeout``,
+    ``connection_lost``, ``exception``: ``outcome_unknown``, never retried;
+    ``docs/executors.md``)."""
     if isinstance(e, ToolError):
         return (False, (e.code, e.message, bool(e.retryable)))
-    return (False, ("exception", f"{type(e).__name__}: {e}", False))
+    message = f"{type(e).__name__}: {e}"
+    if isinstance(e, (TimeoutError, asyncio.TimeoutError)):
+        return (False, ("timeout", message, True))
+    if isinstance(e, ConnectionError):
+        return (False, ("connection_lost", message, True))
+    return (False, ("exception", message, False))
+
+
+def _accepts_key(tool: Tool) -> bool:
+    """Whether ``tool`` takes an ``idempotency_key`` keyword argument."""
+    try:
+        params = inspect.signature(tool).parameters
+    except (TypeError, ValueError):
+        return False
+    p = params.get("idempotency_key")
+    return p is not None and p.kind in (
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    )
+
+
+def _arguments(tool: Tool, call: Dict[str, Any]) -> Dict[str, Any]:
+    """The keyword arguments of a call: the step's resolved arguments, and
+    a write's ``idempotency_key`` when the tool takes one (the executor's
+    key, whatever an argument of that name says; ``docs/executors.md``)."""
+    args = dict(call["args"])
+    key = call.get("idempotency_key")
+    if key is not None and _accepts_key(tool):
+        args["idempotency_key"] = key
+    return args
 
 
 def _call_sync(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, Any]":
     try:
-        value = tools[call["tool"]](**call["args"])
+        tool = tools[call["tool"]]
+        value = tool(**_arguments(tool, call))
         if inspect.isawaitable(value):
             raise TypeError("an async tool in a synchronous run: use planc.run_async")
     except Exception as e:  # every failure of a tool is a tool error
@@ -506,7 +545,8 @@ def _call_sync(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, 
 
 async def _call_async(tools: Mapping[str, Tool], call: Dict[str, Any]) -> "tuple[bool, Any]":
     try:
-        value = tools[call["tool"]](**call["args"])
+        tool = tools[call["tool"]]
+        value = tool(**_arguments(tool, call))
         if inspect.isawaitable(value):
             value = await value
     except Exception as e:  # every failure of a tool is a tool error
@@ -523,6 +563,7 @@ def run(
     trace: Optional[PathLike] = None,
     compiler: Optional["Compiler"] = None,
     fingerprint: Optional[str] = None,
+    record_key: Optional[bytes] = None,
 ) -> RunResult:
     """Runs the IR (a dict, a JSON text, a path, or the :class:`CheckResult`
     that compiled it) with ``tools`` (a callable
@@ -534,7 +575,10 @@ def run(
     ``progress``: the record's path (read if it exists, written atomically
     after every step) or an earlier record as a dict; complete steps are
     never dispatched again. ``trace``: a file the events are appended to,
-    one JSON object a line.
+    one JSON object a line. ``record_key``: the operator's key; the record
+    is written sealed with it and an earlier one read only when its seal
+    verifies (``docs/replanning.md``, "Sealed records"); without one the
+    record is trusted input.
 
     An IR that is not a :class:`CheckResult` of this process is verified
     first against ``compiler`` (required: the catalogue and policy it must
@@ -550,11 +594,19 @@ def run(
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(
-                run_async(ir, tools, approve=approve, progress=progress, trace=trace,
-                          compiler=compiler, fingerprint=fingerprint)
+                run_async(
+                    ir,
+                    tools,
+                    approve=approve,
+                    progress=progress,
+                    trace=trace,
+                    compiler=compiler,
+                    fingerprint=fingerprint,
+                    record_key=record_key,
+                )
             )
         raise RuntimeError("async tools inside a running event loop: await planc.run_async(...)")
-    d = _Driver(ir, tools, approve, progress, trace, compiler, fingerprint)
+    d = _Driver(ir, tools, approve, progress, trace, compiler, fingerprint, record_key)
     try:
         # Rounds of ready steps, each call in source order with its
         # retries: the trace is the one `planc run` writes.
@@ -580,6 +632,7 @@ async def run_async(
     trace: Optional[PathLike] = None,
     compiler: Optional["Compiler"] = None,
     fingerprint: Optional[str] = None,
+    record_key: Optional[bytes] = None,
 ) -> RunResult:
     """:func:`run` on the running event loop: every step whose dependencies
     are complete is dispatched at once, independent steps concurrently;
@@ -592,7 +645,7 @@ async def run_async(
         loop = asyncio.get_running_loop()
         return call, await loop.run_in_executor(None, _call_sync, tools, call)
 
-    d = _Driver(ir, tools, approve, progress, trace, compiler, fingerprint)
+    d = _Driver(ir, tools, approve, progress, trace, compiler, fingerprint, record_key)
     pending: "set[asyncio.Task[Any]]" = set()
     try:
         while True:

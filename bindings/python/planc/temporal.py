@@ -11,7 +11,10 @@ call is an activity, run on a worker by the handler given for its tool.
   ``planc.ToolError(code, retryable=False)`` (or any other exception) is not
   retried; a step whose worker stopped is retried, after ``step_timeout``,
   only when it is idempotent — a write that may have happened is never
-  dispatched twice: it fails with the code ``timeout``.
+  dispatched twice: it fails with ``outcome_unknown`` (code ``timeout``)
+  and the workflow stops for a decision.
+- A write's activity id is its idempotency key, and the handler gets the
+  key as the keyword ``idempotency_key`` when it takes one.
 - Approvals are the ``approve`` signal (a list of step names): the workflow
   waits until the steps the IR needs approved are, or, with
   ``approval_timeout``, ends with ``approval_missing`` when they are not.
@@ -91,6 +94,7 @@ class StepCall:
     step: str
     tool: str
     args: str  # the resolved arguments, a JSON object's text
+    idempotency_key: Optional[str] = None  # a write's (docs/executors.md)
 
 
 @dataclass
@@ -138,7 +142,11 @@ class _Dispatcher:
         info = activity.info()
         earlier = _earlier_errors(info.heartbeat_details, info.attempt)
         tool = self.tools.get(call.tool)
-        request = {"tool": call.tool, "args": json.loads(call.args)}
+        request = {
+            "tool": call.tool,
+            "args": json.loads(call.args),
+            "idempotency_key": call.idempotency_key,
+        }
         if tool is None:
             outcome: Tuple[bool, Any] = (
                 False,
@@ -254,8 +262,16 @@ class PlanWorkflow:
             return asyncio.ensure_future(
                 workflow.execute_activity(
                     ACTIVITY,
-                    StepCall(call["step"], call["tool"], json.dumps(call["args"])),
+                    StepCall(
+                        call["step"],
+                        call["tool"],
+                        json.dumps(call["args"]),
+                        call.get("idempotency_key"),
+                    ),
                     result_type=StepOutcome,
+                    # A write's activity is named by its idempotency key:
+                    # one call of one plan, one activity id.
+                    activity_id=call.get("idempotency_key"),
                     start_to_close_timeout=timedelta(seconds=plan.step_timeout_seconds),
                     retry_policy=RetryPolicy(
                         initial_interval=interval,

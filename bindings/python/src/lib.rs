@@ -36,8 +36,33 @@ fn read_ir(text: &str) -> PyResult<planc::ir::PlanIr> {
     planc::ir::from_json(text).map_err(value_error)
 }
 
+/// A record through the library's one reader; with a record key, only
+/// when its seal verifies (`progress::read::verify`).
+fn read_record_keyed(text: &str, key: Option<&[u8]>) -> PyResult<ProgressRecord> {
+    let read = planc::progress::read::read(planc::FileId::default(), text);
+    let Some(record) = read.record else {
+        let why = read
+            .diagnostics
+            .first()
+            .map_or_else(String::new, |d| format!(": {}", d.message));
+        return Err(value_error(format!("not a progress record{why}")));
+    };
+    planc::progress::read::verify(&record, key).map_err(value_error)?;
+    Ok(record)
+}
+
 fn read_record(text: &str) -> PyResult<ProgressRecord> {
-    serde_json::from_str(text).map_err(|e| value_error(format!("not a progress record: {e}")))
+    read_record_keyed(text, None)
+}
+
+/// The record's JSON text sealed with `key`: its `hmac` set
+/// (`progress::read::seal`), written as `planc run` writes it.
+#[pyfunction]
+fn seal_record(text: &str, key: &[u8]) -> PyResult<String> {
+    let mut record = read_record(text)?;
+    record.hmac = None;
+    record.hmac = Some(planc::progress::read::seal(&record, key).map_err(value_error)?);
+    to_json_pretty(&record)
 }
 
 /// A catalogue and a policy, read and checked once.
@@ -235,14 +260,20 @@ fn dispatch_json(d: &Dispatch) -> PyResult<String> {
         "tool": d.tool,
         "args": Data::Object(d.args.clone()),
         "attempt": d.attempt,
+        "idempotency_key": d.idempotency_key,
     }))
 }
 
 #[pymethods]
 impl Machine {
     #[new]
-    #[pyo3(signature = (ir, approved, progress=None))]
-    fn new(ir: &str, approved: Vec<String>, progress: Option<&str>) -> PyResult<Machine> {
+    #[pyo3(signature = (ir, approved, progress=None, record_key=None))]
+    fn new(
+        ir: &str,
+        approved: Vec<String>,
+        progress: Option<&str>,
+        record_key: Option<&[u8]>,
+    ) -> PyResult<Machine> {
         let ir = read_ir(ir)?;
         for name in &approved {
             if !ir.steps.iter().any(|s| s.name == name) {
@@ -251,11 +282,20 @@ impl Machine {
                 )));
             }
         }
-        let record = progress.map(read_record).transpose()?;
+        let record = progress
+            .map(|text| read_record_keyed(text, record_key))
+            .transpose()?;
         let approved: BTreeSet<String> = approved.into_iter().collect();
         // The record does not fit the plan: the caller's input is wrong.
         let inner = Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(value_error)?;
         Ok(Machine { inner })
+    }
+
+    /// A person's decision that a write the earlier record left with an
+    /// unknown outcome did not commit: it is dispatched again, with the
+    /// same idempotency key. Before the first `next`.
+    fn redispatch(&mut self, step: &str) -> PyResult<()> {
+        self.inner.redispatch(step).map_err(value_error)
     }
 
     /// The steps that need approval.
@@ -377,6 +417,7 @@ fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(diff, m)?)?;
     m.add_function(wrap_pyfunction!(invalidate, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_function(wrap_pyfunction!(seal_record, m)?)?;
     temporal_support::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("IR_VERSION", planc::ir::IR_VERSION)?;

@@ -489,7 +489,8 @@ def test_resume_dispatches_no_complete_step_again(ir: Dict[str, Any], tmp_path: 
     record = json.loads(progress.read_text())
     for st in record["steps"]:
         if st["status"] == "failed":
-            st.update(status="pending", failure=None, attempts=0)
+            st.update(status="pending", attempts=0)
+            del st["failure"]
     progress.write_text(json.dumps(record))
     r = run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
     assert r.exit_code == 0
@@ -524,7 +525,8 @@ def test_the_machine_is_usable_alone(ir: Dict[str, Any]) -> None:
 
 def test_the_record_is_on_disk_before_the_next_call(ir: Dict[str, Any], tmp_path: Path) -> None:
     """Rule 4: after every step the file holds the record, so a run killed
-    during a call loses nothing already committed."""
+    during a call loses nothing already committed; a write is recorded
+    ``in_flight`` before it is called."""
     progress = tmp_path / "p.json"
     s = Store()
     seen: List[Dict[str, str]] = []
@@ -535,8 +537,42 @@ def test_the_record_is_on_disk_before_the_next_call(ir: Dict[str, Any], tmp_path
         return s.put(key, value)
 
     assert run(ir, {"kv.get": s.get, "kv.put": put}, progress=progress).exit_code == 0
-    assert seen == [{"a": "complete", "b": "complete", "put": "pending"}]
+    assert seen == [{"a": "complete", "b": "complete", "put": "in_flight"}]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_write_killed_in_flight_is_not_called_again(ir: Dict[str, Any], tmp_path: Path) -> None:
+    """A run killed inside a write (which committed) leaves it ``in_flight``;
+    resumed, the write is not called again: ``outcome_unknown``, exit 3. The
+    write got its idempotency key as a keyword; a person's decision
+    (``Machine.redispatch``) calls it again with the same key."""
+    progress = tmp_path / "p.json"
+    s = Store()
+    keys: List[str] = []
+
+    class Killed(BaseException):
+        pass
+
+    def dies(key: str, value: str, idempotency_key: str) -> Dict[str, Any]:
+        keys.append(idempotency_key)
+        s.put(key, value)
+        raise Killed()
+
+    with pytest.raises(Killed):
+        run(ir, {"kv.get": s.get, "kv.put": dies}, progress=progress)
+    record = json.loads(progress.read_text())
+    put = next(st for st in record["steps"] if st["name"] == "put")
+    assert put["status"] == "in_flight" and put["idempotency_key"] == keys[0]
+    assert len(keys[0]) == 64
+    r = run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress)
+    assert (r.exit_code, r.reason, r.step) == (3, "outcome_unknown", "put")
+    assert s.calls.count("put dst") == 1
+    failure = next(st for st in r.progress["steps"] if st["name"] == "put")["failure"]
+    assert failure["kind"] == "outcome_unknown" and failure["retryable"] is False
+    m = planc.Machine(json.dumps(ir), [], progress.read_text())
+    m.redispatch("put")
+    call = json.loads(m.next(True)[0])
+    assert call["step"] == "put" and call["idempotency_key"] == keys[0]
 
 
 def test_a_killed_run_resumes_without_repeating_its_write(ir: Dict[str, Any], tmp_path: Path) -> None:
@@ -669,3 +705,26 @@ def test_approvals_of_an_ir_name_its_fingerprint(ir: Dict[str, Any]) -> None:
     assert s.calls == []
     r = planc.run(ir, tools, compiler=_COMPILER, approve=["put"], fingerprint=ir["fingerprint"])
     assert r.exit_code == 0
+
+
+def test_a_sealed_record_that_was_edited_is_refused(ir: Dict[str, Any], tmp_path: Path) -> None:
+    """With a record key the record is written sealed; edited, or with its
+    seal removed, it is refused before anything runs."""
+    progress = tmp_path / "p.json"
+    s = Store()
+    key = b"0123456789abcdef0123456789abcdef"
+    assert run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key).ok
+    record = json.loads(progress.read_text())
+    assert record["hmac"].startswith("hmac-sha256:") and record["fingerprint"].startswith("sha256:")
+    assert run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key).ok
+    assert s.calls.count("put dst") == 1
+    edited = dict(record, replans_used=0)
+    edited["steps"] = [dict(st, status="pending") if st["name"] == "put" else st for st in record["steps"]]
+    edited["steps"] = [{k: v for k, v in st.items() if k != "binds" or st["status"] == "complete"} for st in edited["steps"]]
+    progress.write_text(json.dumps(edited))
+    with pytest.raises(ValueError, match="does not match"):
+        run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key)
+    progress.write_text(json.dumps({k: v for k, v in record.items() if k != "hmac"}))
+    with pytest.raises(ValueError, match="no `hmac`"):
+        run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key)
+    assert s.calls.count("put dst") == 1

@@ -54,6 +54,9 @@ enum Call {
     Differs(String),
     /// May be the same: the argument named is known only at dispatch.
     Unknown(String),
+    /// Differs only in free-text arguments (`string` parameters): perhaps
+    /// the same effect in other words (the reason).
+    FreeText(String),
 }
 
 impl<'a> Checker<'a, '_> {
@@ -220,9 +223,12 @@ impl<'a> Checker<'a, '_> {
             Recorded::Complete(step, value, at) => {
                 self.artifacts_in.insert(name.to_string(), value.clone());
                 // A recorded value is written as a literal, but its data
-                // is what the tool returned: an untrusted tool's stays so.
+                // is what the tool returned: an untrusted tool's stays so,
+                // and so does one the catalogue does not know (whoever wrote
+                // the record chose the name: fail closed).
                 let rule = self.env.policy.and_then(|p| p.rule(&step.tool));
-                if crate::policy::untrusted_output(self.env.catalog.get(&step.tool), rule) {
+                let tool = self.env.catalog.get(&step.tool);
+                if tool.is_none() || crate::policy::untrusted_output(tool, rule) {
                     self.recorded_taint = Some(Untrusted::Recorded(Box::new(RecordedTaint {
                         step: step.name.clone().into(),
                         tool: step.tool.clone().into(),
@@ -549,11 +555,15 @@ impl<'a> Checker<'a, '_> {
         record: &'a ProgressRecord,
         known: &eval::Artifacts,
     ) -> Option<BTreeMap<String, JsonValue>> {
-        let (at, done) = record
+        let Some((at, done)) = record
             .steps
             .iter()
             .enumerate()
-            .find(|(_, s)| s.name == step.name && s.status == Status::Complete)?;
+            .find(|(_, s)| s.name == step.name && s.status == Status::Complete)
+        else {
+            self.unknown_outcome(step, record, known);
+            return None;
+        };
         let call = compare_call(step, done, known)?;
         let mut binds = BTreeMap::new();
         let mut lacking = None;
@@ -586,15 +596,9 @@ impl<'a> Checker<'a, '_> {
                 return Some(binds);
             }
             (Call::Same, Some(name)) => format!("it binds `{name}`, which the record lacks"),
-            (Call::Differs(why) | Call::Unknown(why), _) => why,
+            (Call::Differs(why) | Call::Unknown(why) | Call::FreeText(why), _) => why,
         };
-        let repeats = match step.tool.as_ref().filter(|t| t.name == done.tool) {
-            Some(t) if done.effect.is_none() || done.idempotent.is_none() => {
-                t.effect == Effect::Write && !t.idempotent
-            }
-            _ => done.repeats_effect(),
-        };
-        if repeats {
+        if repeats_effect(step, done) {
             let mut d = Diagnostic::new(
                 Code::E0306,
                 step.name_span,
@@ -616,8 +620,57 @@ impl<'a> Checker<'a, '_> {
         None
     }
 
+    /// E0306 for a step named like a write that is not idempotent whose
+    /// outcome the record leaves unknown (`in_flight`, `outcome_unknown`):
+    /// it may have committed, so calling it with another tool or other
+    /// arguments under its name would act a second time. The same call
+    /// under its name is left to the executor, which stops for a person's
+    /// decision before dispatching it (`docs/replanning.md`).
+    fn unknown_outcome(
+        &mut self,
+        step: &CheckedStep,
+        record: &'a ProgressRecord,
+        known: &eval::Artifacts,
+    ) {
+        let Some((at, done)) = record
+            .steps
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.name == step.name && s.outcome_unknown())
+        else {
+            return;
+        };
+        if !repeats_effect(step, done) {
+            return;
+        }
+        let why = match compare_call(step, done, known) {
+            Some(Call::Differs(why)) => why,
+            Some(Call::FreeText(why)) => why,
+            Some(Call::Same | Call::Unknown(_)) | None => return,
+        };
+        let mut d = Diagnostic::new(
+            Code::E0306,
+            step.name_span,
+            format!(
+                "step `{}` dispatched a `write` that is not idempotent whose outcome is unknown, and this replan would run it again",
+                step.name
+            ),
+        )
+        .with_label(why)
+        .with_help(format!(
+            "the write may have committed: keep step `{}` as it ran (`{}` with the recorded arguments), \
+             so that the executor stops for a decision, or remove it once its outcome is known",
+            step.name, done.tool
+        ));
+        if let Some(span) = self.record_step_span(at) {
+            d = d.with_secondary(span, format!("`{}` dispatched here", done.tool));
+        }
+        self.report(step.index, d);
+    }
+
     /// E0307 (or W0405) when a write that is not idempotent makes the call
-    /// of a `complete` step of another name.
+    /// of a `complete` step of another name, or of one whose outcome is
+    /// unknown (it may have committed).
     fn repeated_effect(
         &mut self,
         step: &CheckedStep,
@@ -631,7 +684,8 @@ impl<'a> Checker<'a, '_> {
             return;
         }
         for (at, done) in record.steps.iter().enumerate() {
-            if done.status != Status::Complete || done.name == step.name || done.tool != tool.name {
+            let committed = done.status == Status::Complete || done.outcome_unknown();
+            if !committed || done.name == step.name || done.tool != tool.name {
                 continue;
             }
             let (code, label, help) = match compare_call(step, done, known) {
@@ -651,6 +705,14 @@ impl<'a> Checker<'a, '_> {
                         done.name
                     ),
                 ),
+                Some(Call::FreeText(why)) => (
+                    Code::W0405,
+                    why,
+                    format!(
+                        "if it asks for the same effect, name this step `{}` so that it is reused; a policy rule `calls <=` on `{}` bounds how often it may act",
+                        done.name, tool.name
+                    ),
+                ),
                 Some(Call::Differs(_)) | None => continue,
             };
             let message = if code == Code::E0307 {
@@ -668,19 +730,42 @@ impl<'a> Checker<'a, '_> {
                 .with_label(label)
                 .with_help(help);
             if let Some(span) = self.record_step_span(at) {
-                d = d.with_secondary(
-                    span,
-                    format!("step `{}` completed this call here", done.name),
-                );
+                let label = if done.outcome_unknown() {
+                    format!(
+                        "step `{}` dispatched this call here; its outcome is unknown, so it may have committed",
+                        done.name
+                    )
+                } else {
+                    format!("step `{}` completed this call here", done.name)
+                };
+                d = d.with_secondary(span, label);
             }
             self.report(step.index, d);
         }
     }
 }
 
+/// Whether running `step` again would repeat `done`'s effect: what the
+/// record says of the tool, or, when it leaves that unsaid, the catalogue.
+fn repeats_effect(step: &CheckedStep, done: &StepRecord) -> bool {
+    match step.tool.as_ref().filter(|t| t.name == done.tool) {
+        Some(t) if done.effect.is_none() || done.idempotent.is_none() => {
+            t.effect == Effect::Write && !t.idempotent
+        }
+        _ => done.repeats_effect(),
+    }
+}
+
 /// How `step`'s call compares with the recorded call `done`, its arguments
 /// resolved from the values known now; `None` when an error made an
 /// argument unknown (already reported).
+///
+/// Calls are compared normalised: an argument left out, one given as
+/// `null` and one given its parameter's default are the same call (the
+/// step's arguments already hold the defaults), and numbers compare as
+/// exact decimals (`500.0` is `500.00`). Arguments that differ only where
+/// the parameter is free text (`string`) are [`Call::FreeText`]: perhaps
+/// the same effect in other words.
 fn compare_call(step: &CheckedStep, done: &StepRecord, known: &eval::Artifacts) -> Option<Call> {
     if step.tool_name != done.tool {
         return Some(Call::Differs(format!(
@@ -689,36 +774,57 @@ fn compare_call(step: &CheckedStep, done: &StepRecord, known: &eval::Artifacts) 
         )));
     }
     let mut unknown = None;
+    let mut free_text = None;
     for arg in &step.args {
         let value = crate::ir::lower_value(&arg.value)?;
         match eval::resolve(&value, known) {
-            Ok(v) => match done.args.get(arg.name.as_str()) {
-                Some(recorded) if v.same(recorded) => {}
-                Some(_) => {
-                    return Some(Call::Differs(format!(
-                        "argument `{}` differs from the recorded call",
-                        arg.name
-                    )));
+            Ok(v) => {
+                let recorded = done.args.get(arg.name.as_str()).unwrap_or(&JsonValue::Null);
+                if v.same(recorded) {
+                    continue;
                 }
-                None => {
-                    return Some(Call::Differs(format!(
-                        "argument `{}` was not in the recorded call",
-                        arg.name
-                    )));
+                if is_free_text(&arg.param_ty) {
+                    free_text = free_text.or(Some(arg.name.clone()));
+                    continue;
                 }
-            },
+                let why = if done.args.contains_key(arg.name.as_str()) {
+                    format!("argument `{}` differs from the recorded call", arg.name)
+                } else {
+                    format!("argument `{}` was not in the recorded call", arg.name)
+                };
+                return Some(Call::Differs(why));
+            }
             Err(_) => unknown = unknown.or(Some(arg.name.clone())),
         }
     }
-    if let Some(name) = done.args.keys().find(|k| step.arg(k).is_none()) {
+    // A recorded argument this step leaves out: the same only when it was
+    // `null` (absent is `null`).
+    if let Some((name, _)) = done
+        .args
+        .iter()
+        .find(|(k, v)| step.arg(k).is_none() && **v != JsonValue::Null)
+    {
         return Some(Call::Differs(format!(
             "the recorded call had argument `{name}`, which this step does not pass"
         )));
     }
-    Some(match unknown {
-        Some(name) => Call::Unknown(format!("argument `{name}` is known only at dispatch")),
-        None => Call::Same,
+    Some(match (unknown, free_text) {
+        (Some(name), _) => Call::Unknown(format!("argument `{name}` is known only at dispatch")),
+        (None, Some(name)) => Call::FreeText(format!(
+            "it differs from the recorded call only in the free text of `{name}`"
+        )),
+        (None, None) => Call::Same,
     })
+}
+
+/// A parameter whose value is free text: a plain (or optional) `string`,
+/// where other words may ask for the same effect.
+fn is_free_text(ty: &Ty) -> bool {
+    match ty {
+        Ty::String => true,
+        Ty::Optional(inner) => matches!(**inner, Ty::String),
+        _ => false,
+    }
 }
 
 /// A recorded value as the expression a planner would write for it, every

@@ -1,0 +1,314 @@
+//! The executor's side of the security suite (`tests/security/README.md`,
+//! "The executor"): writes never dispatched twice, records that cannot
+//! change what was checked. Each test is an attack or a failure that once
+//! got past the executor, run through `planc run` or the library's machine.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use planc::SourceKind;
+use planc::exec::Machine;
+use serde_json::Value;
+
+fn case() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/security/exec")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("planc-security-exec-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn python() -> bool {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: python3 is not installed (the test's MCP server is a Python script)");
+    }
+    ok
+}
+
+fn ledger(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn run(dir: &Path, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_planc"));
+    c.current_dir(case())
+        .arg("run")
+        .arg("plan.plan")
+        .arg(format!(
+            "--tools=mcp:python3 {}",
+            case().join("ledger_server.py").display()
+        ))
+        .arg(format!(
+            "--progress={}",
+            dir.join("progress.json").display()
+        ))
+        .args(extra)
+        .env("LEDGER", dir.join("ledger.jsonl"))
+        .env("HANG", dir.join("hang"))
+        .env("NO_COLOR", "1");
+    c
+}
+
+fn record(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("progress.json")).unwrap()).unwrap()
+}
+
+fn step<'a>(record: &'a Value, name: &str) -> &'a Value {
+    record["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap()
+}
+
+/// Finding: a write whose outcome is unknown (planc killed during the
+/// call, the server having committed it) was left `pending` and dispatched
+/// again on resume: the ledger booked it twice. Now the record says
+/// `in_flight` before the call is made, the call carries its idempotency
+/// key in `_meta`, and the resumed run stops for a decision instead of
+/// calling again. Invariant: no committed write twice.
+#[test]
+fn a_write_killed_in_flight_is_not_dispatched_again() {
+    if !python() {
+        return;
+    }
+    let dir = tmp("killed");
+    std::fs::write(dir.join("hang"), "").unwrap();
+    let mut child = run(&dir, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the server has booked the write, then kill planc.
+    let start = Instant::now();
+    while ledger(&dir.join("ledger.jsonl")).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the write was never made"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let booked = ledger(&dir.join("ledger.jsonl"));
+    assert_eq!(booked.len(), 1);
+    let key = booked[0]["meta"]["idempotency_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(key.len(), 64, "a hex SHA-256: {key}");
+    // The record written before the call says so, with the key.
+    let r = record(&dir);
+    assert_eq!(step(&r, "pay")["status"], "in_flight");
+    assert_eq!(step(&r, "pay")["idempotency_key"], key.as_str());
+    assert_eq!(step(&r, "who")["status"], "complete");
+
+    // Resumed (the server no longer hangs): the write is not dispatched.
+    std::fs::remove_file(dir.join("hang")).unwrap();
+    let out = run(&dir, &[]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        ledger(&dir.join("ledger.jsonl")).len(),
+        1,
+        "dispatched again"
+    );
+    let r = record(&dir);
+    assert_eq!(step(&r, "pay")["status"], "failed");
+    assert_eq!(step(&r, "pay")["failure"]["kind"], "outcome_unknown");
+    assert_eq!(step(&r, "pay")["failure"]["retryable"], false);
+    // Resumed again: still not, whatever the record's status became.
+    let out = run(&dir, &[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        ledger(&dir.join("ledger.jsonl")).len(),
+        1,
+        "dispatched again"
+    );
+
+    // A person's decision dispatches it again, with the same key.
+    let out = run(&dir, &["--redispatch", "pay"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let booked = ledger(&dir.join("ledger.jsonl"));
+    assert_eq!(booked.len(), 2);
+    assert_eq!(booked[1]["meta"]["idempotency_key"], key.as_str());
+    // A decision about a step that needs none is refused.
+    let out = run(&dir, &["--redispatch", "who"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Finding: a write that timed out was recorded `tool_error` with
+/// `retryable: true`. Now it is `outcome_unknown`, never retryable, and
+/// nothing after it is dispatched. Invariant: no committed write twice.
+#[test]
+fn a_write_that_times_out_is_outcome_unknown() {
+    if !python() {
+        return;
+    }
+    let dir = tmp("timeout");
+    std::fs::write(dir.join("hang"), "").unwrap();
+    let out = run(&dir, &["--timeout", "1"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = record(&dir);
+    let failure = &step(&r, "pay")["failure"];
+    assert_eq!(failure["kind"], "outcome_unknown");
+    assert_eq!(failure["code"], "timeout");
+    assert_eq!(failure["retryable"], false);
+    assert_eq!(ledger(&dir.join("ledger.jsonl")).len(), 1);
+}
+
+const TOOLS: &str = r#"
+tool quota.get(team: string) -> { size_gb: int } read idempotent
+tool disk.provision(size_gb: int) -> { disk_id: string } write
+"#;
+const POLICY: &str = r#"
+policy ops {
+    actor [quota:read, disk:write]
+    quota.get requires [quota:read]
+    disk.provision requires [disk:write] where size_gb <= 200
+}
+"#;
+const RECORD: &str = r#"{
+  "progress_version": "1.0",
+  "plan": "disks",
+  "replans_used": 0,
+  "steps": [
+    {"name": "quota", "tool": "quota.get", "status": "complete",
+     "effect": "read", "idempotent": true, "attempts": 1,
+     "args": {"team": "data"}, "binds": {"quota": {"size_gb": 120}}}
+  ]
+}"#;
+const PLAN: &str = r#"
+plan disks "a disk of the team's quota" {
+    step quota = quota.get(team: "data") { bind quota = $ }
+    step disk = disk.provision(size_gb: quota.size_gb) { bind disk = $.disk_id }
+}
+"#;
+
+/// Finding 4: the IR of a replan is compiled against a record (its reused
+/// artifact's ceiling decided on the recorded 120, so no guard), but the
+/// run took the artifacts of whatever record it was given: edited between
+/// check and run, it provisioned 5,000 GB under `<= 200`. Now the run uses
+/// the IR's values and refuses a record that disagrees with them.
+/// Invariant: what is checked is what runs.
+#[test]
+fn a_record_edited_after_the_check_does_not_change_what_runs() {
+    let compiler = planc::Compiler::new(
+        &[("tools.plan", TOOLS)],
+        Some(("policy.plan", POLICY)),
+        None,
+    );
+    let checked = compiler.check_replan(
+        "plan.plan",
+        PLAN,
+        SourceKind::Text,
+        Some(("progress.json", RECORD)),
+    );
+    let ir = checked
+        .ir
+        .as_ref()
+        .and_then(|v| v.first())
+        .cloned()
+        .expect("it compiles");
+    let disk = ir.steps.iter().find(|s| s.name == "disk").unwrap();
+    assert!(
+        disk.authz.guards.is_empty(),
+        "decided on the recorded value"
+    );
+    let record: planc::progress::ProgressRecord = serde_json::from_str(RECORD).unwrap();
+    let edited: planc::progress::ProgressRecord =
+        serde_json::from_str(&RECORD.replace("120", "5000")).unwrap();
+    let ir = Arc::new(ir);
+    let approved = BTreeSet::new();
+    let err = Machine::new(Arc::clone(&ir), &approved, Some(&edited)).unwrap_err();
+    assert!(err.contains("disagrees"), "{err}");
+    // The record it was compiled against runs, with the IR's value.
+    let mut m = Machine::new(ir, &approved, Some(&record)).unwrap();
+    let calls = m.next(true).unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].step, "disk");
+    assert_eq!(calls[0].args["size_gb"].to_json_string(), "120");
+    assert!(calls[0].idempotency_key.is_some());
+}
+
+/// Finding 6: the record was trusted as written: a step that never ran
+/// marked `complete` skipped its call. With a record key configured, every
+/// record is written sealed (HMAC-SHA256 over its canonical JSON) and read
+/// only when the seal verifies: an edited record, or one whose seal was
+/// removed, is refused (exit 2) before anything runs. Invariant: the record
+/// cannot lie.
+#[test]
+fn a_sealed_record_edited_or_unsealed_is_refused() {
+    if !python() {
+        return;
+    }
+    let dir = tmp("sealed");
+    std::fs::write(dir.join("key"), "0123456789abcdef0123456789abcdef").unwrap();
+    let key = format!("--record-key={}", dir.join("key").display());
+    let out = run(&dir, &[&key]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = record(&dir);
+    assert!(r["hmac"].as_str().unwrap().starts_with("hmac-sha256:"));
+    assert!(r["fingerprint"].as_str().unwrap().starts_with("sha256:"));
+    // Unchanged, it is read: a resume dispatches nothing.
+    let out = run(&dir, &[&key]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(ledger(&dir.join("ledger.jsonl")).len(), 1);
+
+    let text = std::fs::read_to_string(dir.join("progress.json")).unwrap();
+    let mut edited: Value = serde_json::from_str(&text).unwrap();
+    edited["steps"][0]["binds"]["account"] = Value::from("acct_attacker");
+    std::fs::write(dir.join("progress.json"), edited.to_string()).unwrap();
+    let out = run(&dir, &[&key]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not match"));
+
+    let mut unsealed: Value = serde_json::from_str(&text).unwrap();
+    unsealed.as_object_mut().unwrap().remove("hmac");
+    std::fs::write(dir.join("progress.json"), unsealed.to_string()).unwrap();
+    let out = run(&dir, &[&key]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no `hmac`"));
+    assert_eq!(ledger(&dir.join("ledger.jsonl")).len(), 1);
+}
