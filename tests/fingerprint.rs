@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use planc::driver::{self, Job};
-use planc::ir::{self, Approval, CmpOp, Effect, Literal, OnUnmet, PlanIr, Value};
+use planc::ir::{self, Approval, Effect, Literal, OnUnmet, PlanIr, Value};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -269,13 +269,13 @@ fn every_change_to_what_runs_in_the_ir_changes_it() {
         (
             "guard raised",
             Box::new(move |ir| {
-                ir.steps[guarded].authz.guards[0].limit = Literal::Decimal("999999".into())
+                ir.steps[guarded].authz.guards[0].limit = planc::ir::GuardLimit::One(Literal::Decimal("999999".into()))
             }),
         ),
         (
             "guard op",
             Box::new(move |ir| {
-                ir.steps[guarded].authz.guards[0].op = CmpOp::Ne;
+                ir.steps[guarded].authz.guards[0].op = planc::ir::GuardOp::Ne;
             }),
         ),
         (
