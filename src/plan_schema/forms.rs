@@ -276,6 +276,12 @@ pub fn catalog() -> Value {
         }
         "format" | "title" | "description" | "$comment" | "$schema" | "$id" | "pattern"
         | "contentEncoding" | "contentMediaType" => json!({"type": "string"}),
+        "$ref" => json!({"type": "string", "pattern": "^#"}),
+        "$defs" | "definitions" => {
+            json!({"type": "object", "additionalProperties": schema.clone()})
+        }
+        "allOf" => json!({"type": "array", "items": schema.clone(), "minItems": 1}),
+        "discriminator" => json!({"type": "object"}),
         "items" => schema.clone(),
         "properties" => json!({"type": "object", "additionalProperties": schema.clone()}),
         "required" => json!({"type": "array", "items": {"type": "string"}}),
