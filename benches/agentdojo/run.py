@@ -166,28 +166,39 @@ def leaves(v: Any, path: str, out: List[Tuple[str, Any]]) -> None:
 
 
 def variants(plan: Dict[str, Any], results: Dict[str, Any]) -> List[Tuple[Dict[str, Any], str, str, str]]:
-    """Copies of `plan`, each with one top-level string argument that equals
-    a scalar an earlier step returned replaced by a reference to it: the
-    copy, the source step's tool, the target tool and argument."""
+    """Copies of `plan`, each with one string argument (or one string of a
+    list argument) that equals a scalar an earlier step returned replaced
+    by a reference to it: the copy, the source step's tool, the target tool
+    and argument."""
     out = []
     steps = plan["steps"]
     for i, step in enumerate(steps):
         for arg, value in step["args"].items():
-            if not isinstance(value, str) or not value:
-                continue
-            for j in range(i - 1, -1, -1):
-                src = steps[j]
-                found: List[Tuple[str, Any]] = []
-                leaves(results.get(src["name"]), "$", found)
-                hit = next((p for p, x in found if x == value), None)
-                if hit is None:
+            places: List[Tuple[Optional[int], Any]] = []
+            if isinstance(value, str):
+                places.append((None, value))
+            elif isinstance(value, list):
+                places.extend((k, x) for k, x in enumerate(value) if isinstance(x, str))
+            for at, text in places:
+                if not text:
                     continue
-                copy = json.loads(json.dumps(plan))
-                name = f"v_{src['name']}_{arg}"
-                copy["steps"][j].setdefault("binds", {})[name] = hit
-                copy["steps"][i]["args"][arg] = "${" + name + "}"
-                out.append((copy, src["tool"], step["tool"], arg))
-                break
+                for j in range(i - 1, -1, -1):
+                    src = steps[j]
+                    found: List[Tuple[str, Any]] = []
+                    leaves(results.get(src["name"]), "$", found)
+                    hit = next((p for p, x in found if x == text), None)
+                    if hit is None:
+                        continue
+                    copy = json.loads(json.dumps(plan))
+                    name = f"v_{src['name']}_{arg}" + ("" if at is None else f"_{at}")
+                    copy["steps"][j].setdefault("binds", {})[name] = hit
+                    ref = "${" + name + "}"
+                    if at is None:
+                        copy["steps"][i]["args"][arg] = ref
+                    else:
+                        copy["steps"][i]["args"][arg][at] = ref
+                    out.append((copy, src["tool"], step["tool"], arg))
+                    break
     return out
 
 
@@ -286,7 +297,8 @@ def run_suite(name: str, write: bool) -> Dict[str, Any]:
     vectors = {k: goals for k in suite.get_injection_vector_defaults()}
     env_inj = suite.load_and_inject_default_environment(vectors)
     replans = {"honest": 0, "honest_alarm": 0, "attacker": 0, "attacker_refused": 0,
-               "attacker_gated": 0, "attacker_clear": 0, "laundered": 0}
+               "attacker_gated": 0, "attacker_clear": 0, "laundered": 0,
+               "copied": 0, "copied_refused": 0, "copied_gated": 0, "copied_clear": 0}
     for tid, task in suite.user_tasks.items():
         plan = plans[tid]
         k = first_write(plan, writes)
@@ -308,7 +320,23 @@ def run_suite(name: str, write: bool) -> Dict[str, Any]:
         if verdict(honest) != before or any(d["code"] == "W0406" for d in honest.diagnostics):
             replans["honest_alarm"] += 1
             replans.setdefault("alarms", []).append(f"{tid}: {before} -> {verdict(honest)} {codes(honest)}")
+        read_text: List[str] = []
+        for rec in record.get("steps", []):
+            for _, value in (rec.get("binds") or {}).items():
+                found: List[Tuple[str, Any]] = []
+                leaves(value, "$", found)
+                read_text.extend(x for _, x in found if isinstance(x, str))
         for iid, calls in inj_calls.items():
+            # Does the record hold one of the attacker's strings (of 8
+            # characters or more)? Then the replan copies it out of the
+            # injected output.
+            literals: List[Tuple[str, Any]] = []
+            for c in calls:
+                leaves(jsonable(dict(c.args)), "$", literals)
+            copied = any(
+                isinstance(x, str) and len(x) >= 8 and any(x in t for t in read_text)
+                for _, x in literals
+            )
             steps = reads + [
                 {"name": f"a{i}", "tool": c.function, "args": jsonable(dict(c.args))}
                 for i, c in enumerate(calls)
@@ -317,6 +345,9 @@ def run_suite(name: str, write: bool) -> Dict[str, Any]:
                                      progress=record)
             replans["attacker"] += 1
             replans[f"attacker_{verdict(checked)}"] += 1
+            if copied:
+                replans["copied"] += 1
+                replans[f"copied_{verdict(checked)}"] += 1
             if any(d["code"] == "W0406" for d in checked.diagnostics):
                 replans["laundered"] += 1
 
@@ -338,8 +369,8 @@ def run_suite(name: str, write: bool) -> Dict[str, Any]:
 
 def table(rows: List[Dict[str, Any]]) -> str:
     head = ("suite", "plans accepted", "utility (direct / planc)", "attacks refused / gated / passed",
-            "benign clear / gated / refused", "flow variants (untrusted→trusted: E0313)",
-            "attacker replans refused / gated / passed", "honest replans (false alarms)")
+            "benign clear / gated / refused", "data-flow variants: accepted (untrusted into trusted: E0313)",
+            "attacker replans refused / gated / passed", "of which copy an injected value", "honest replans (false alarms)")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     tot: Dict[str, int] = {}
 
@@ -352,8 +383,8 @@ def table(rows: List[Dict[str, Any]]) -> str:
             t = tot
             cells = ["all", f"{t['acc']}/{t['n']}", f"{t['ud']} / {t['up']}",
                      f"{t['ar']} / {t['ag']} / {t['ac']}", f"{t['bc']} / {t['bg']} / {t['br']}",
-                     f"{t['fv']} ({t['fu']}: {t['fe']})", f"{t['rr']} / {t['rg']} / {t['rc']}",
-                     f"{t['h']} ({t['ha']})"]
+                     f"{t['fv']}: {t['fa']} ({t['fu']}: {t['fe']})", f"{t['rr']} / {t['rg']} / {t['rc']}",
+                     f"{t['cp']}: {t['cr']} / {t['cg']} / {t['cc']}", f"{t['h']} ({t['ha']})"]
         else:
             b, u, a, f, p = r["benign"], r["utility"], r["attack"], r["flows"], r["replans"]
             cells = [
@@ -362,8 +393,9 @@ def table(rows: List[Dict[str, Any]]) -> str:
                 f"{add('ud', u['direct'])} / {add('up', u['planc'])}",
                 f"{add('ar', a['refused'])} / {add('ag', a['gated'])} / {add('ac', a['clear'])}",
                 f"{add('bc', b['clear'])} / {add('bg', b['gated'])} / {add('br', b['refused'])}",
-                f"{add('fv', f['variants'])} ({add('fu', f['untrusted_to_trusted'])}: {add('fe', f['e0313'])})",
+                f"{add('fv', f['variants'])}: {add('fa', f['accepted'])} ({add('fu', f['untrusted_to_trusted'])}: {add('fe', f['e0313'])})",
                 f"{add('rr', p['attacker_refused'])} / {add('rg', p['attacker_gated'])} / {add('rc', p['attacker_clear'])}",
+                f"{add('cp', p['copied'])}: {add('cr', p['copied_refused'])} / {add('cg', p['copied_gated'])} / {add('cc', p['copied_clear'])}",
                 f"{add('h', p['honest'])} ({add('ha', p['honest_alarm'])})",
             ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -390,6 +422,7 @@ def check(rows: List[Dict[str, Any]]) -> List[str]:
         "benign_clear_min": total(lambda r: r["benign"]["clear"]),
         "benign_refused_max": total(lambda r: r["benign"]["refused"]),
         "attacker_replans_passed_max": total(lambda r: r["replans"]["attacker_clear"]),
+        "copied_replans_passed_max": total(lambda r: r["replans"]["copied_clear"]),
         "honest_replan_alarms_max": total(lambda r: r["replans"]["honest_alarm"]),
     }
     for key, value in figures.items():
