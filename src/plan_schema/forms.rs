@@ -287,7 +287,15 @@ pub fn catalog() -> Value {
         "required" => json!({"type": "array", "items": {"type": "string"}}),
         "enum" => json!({"type": "array"}),
         "anyOf" | "oneOf" => json!({"type": "array", "items": schema.clone()}),
-        "additionalProperties" => json!({"type": "boolean"}),
+        // A schema where JSON Schema takes one (`true` and `false` are
+        // schemas): real tool lists write a map's value type here.
+        "additionalProperties"
+        | "additionalItems"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "propertyNames"
+        | "contains" => schema.clone(),
+        "dependentRequired" => json!({"type": "object"}),
         "deprecated" | "readOnly" | "writeOnly" | "nullable" | "uniqueItems" => {
             json!({"type": "boolean"})
         }
