@@ -520,8 +520,31 @@ impl PointerTable {
     }
 }
 
-/// Appends a key as an RFC 6901 reference token: `~` as `~0`, `/` as `~1`.
-fn push_pointer_token(buf: &mut String, key: &str) {
+/// Reads an RFC 6901 reference token back into its key: `~1` is `/`, `~0`
+/// is `~` (in that order, so `~01` is `~1`); `None` for a `~` followed by
+/// anything else, which no writer of pointers produces.
+pub fn pointer_token_key(token: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !token.contains('~') {
+        return Some(std::borrow::Cow::Borrowed(token));
+    }
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '~' => match chars.next() {
+                Some('0') => out.push('~'),
+                Some('1') => out.push('/'),
+                _ => return None,
+            },
+            c => out.push(c),
+        }
+    }
+    Some(std::borrow::Cow::Owned(out))
+}
+
+/// Appends a key as an RFC 6901 reference token: `~` as `~0`, `/` as `~1`
+/// ([`pointer_token_key`] reads it back).
+pub fn push_pointer_token(buf: &mut String, key: &str) {
     for c in key.chars() {
         match c {
             '~' => buf.push_str("~0"),
@@ -534,6 +557,18 @@ fn push_pointer_token(buf: &mut String, key: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pointer_tokens_round_trip() {
+        for key in ["a", "a/b", "m~n", "~1", "~01/", ""] {
+            let mut token = String::new();
+            push_pointer_token(&mut token, key);
+            assert_eq!(pointer_token_key(&token).as_deref(), Some(key), "{token}");
+        }
+        assert_eq!(pointer_token_key("~01").as_deref(), Some("~1"));
+        assert_eq!(pointer_token_key("a~2"), None);
+        assert_eq!(pointer_token_key("a~"), None);
+    }
 
     #[test]
     fn line_col_counts_characters() {

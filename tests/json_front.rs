@@ -1055,11 +1055,26 @@ fn a_schema_that_cannot_be_mapped_degrades_its_tool() {
         assert!(degraded, "{s}");
         msg
     };
+    // A `$ref` that does not resolve names itself and what is missing.
     assert_eq!(
-        e(r##"{"$ref": "#/$defs/x"}"##, r#""$ref""#),
-        "tool `t`: JSON Schema keyword `$ref` is not supported"
+        e(r##"{"$ref": "#/$defs/x"}"##, r##""#/$defs/x""##),
+        "tool `t`: `$ref` `#/$defs/x` does not resolve: no `$defs` at `#`"
     );
-    e(r#"{"allOf": [{"type": "string"}]}"#, r#""allOf""#);
+    assert_eq!(
+        e(
+            r##"{"$defs": {"y": {}}, "$ref": "#/$defs/x"}"##,
+            r##""#/$defs/x""##
+        ),
+        "tool `t`: `$ref` `#/$defs/x` does not resolve: no `x` at `#/$defs`"
+    );
+    e(r##"{"$ref": "other.json#/x"}"##, r#""$ref""#);
+    e(r##"{"$ref": "#anchor"}"##, r##""#anchor""##);
+    e(r##"{"$ref": 3}"##, "3");
+    e(
+        r#"{"allOf": [{"type": "string"}, {"type": "integer"}]}"#,
+        r#""allOf""#,
+    );
+    e(r#"{"allOf": []}"#, "[]");
     e(
         r#"{"type": "object", "patternProperties": {"^x": {}}}"#,
         r#""patternProperties""#,
@@ -1078,8 +1093,77 @@ fn a_schema_that_cannot_be_mapped_degrades_its_tool() {
     // Nested: the warning points at the inner keyword.
     e(
         r##"{"type": "object", "properties": {"a": {"type": "array", "items": {"$ref": "#/x"}}}}"##,
-        r#""$ref""#,
+        r##""#/x""##,
     );
+}
+
+/// The type of a tool's output schema, and its diagnostics.
+fn output_type(schema: &str) -> (String, Vec<String>) {
+    let doc =
+        format!(r#"{{"tools": [{{"name": "t", "inputSchema": {{}}, "outputSchema": {schema}}}]}}"#);
+    let (ts, d) = tools(&doc);
+    let ty = planc::catalog::Ty::from_ast(&ts[0].result).to_string();
+    (ty, d.iter().map(|d| d.code.as_str().to_string()).collect())
+}
+
+#[test]
+fn local_references_and_all_of_map() {
+    let t = |s: &str, want: &str| {
+        let (ty, codes) = output_type(s);
+        assert!(codes.is_empty(), "{s}: {codes:?}");
+        assert_eq!(ty, want, "{s}");
+    };
+    t(
+        r##"{"$defs": {"E": {"enum": ["a", "b"]}}, "$ref": "#/$defs/E"}"##,
+        r#""a" | "b""#,
+    );
+    t(
+        r##"{"definitions": {"a/b": {"type": "integer"}}, "$ref": "#/definitions/a~1b"}"##,
+        "int",
+    );
+    t(
+        r##"{"definitions": {"m~n": {"type": "integer"}}, "$ref": "#/definitions/m~0n"}"##,
+        "int",
+    );
+    // A pointer into `properties`, as zod-to-json-schema writes a schema
+    // used twice.
+    t(
+        r##"{"type": "object", "properties": {"a": {"type": "boolean"}, "b": {"$ref": "#/properties/a"}}, "required": ["a", "b"]}"##,
+        "{ a: bool, b: bool }",
+    );
+    // An annotation beside a `$ref` changes nothing; a `type` beside it
+    // narrows.
+    t(
+        r##"{"$defs": {"E": {"enum": ["a"]}}, "$ref": "#/$defs/E", "description": "d", "default": "a"}"##,
+        r#""a""#,
+    );
+    t(
+        r##"{"$defs": {"S": {}}, "$ref": "#/$defs/S", "type": "string"}"##,
+        "string",
+    );
+    // `allOf`: records merged, a field required by one part required.
+    t(
+        r#"{"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
+                      {"properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]}]}"#,
+        "{ a: string, b?: int }",
+    );
+    t(
+        r#"{"allOf": [{"type": "string"}, {"enum": ["x", "y"]}]}"#,
+        r#""x" | "y""#,
+    );
+    t(
+        r#"{"allOf": [{"description": "only words"}, {"type": "number"}]}"#,
+        "decimal",
+    );
+    // Recursion and explosion are E0003, and the type there an error, not
+    // `any`.
+    let doc = r##"{"tools": [{"name": "t", "inputSchema": {}, "outputSchema":
+        {"$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}}, "$ref": "#/$defs/N"}}]}"##;
+    let (ts, d) = tools(doc);
+    let codes: Vec<&str> = d.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["E0003"]);
+    let tree = format!("{:?}", ts[0].result);
+    assert!(tree.contains("Error") && !tree.contains("Any"), "{tree}");
 }
 
 #[test]

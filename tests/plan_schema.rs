@@ -771,13 +771,24 @@ fn catalogues_and_policies_validate() {
         "tests/schema/shapes/tools.json",
         // A real server's list, with keys planc does not use (`execution`).
         "tests/mcp/filesystem-tools.json",
+        // Schemas as pydantic 2 and zod-to-json-schema write them.
+        "tests/ui/catalogs/pydantic/tools.json",
+        "tests/ui/catalogs/zod/tools.json",
+        "benches/agentdojo/catalogs/workspace.json",
     ] {
         let e = errors(&catalog, &read(p));
         assert!(e.is_empty(), "{p}: {e:?}");
     }
     let e = errors(&policy, &read("tests/ui/json/ok/policy.json"));
     assert!(e.is_empty(), "{e:?}");
-    assert!(!catalog.is_valid(&read("tests/ui/json/ok/schema_ref.json")));
+    // A keyword the reader cannot map (`not`), and a `$ref` that is not
+    // local.
+    let not = json!({"tools": [{"name": "t", "inputSchema": {"type": "object",
+        "properties": {"a": {"not": {"type": "string"}}}}}]});
+    assert!(!catalog.is_valid(&not));
+    let remote = json!({"tools": [{"name": "t", "inputSchema": {"type": "object",
+        "properties": {"a": {"$ref": "https://example.com/a.json"}}}}]});
+    assert!(!catalog.is_valid(&remote));
     assert!(!policy.is_valid(&read("tests/ui/json/err/policy_unknown_key.json")));
 }
 

@@ -283,7 +283,9 @@ fn read_error(
 
 /// RFC 6901: `~` is `~0`, `/` is `~1`.
 fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+    let mut token = String::with_capacity(key.len());
+    crate::source::push_pointer_token(&mut token, key);
+    token
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {

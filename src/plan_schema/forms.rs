@@ -276,12 +276,26 @@ pub fn catalog() -> Value {
         }
         "format" | "title" | "description" | "$comment" | "$schema" | "$id" | "pattern"
         | "contentEncoding" | "contentMediaType" => json!({"type": "string"}),
+        "$ref" => json!({"type": "string", "pattern": "^#"}),
+        "$defs" | "definitions" => {
+            json!({"type": "object", "additionalProperties": schema.clone()})
+        }
+        "allOf" => json!({"type": "array", "items": schema.clone(), "minItems": 1}),
+        "discriminator" => json!({"type": "object"}),
         "items" => schema.clone(),
         "properties" => json!({"type": "object", "additionalProperties": schema.clone()}),
         "required" => json!({"type": "array", "items": {"type": "string"}}),
         "enum" => json!({"type": "array"}),
         "anyOf" | "oneOf" => json!({"type": "array", "items": schema.clone()}),
-        "additionalProperties" => json!({"type": "boolean"}),
+        // A schema where JSON Schema takes one (`true` and `false` are
+        // schemas): real tool lists write a map's value type here.
+        "additionalProperties"
+        | "additionalItems"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "propertyNames"
+        | "contains" => schema.clone(),
+        "dependentRequired" => json!({"type": "object"}),
         "deprecated" | "readOnly" | "writeOnly" | "nullable" | "uniqueItems" => {
             json!({"type": "boolean"})
         }

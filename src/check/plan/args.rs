@@ -408,6 +408,18 @@ impl<'a> Checker<'a, '_> {
                         )
                         .with_label("unknown field");
                         d = policy::add_suggestion(d, &near, e.name.span);
+                        if near.is_empty() {
+                            d = d.with_help(if free.is_empty() {
+                                "remove this field: every field of the record is given".to_string()
+                            } else {
+                                let names: Vec<String> =
+                                    free.iter().map(|n| format!("`{n}`")).collect();
+                                format!(
+                                    "remove it, or give a field the record has: {}",
+                                    names.join(", ")
+                                )
+                            });
+                        }
                         self.report(i, d);
                         failed = true;
                         Ty::Error

@@ -38,7 +38,7 @@ use std::borrow::Cow;
 use crate::source::Span;
 
 pub use parser::{Stream, parse, parse_streaming};
-pub use pointer::{pointer_table, pointers};
+pub use pointer::{Unresolved, pointer_table, pointers, resolve};
 
 /// One JSON value with its span (for a string, the span includes the quotes).
 #[derive(Clone, Debug, PartialEq)]

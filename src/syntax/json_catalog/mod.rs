@@ -20,9 +20,12 @@
 //! `properties` is a record (a property not in `required` is optional),
 //! `enum` or `const` of strings is an enum, of numbers or booleans a
 //! literal union (`1 | 2 | 5`), `type: [..]` and `anyOf`/`oneOf` of several
-//! types a union (`string | int`; with `null`, an optional one), and a schema with no
-//! type constraint (`{}`) is `any`, as is an `object` that declares no
-//! properties (the language has no map type).
+//! types a union (`string | int`; with `null`, an optional one), a local
+//! `$ref` (into `$defs`, `definitions` or any JSON pointer of the same
+//! schema document) is the type of its target, `allOf` the parts merged
+//! (object schemas field by field), and a schema with no type constraint
+//! (`{}`) is `any`, as is an `object` that declares no properties (the
+//! language has no map type).
 //!
 //! Keywords that only narrow a value (`minimum`, `maxLength`, `pattern`, …)
 //! are accepted but not enforced: the tool validates its own input.
@@ -121,6 +124,12 @@ pub(crate) const MAPPED: &[&str] = &[
     "anyOf",
     "oneOf",
     "additionalProperties",
+    // The parts a schema is made of: a local reference, the schemas it may
+    // point into (read when referenced), and a conjunction.
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
 ];
 /// Keywords that describe without constraining: ignored.
 pub(crate) const ANNOTATIONS: &[&str] = &[
@@ -135,6 +144,9 @@ pub(crate) const ANNOTATIONS: &[&str] = &[
     "readOnly",
     "writeOnly",
     "nullable",
+    // OpenAPI's (pydantic writes it on tagged unions): the `const` of the
+    // tag in each alternative already tells them apart.
+    "discriminator",
 ];
 /// Keywords that narrow a value the type already describes: accepted, not
 /// enforced by planc.
@@ -166,13 +178,9 @@ pub(crate) const NARROWING: &[&str] = &[
 /// Keywords of JSON Schema that the types cannot express: the schema
 /// degrades to `any` (W0501).
 const UNSUPPORTED: &[&str] = &[
-    "$ref",
-    "$defs",
-    "definitions",
     "$anchor",
     "$dynamicRef",
     "$dynamicAnchor",
-    "allOf",
     "not",
     "if",
     "then",

@@ -1,8 +1,44 @@
 //! JSON Schema as the plan language's types: an input schema's parameters,
-//! an object's properties, keywords checked, `type`, `enum`/`const` and
-//! `anyOf`/`oneOf`.
+//! an object's properties, keywords checked, `type`, `enum`/`const`,
+//! `anyOf`/`oneOf`, and the parts a schema is made of: local `$ref`s into
+//! the same document (`$defs`, `definitions`, any JSON pointer) and `allOf`.
 
 use super::*;
+use crate::syntax::json::{Unresolved, resolve};
+
+/// How many times one `$ref` target may be expanded inside itself: a
+/// recursive schema (a tree of comments) is unrolled this deep, and the
+/// type there is E0003, never `any`.
+pub(crate) const MAX_REF_RECURSION: usize = 4;
+/// How many schemas one document may read through its `$ref`s in all: a
+/// document whose references branch (eight references to a definition
+/// that makes eight references to the next, and so on) stops here with
+/// E0003 instead of growing exponentially.
+pub(crate) const MAX_EXPANDED_SCHEMAS: usize = 65_536;
+
+/// The document a schema's local `$ref`s point into (a tool's input or
+/// output schema: MCP and OpenAI give each its own), and the references
+/// being expanded.
+pub(super) struct Refs<'v, 'a> {
+    root: &'v Json<'a>,
+    /// The targets of the `$ref`s being expanded, innermost last.
+    chain: Vec<Span>,
+    /// Schemas read inside a `$ref`'s target so far.
+    expanded: usize,
+    /// E0003 is reported once per document; later cuts are silent.
+    cut: bool,
+}
+
+impl<'v, 'a> Refs<'v, 'a> {
+    pub(super) fn new(root: &'v Json<'a>) -> Refs<'v, 'a> {
+        Refs {
+            root,
+            chain: Vec::new(),
+            expanded: 0,
+            cut: false,
+        }
+    }
+}
 
 /// One property of an object schema, before it becomes a parameter or a
 /// record field.
@@ -15,11 +51,16 @@ pub(super) struct Property {
     span: Span,
 }
 
-/// The parameters of a tool from its input schema, an object schema.
+/// The parameters of a tool from its input schema, an object schema (or a
+/// `$ref` or `allOf` that comes to one).
 pub(super) fn params(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Param> {
     if s.as_object().is_none() {
         r.ill_typed("an input schema", s, "an object schema");
         return Vec::new();
+    }
+    let cx = &mut Refs::new(s);
+    if s.get("$ref").is_some() || s.get("allOf").is_some() {
+        return composed_params(r, cx, s);
     }
     if !check_keys(r, s) {
         return Vec::new();
@@ -27,14 +68,7 @@ pub(super) fn params(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Param> {
     if let Some(t) = s.get("type")
         && t.as_str() != Some("object")
     {
-        r.report(
-            Diagnostic::new(
-                Code::E0004,
-                t.span,
-                "the parameters of a tool must be an object schema",
-            )
-            .with_label("expected `\"object\"`"),
-        );
+        not_an_object(r, t.span);
         return Vec::new();
     }
     for key in [
@@ -62,7 +96,7 @@ pub(super) fn params(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Param> {
             return Vec::new();
         }
     }
-    properties(r, s)
+    properties(r, cx, s)
         .into_iter()
         .map(|p| {
             let ty = if !p.required && p.default.is_none() {
@@ -79,6 +113,42 @@ pub(super) fn params(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Param> {
             }
         })
         .collect()
+}
+
+fn not_an_object(r: &mut Reader<'_>, at: Span) {
+    r.report(
+        Diagnostic::new(
+            Code::E0004,
+            at,
+            "the parameters of a tool must be an object schema",
+        )
+        .with_label("expected `\"object\"`"),
+    );
+}
+
+/// The parameters of an input schema made of parts (`$ref`, `allOf`): the
+/// fields of the record the parts come to (a field's `default` is not kept
+/// through them: such a parameter is optional).
+fn composed_params(r: &mut Reader<'_>, cx: &mut Refs<'_, '_>, s: &Json<'_>) -> Vec<Param> {
+    let ty = schema_type_in(r, cx, s, None);
+    match ty.node {
+        TypeKind::Record(fields) => fields
+            .into_iter()
+            .map(|f| Param {
+                doc: f.doc,
+                ty: if f.optional { optional(f.ty) } else { f.ty },
+                name: f.name,
+                default: None,
+                span: f.span,
+            })
+            .collect(),
+        // Already reported (`any` only after an E0004; `Error` after E0003).
+        TypeKind::Prim(Prim::Any) | TypeKind::Error => Vec::new(),
+        _ => {
+            not_an_object(r, s.span);
+            Vec::new()
+        }
+    }
 }
 
 /// Wraps a type as optional, unless it already is.
@@ -129,8 +199,9 @@ pub(super) fn check_keys(r: &mut Reader<'_>, s: &Json<'_>) -> bool {
         if UNSUPPORTED.contains(&key) {
             ok = false;
             let help = match key {
-                "$ref" | "$defs" | "definitions" => "write the referenced schema inline",
-                "allOf" => "merge the schemas into one object schema",
+                "$anchor" | "$dynamicRef" | "$dynamicAnchor" => {
+                    "refer with a local `$ref` (`#/$defs/NAME`) instead"
+                }
                 "patternProperties" => "name the properties in `properties`",
                 _ => "the catalogue supports the JSON Schema subset that maps onto planc's types",
             };
@@ -170,7 +241,7 @@ pub(super) fn check_keys(r: &mut Reader<'_>, s: &Json<'_>) -> bool {
 }
 
 /// The properties of an object schema, with `required` applied.
-pub(super) fn properties(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Property> {
+pub(super) fn properties(r: &mut Reader<'_>, cx: &mut Refs<'_, '_>, s: &Json<'_>) -> Vec<Property> {
     if let Some(ap) = s.get("additionalProperties")
         && !matches!(ap.value, Value::Bool(_))
     {
@@ -226,7 +297,7 @@ pub(super) fn properties(r: &mut Reader<'_>, s: &Json<'_>) -> Vec<Property> {
     props
         .into_iter()
         .map(|m| {
-            let mut ty = schema_type(r, &m.value);
+            let mut ty = schema_type_in(r, cx, &m.value, None);
             let doc = doc_of(r, &m.value);
             let default = match m.value.get("default") {
                 // `= None`: the parameter may be left out or given `null`.
@@ -263,15 +334,20 @@ pub(super) fn any(span: Span) -> Type {
     Spanned::new(TypeKind::Prim(Prim::Any), span)
 }
 
-/// A JSON Schema as a type of the plan language; `any` after an E0004 when
-/// it is outside the subset that maps.
+/// A JSON Schema document (a tool's output schema) as a type of the plan
+/// language; `any` after an E0004 when it is outside the subset that maps.
 pub(super) fn schema_type(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
-    schema_type_as(r, s, None)
+    schema_type_in(r, &mut Refs::new(s), s, None)
 }
 
-/// [`schema_type`], with the `type` of an enclosing `anyOf`/`oneOf` for an
-/// alternative that names none.
-pub(super) fn schema_type_as(r: &mut Reader<'_>, s: &Json<'_>, outer: Option<&str>) -> Type {
+/// A schema inside the document of `cx`, with the `type` of an enclosing
+/// `anyOf`/`oneOf` for an alternative that names none.
+pub(super) fn schema_type_in(
+    r: &mut Reader<'_>,
+    cx: &mut Refs<'_, '_>,
+    s: &Json<'_>,
+    outer: Option<&str>,
+) -> Type {
     let span = s.span;
     match &s.value {
         Value::Bool(true) => return any(span),
@@ -281,12 +357,242 @@ pub(super) fn schema_type_as(r: &mut Reader<'_>, s: &Json<'_>, outer: Option<&st
             return unmapped(span);
         }
     }
+    if !cx.chain.is_empty() {
+        if cx.expanded >= MAX_EXPANDED_SCHEMAS {
+            return cut(
+                r,
+                cx,
+                span,
+                format!("its references expand to more than {MAX_EXPANDED_SCHEMAS} schemas"),
+            );
+        }
+        cx.expanded += 1;
+    }
     if !check_keys(r, s) {
         return unmapped(span);
     }
+    // The parts a value must match all of: the `$ref`'s target, each schema
+    // of `allOf`, and the keywords written beside them.
+    let mut parts = Vec::new();
+    let mut at = span;
+    if let Some(m) = member(s, "$ref") {
+        at = m.key_span;
+        parts.push(reference(r, cx, m, outer));
+    }
+    if let Some(all) = member(s, "allOf") {
+        at = all.key_span;
+        let Some(items) = all.value.as_array() else {
+            r.ill_typed("`allOf`", &all.value, "an array of schemas");
+            return unmapped(span);
+        };
+        if items.is_empty() {
+            r.report(
+                Diagnostic::new(Code::E0004, all.value.span, "an empty `allOf`")
+                    .with_label("no schemas"),
+            );
+            return unmapped(span);
+        }
+        parts.extend(items.iter().map(|i| schema_type_in(r, cx, i, outer)));
+    }
+    if parts.is_empty() {
+        return own_type(r, cx, s, outer);
+    }
+    let beside = s.as_object().is_some_and(|ms| {
+        ms.iter()
+            .any(|m| MAPPED.contains(&&*m.key) && !PARTS.contains(&&*m.key))
+    });
+    if beside {
+        parts.push(own_type(r, cx, s, outer));
+    }
+    meet_all(r, parts, at, span)
+}
+
+/// The keywords [`schema_type_in`] reads as parts of a schema rather than
+/// as its own type.
+const PARTS: &[&str] = &["$ref", "allOf", "$defs", "definitions"];
+
+fn member<'v, 'a>(s: &'v Json<'a>, key: &str) -> Option<&'v Member<'a>> {
+    s.as_object()?.iter().find(|m| m.key == key)
+}
+
+/// The type of a local `$ref`'s target (`#` and an RFC 6901 pointer into
+/// the document): W0501 on the `$ref` when it is not local or does not
+/// resolve, E0003 past the recursion or expansion limit.
+fn reference(
+    r: &mut Reader<'_>,
+    cx: &mut Refs<'_, '_>,
+    m: &Member<'_>,
+    outer: Option<&str>,
+) -> Type {
+    let span = m.value.span;
+    let Some(target) = m.value.as_str() else {
+        r.ill_typed("`$ref`", &m.value, "a string");
+        return unmapped(span);
+    };
+    let Some(pointer) = target.strip_prefix('#') else {
+        r.report(
+            Diagnostic::new(
+                Code::E0004,
+                m.key_span,
+                format!("`$ref` to `{target}` is not local: only `#/…` references are mapped"),
+            )
+            .with_label("points outside this schema")
+            .with_help("put the referenced schema under `$defs` and refer to `#/$defs/NAME`"),
+        );
+        return unmapped(span);
+    };
+    let root = cx.root;
+    let found = match resolve(root, pointer) {
+        Ok(found) => found,
+        Err(why) => {
+            let (message, help) = match why {
+                Unresolved::NotAPointer => (
+                    format!("`$ref` `{target}` is not a JSON pointer (`#/…`)"),
+                    "anchors are not mapped: refer with a pointer such as `#/$defs/NAME`"
+                        .to_string(),
+                ),
+                Unresolved::BadEscape { .. } => (
+                    format!("`$ref` `{target}` has a `~` that is neither `~0` nor `~1`"),
+                    "in a JSON pointer `~` is written `~0` and `/` is written `~1`".to_string(),
+                ),
+                Unresolved::Missing { at, key } => {
+                    let parent = pointer
+                        .split('/')
+                        .take(at + 1)
+                        .collect::<Vec<_>>()
+                        .join("/");
+                    let near = resolve(root, &parent)
+                        .ok()
+                        .and_then(Json::as_object)
+                        .map(|ms| suggest::nearest(&key, ms.iter().map(|m| &*m.key)))
+                        .unwrap_or_default();
+                    let help = suggest::did_you_mean(&near).unwrap_or_else(|| {
+                        "the reference must name a schema of this tool's own schema document".into()
+                    });
+                    (
+                        format!("`$ref` `{target}` does not resolve: no `{key}` at `#{parent}`"),
+                        help,
+                    )
+                }
+            };
+            r.report(
+                Diagnostic::new(Code::E0004, span, message)
+                    .with_label("unresolved reference")
+                    .with_help(help),
+            );
+            return unmapped(span);
+        }
+    };
+    let depth = cx.chain.iter().filter(|s| **s == found.span).count();
+    if depth >= MAX_REF_RECURSION {
+        return cut(
+            r,
+            cx,
+            m.key_span,
+            format!("`{target}` refers to itself more than {MAX_REF_RECURSION} levels deep"),
+        );
+    }
+    cx.chain.push(found.span);
+    let ty = schema_type_in(r, cx, found, outer);
+    cx.chain.pop();
+    // The type is the target's, pointed at from where it is used.
+    Spanned::new(ty.node, span)
+}
+
+/// E0003 at `at` (once per document), and the error type there: a schema
+/// too large to expand is refused, never read as `any`.
+fn cut(r: &mut Reader<'_>, cx: &mut Refs<'_, '_>, at: Span, why: String) -> Type {
+    if !cx.cut {
+        cx.cut = true;
+        r.report(
+            Diagnostic::new(Code::E0003, at, format!("a schema not expanded further: {why}"))
+                .with_label("too deep to represent")
+                .with_help("planc's types are finite: a recursive or exploding schema is refused rather than read as `any`"),
+        );
+    }
+    Spanned::new(TypeKind::Error, at)
+}
+
+/// One type that every part describes (`allOf`, or a `$ref` with keywords
+/// beside it): records merged field by field (a field required by one part
+/// is required), `any` giving way to the other part, an enum narrowing a
+/// string. Parts that describe different kinds of value are E0004 at `at`.
+fn meet_all(r: &mut Reader<'_>, parts: Vec<Type>, at: Span, span: Span) -> Type {
+    let mut it = parts.into_iter();
+    let Some(mut acc) = it.next() else {
+        return any(span);
+    };
+    for part in it {
+        acc = match meet(acc, part) {
+            Ok(t) => t,
+            Err((a, b)) => {
+                r.report(
+                    Diagnostic::new(
+                        Code::E0004,
+                        at,
+                        format!("the parts of this schema cannot be merged into one type: `{a}` and `{b}`"),
+                    )
+                    .with_label("parts of different kinds")
+                    .with_help("`allOf` and `$ref` beside other keywords are mapped when every part is an object schema, or all but one say nothing of the type"),
+                );
+                return unmapped(span);
+            }
+        };
+    }
+    Spanned::new(acc.node, span)
+}
+
+/// [`meet_all`] of two types; the two, written as planc types, when they
+/// cannot be merged.
+fn meet(a: Type, b: Type) -> Result<Type, (String, String)> {
+    use TypeKind as K;
+    let (sa, sb) = (a.span, b.span);
+    let conflict = |x: &Type, y: &Type| {
+        (
+            crate::catalog::Ty::from_ast(x).to_string(),
+            crate::catalog::Ty::from_ast(y).to_string(),
+        )
+    };
+    if same_type(&a, &b) {
+        return Ok(a);
+    }
+    match (a.node, b.node) {
+        (K::Error, _) | (_, K::Error) => Ok(Spanned::new(K::Error, sa)),
+        (K::Prim(Prim::Any), y) => Ok(Spanned::new(y, sb)),
+        (x, K::Prim(Prim::Any)) => Ok(Spanned::new(x, sa)),
+        (K::Optional(x), K::Optional(y)) => Ok(optional(meet(*x, *y)?)),
+        (K::Optional(x), y) => meet(*x, Spanned::new(y, sb)),
+        (x, K::Optional(y)) => meet(Spanned::new(x, sa), *y),
+        (K::Enum(x), K::Prim(Prim::String)) | (K::Prim(Prim::String), K::Enum(x)) => {
+            Ok(Spanned::new(K::Enum(x), sa))
+        }
+        (K::Record(mut xs), K::Record(ys)) => {
+            for y in ys {
+                match xs.iter().position(|x| x.name.node == y.name.node) {
+                    None => xs.push(y),
+                    Some(i) => {
+                        let Some(x) = xs.get_mut(i) else { continue };
+                        let ty = std::mem::replace(&mut x.ty, any(sa));
+                        x.ty = meet(ty, y.ty)?;
+                        x.optional = x.optional && y.optional;
+                        if x.doc.lines.is_empty() {
+                            x.doc = y.doc;
+                        }
+                    }
+                }
+            }
+            Ok(Spanned::new(K::Record(xs), sa))
+        }
+        (x, y) => Err(conflict(&Spanned::new(x, sa), &Spanned::new(y, sb))),
+    }
+}
+
+/// The type a schema's own keywords describe (everything but its parts).
+fn own_type(r: &mut Reader<'_>, cx: &mut Refs<'_, '_>, s: &Json<'_>, outer: Option<&str>) -> Type {
+    let span = s.span;
     for key in ["anyOf", "oneOf"] {
         if let Some(alts) = s.get(key) {
-            return union(r, s, key, alts);
+            return union(r, cx, s, key, alts);
         }
     }
     if let Some(c) = s.get("const") {
@@ -336,10 +642,10 @@ pub(super) fn schema_type_as(r: &mut Reader<'_>, s: &Json<'_>, outer: Option<&st
     let non_null: Vec<&(&str, Span)> = types.iter().filter(|(n, _)| *n != "null").collect();
     let base = match non_null.as_slice() {
         [] if nullable => return Spanned::new(TypeKind::Prim(Prim::Null), span),
-        [] => untyped(r, s),
-        [(name, _)] => typed(r, s, name),
+        [] => untyped(r, cx, s),
+        [(name, _)] => typed(r, cx, s, name),
         [_, (_, second), ..] => {
-            let tys: Vec<Type> = non_null.iter().map(|(n, _)| typed(r, s, n)).collect();
+            let tys: Vec<Type> = non_null.iter().map(|(n, _)| typed(r, cx, s, n)).collect();
             join(r, tys, *second, span)
         }
     };
@@ -348,7 +654,7 @@ pub(super) fn schema_type_as(r: &mut Reader<'_>, s: &Json<'_>, outer: Option<&st
 
 /// A schema with no `type`: an enum, a record, a list, a formatted string,
 /// or `any` when nothing constrains it.
-pub(super) fn untyped(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
+pub(super) fn untyped(r: &mut Reader<'_>, cx: &mut Refs<'_, '_>, s: &Json<'_>) -> Type {
     if let Some(e) = s.get("enum") {
         let Some(items) = e.as_array() else {
             r.ill_typed("`enum`", e, "an array of values");
@@ -357,18 +663,18 @@ pub(super) fn untyped(r: &mut Reader<'_>, s: &Json<'_>) -> Type {
         return literal_set(r, s, e, items, None);
     }
     if s.get("properties").is_some() {
-        return typed(r, s, "object");
+        return typed(r, cx, s, "object");
     }
     if s.get("items").is_some() || s.get("prefixItems").is_some() {
-        return typed(r, s, "array");
+        return typed(r, cx, s, "array");
     }
     if s.get("format").is_some() {
-        return typed(r, s, "string");
+        return typed(r, cx, s, "string");
     }
     any(s.span)
 }
 
-pub(super) fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
+pub(super) fn typed(r: &mut Reader<'_>, cx: &mut Refs<'_, '_>, s: &Json<'_>, name: &str) -> Type {
     let span = s.span;
     if let Some(e) = s.get("enum") {
         let Some(items) = e.as_array() else {
@@ -401,7 +707,10 @@ pub(super) fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
             let elem = match (tuple, s.get("items")) {
                 (Some(t), _) => match t.as_array() {
                     Some(schemas) => {
-                        let tys: Vec<Type> = schemas.iter().map(|i| schema_type(r, i)).collect();
+                        let tys: Vec<Type> = schemas
+                            .iter()
+                            .map(|i| schema_type_in(r, cx, i, None))
+                            .collect();
                         join(r, tys, t.span, t.span)
                     }
                     None => {
@@ -409,7 +718,7 @@ pub(super) fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
                         unmapped(t.span)
                     }
                 },
-                (None, Some(items)) => schema_type(r, items),
+                (None, Some(items)) => schema_type_in(r, cx, items, None),
                 (None, None) => any(span),
             };
             Spanned::new(TypeKind::List(Box::new(elem)), span)
@@ -419,7 +728,7 @@ pub(super) fn typed(r: &mut Reader<'_>, s: &Json<'_>, name: &str) -> Type {
             if s.get("properties").is_none() {
                 return any(span);
             }
-            let fields = properties(r, s)
+            let fields = properties(r, cx, s)
                 .into_iter()
                 .map(|p| Field {
                     doc: p.doc,
@@ -527,7 +836,13 @@ pub(super) fn literal_set(
 /// `anyOf`/`oneOf`: the alternatives joined into one type (`null` making it
 /// optional); a `type` beside them applies to each alternative that names
 /// none.
-pub(super) fn union(r: &mut Reader<'_>, s: &Json<'_>, key: &str, alts: &Json<'_>) -> Type {
+pub(super) fn union(
+    r: &mut Reader<'_>,
+    cx: &mut Refs<'_, '_>,
+    s: &Json<'_>,
+    key: &str,
+    alts: &Json<'_>,
+) -> Type {
     let span = s.span;
     let Some(items) = alts.as_array() else {
         r.ill_typed(&format!("`{key}`"), alts, "an array of schemas");
@@ -557,6 +872,9 @@ pub(super) fn union(r: &mut Reader<'_>, s: &Json<'_>, key: &str, alts: &Json<'_>
         return unmapped(span);
     }
     let outer = s.get("type").and_then(Json::as_str);
-    let tys: Vec<Type> = items.iter().map(|a| schema_type_as(r, a, outer)).collect();
+    let tys: Vec<Type> = items
+        .iter()
+        .map(|a| schema_type_in(r, cx, a, outer))
+        .collect();
     join(r, tys, alts.span, span)
 }
