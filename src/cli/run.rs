@@ -50,32 +50,8 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
     // `--policy`, mean no `planc.toml`, and so no `[run]` from one.
     let settings = project::settings(&start_folder(Some(target)), &overrides(&options.inputs))
         .map_err(Failure)?;
-    let loaded = if o.is_ir {
-        load_ir(target, &settings, options)?
-    } else {
-        compile(target, o.progress.as_deref(), options)?
-    };
-    let Some(ir) = loaded else {
-        // Not UTF-8, errors in the plan, or an IR that fails verification:
-        // reported, nothing ran.
-        return Ok(ExitCode::from(2));
-    };
-    let approved = approvals(&ir, o, options)?;
-    if o.dry_run {
-        print!("{}", dry_run(&ir, &approved));
-        return Ok(ExitCode::SUCCESS);
-    }
-    let spec = o.tools.clone().or(settings.tools).ok_or_else(|| {
-        Failure(
-            "no tool backend: give `--tools fixture:FILE` or `--tools mcp:COMMAND`, \
-             or `[run] tools` in `planc.toml`"
-                .into(),
-        )
-    })?;
-    let max_message = o
-        .max_message
-        .or(settings.max_message)
-        .unwrap_or(MAX_MESSAGE);
+    // The record is read, and its seal verified, before anything uses it:
+    // the check of a plan against it included.
     let key = match o.record_key.as_ref().or(settings.record_key.as_ref()) {
         Some(path) => {
             let key = project::read_bytes(path).map_err(Failure)?;
@@ -114,6 +90,32 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
         }
         _ => None,
     };
+    let loaded = if o.is_ir {
+        load_ir(target, &settings, options)?
+    } else {
+        compile(target, o.progress.as_deref(), options)?
+    };
+    let Some(ir) = loaded else {
+        // Not UTF-8, errors in the plan, or an IR that fails verification:
+        // reported, nothing ran.
+        return Ok(ExitCode::from(2));
+    };
+    let approved = approvals(&ir, o, options)?;
+    if o.dry_run {
+        print!("{}", dry_run(&ir, &approved));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let spec = o.tools.clone().or(settings.tools).ok_or_else(|| {
+        Failure(
+            "no tool backend: give `--tools fixture:FILE` or `--tools mcp:COMMAND`, \
+             or `[run] tools` in `planc.toml`"
+                .into(),
+        )
+    })?;
+    let max_message = o
+        .max_message
+        .or(settings.max_message)
+        .unwrap_or(MAX_MESSAGE);
     let backend = open_backend(&spec, o.timeout, max_message)?;
     let mut sink = FileSink {
         progress: o.progress.clone(),

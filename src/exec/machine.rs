@@ -282,8 +282,22 @@ impl Machine {
                         let Some(step) = self.ir.steps.get(i) else {
                             return Err("internal error: no such step".into());
                         };
+                        // A write the earlier record left with an unknown
+                        // outcome, dispatched again by a person's decision,
+                        // keeps the key it was first sent with: the plan
+                        // compiled against the record has another
+                        // fingerprint, and the tool must see the same call.
+                        let recorded = self
+                            .states
+                            .get(i)
+                            .filter(|st| st.args.as_ref() == Some(&args))
+                            .and_then(|st| st.key.clone());
                         let idempotency_key = (step.effect == Effect::Write)
-                            .then(|| key::idempotency_key(&self.ir.fingerprint, &step.name, &args))
+                            .then(|| {
+                                recorded.or_else(|| {
+                                    key::idempotency_key(&self.ir.fingerprint, &step.name, &args)
+                                })
+                            })
                             .flatten();
                         batch.push(Dispatch {
                             step: step.name.clone().to_string(),
