@@ -531,9 +531,16 @@ fn the_page_of_a_replan_shows_what_compile_runs() {
     assert!(replan.contains(
         "<span class=\"mark\" aria-label=\"changed\">~</span> <code>provision_db</code>"
     ));
-    assert!(replan.contains(
-        "<pre class=\"command\" id=\"run-command\">planc run examples/config_dag/replan.plan --progress examples/config_dag/progress.json --approve provision_db</pre>"
-    ), "{replan}");
+    // The command runs what was reviewed: the fingerprint of the very IR
+    // `planc compile --progress` writes.
+    let fingerprint = serde_json::from_str::<serde_json::Value>(&ir).unwrap()["fingerprint"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(replan.contains(&format!(
+        "<pre class=\"command\" id=\"run-command\">planc run examples/config_dag/replan.plan --progress examples/config_dag/progress.json --approve provision_db --fingerprint {fingerprint}</pre>"
+    )), "{replan}");
+    assert!(replan.contains(&format!("<code id=\"fingerprint\">{fingerprint}</code>")));
     // A replan that repeats a completed non-idempotent write is refused on
     // the page as by `planc compile`.
     let dir = scratch("view_replan_errors");
