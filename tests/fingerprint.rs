@@ -269,7 +269,8 @@ fn every_change_to_what_runs_in_the_ir_changes_it() {
         (
             "guard raised",
             Box::new(move |ir| {
-                ir.steps[guarded].authz.guards[0].limit = planc::ir::GuardLimit::One(Literal::Decimal("999999".into()))
+                ir.steps[guarded].authz.guards[0].limit =
+                    planc::ir::GuardLimit::One(Literal::Decimal("999999".into()))
             }),
         ),
         (

@@ -76,7 +76,8 @@ fn an_edited_ir_does_not_run_with_or_without_its_fingerprint_recomputed() {
             "guard raised",
             "no guard",
             Box::new(move |ir| {
-                ir.steps[credit].authz.guards[0].limit = ir::GuardLimit::One(ir::Literal::Int(5000));
+                ir.steps[credit].authz.guards[0].limit =
+                    ir::GuardLimit::One(ir::Literal::Int(5000));
             }),
         ),
         (
@@ -323,7 +324,8 @@ fn the_machine_asks_approval_of_every_step_whose_rule_asks() {
             Ok(())
         }
     }
-    let outcome = planc::exec::run(&ir, &Default::default(), None, &[], &backend, &mut Null).unwrap();
+    let outcome =
+        planc::exec::run(&ir, &Default::default(), None, &[], &backend, &mut Null).unwrap();
     assert_eq!(
         outcome.stop,
         planc::exec::Stop::ApprovalMissing(vec!["put".into()])
