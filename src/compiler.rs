@@ -197,8 +197,8 @@ impl Compiler {
     }
 
     /// [`Self::check`] of a replan: with `progress` (a record's name and
-    /// JSON text), the plan is checked against what already ran (DESIGN
-    /// 9.3: recorded artifacts in scope, reuse, E0306–E0308, the replan
+    /// JSON text), the plan is checked against what already ran (`docs/replanning.md`:
+    /// recorded artifacts in scope, reuse, E0306–E0308, the replan
     /// budget). The record's own diagnostics (E0601–E0605) are among the
     /// result's.
     pub fn check_replan(

@@ -26,7 +26,7 @@ pub struct Job {
     pub config: Option<String>,
     /// The progress record the plans are replans against (`--progress`, or
     /// `progress` in `planc.toml`): its complete steps' artifacts are in
-    /// scope, and steps that already ran are reused (DESIGN 9.3).
+    /// scope, and steps that already ran are reused (`docs/replanning.md`).
     pub progress: Option<FileId>,
     /// Inputs that could not be read as text (E0002, not UTF-8): a run
     /// with any reports them and checks nothing else.

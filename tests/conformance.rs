@@ -1,4 +1,4 @@
-//! The executor conformance suite (`conformance/`, DESIGN section 10): every
+//! The executor conformance suite (`conformance/`, `docs/executors.md`): every
 //! case run with `planc run` (or, with `PLANC_EXECUTOR` set, with another
 //! executor given the compiled IR) and its outcome compared with the case's
 //! `expect.json`: exit status, final step statuses, failure kinds,

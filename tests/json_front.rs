@@ -137,7 +137,7 @@ fn plan_diags(text: &str, expected: &[(Code, &str)]) -> (Module, Vec<Diagnostic>
 
 // ------------------------------------------------------------------ the plan of docs/json.md
 
-const DESIGN_PLAN: &str = r#"{
+const EXAMPLE_PLAN: &str = r#"{
   "goal": "downgrade Northwind Traders to Starter at end of period",
   "steps": [
     {"n": 0, "tool": "customer.resolve",
@@ -155,7 +155,7 @@ const DESIGN_PLAN: &str = r#"{
 
 #[test]
 fn the_design_plan_reads_into_the_expected_tree() {
-    let (m, d) = read_json_plan(F, DESIGN_PLAN);
+    let (m, d) = read_json_plan(F, EXAMPLE_PLAN);
     assert!(d.is_empty(), "{d:#?}");
     let expected = PlanDecl {
         doc: Doc::default(),
@@ -234,7 +234,7 @@ fn the_design_plan_reads_into_the_expected_tree() {
 
 #[test]
 fn spans_point_into_the_json_text() {
-    let t = DESIGN_PLAN;
+    let t = EXAMPLE_PLAN;
     let (m, _) = read_json_plan(F, t);
     let p = plan_of(&m);
     let s0 = &p.steps[0];
@@ -289,7 +289,7 @@ fn spans_point_into_the_json_text() {
 
 #[test]
 fn the_pointer_table_maps_spans_to_pointers() {
-    let t = DESIGN_PLAN;
+    let t = EXAMPLE_PLAN;
     let (m, _) = read_json_plan(F, t);
     let file = SourceFile::new(F, "plan.json", t, SourceKind::Json);
     let p = plan_of(&m);
@@ -1516,7 +1516,7 @@ fn hostile_documents_end_in_e0003() {
 #[test]
 fn mutated_documents_never_panic_and_spans_stay_in_the_text() {
     let seeds = [
-        DESIGN_PLAN.to_string(),
+        EXAMPLE_PLAN.to_string(),
         format!(r#"{{"tools": [{MCP_TOOL}]}}"#),
     ];
     let alphabet: &[u8] = b"{}[],:\"\\$.0123456789-ea_ {}$";

@@ -8,7 +8,7 @@
 //! - every schema of the `openai` dialect keeps OpenAI's strict
 //!   structured-output rules (written down below);
 //! - soundness: instances generated from a specialised schema never get the
-//!   codes DESIGN section 11 says the schema rules out, from `planc check`
+//!   codes `docs/json.md` says the schema rules out, from `planc check`
 //!   with the same catalogue and policy.
 
 #![allow(

@@ -1,4 +1,4 @@
-//! Progress records, invalidation and plan deltas (DESIGN section 9), on the
+//! Progress records, invalidation and plan deltas (`docs/replanning.md`), on the
 //! configuration example of the replanning article: five steps, the report
 //! independent of the schema, the database's precondition failing.
 

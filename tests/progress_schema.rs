@@ -24,10 +24,10 @@ fn committed_schema_matches_the_types() {
     }
 }
 
-/// The record of DESIGN 9.2's example is valid against the committed schema
+/// A record like the example of `docs/replanning.md` is valid against the committed schema
 /// and reads into the types.
 #[test]
-fn the_design_example_is_valid() {
+fn the_documented_example_is_valid() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/progress.schema.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();

@@ -97,8 +97,8 @@ pub struct CheckInput<'a> {
     /// `policy` declarations of the `plans` modules then do not join the
     /// catalogue and the policy (the driver reports them, E0005).
     pub roles_fixed: bool,
-    /// The progress record of the run the plans replan, if any (DESIGN
-    /// 9.3): recorded artifacts are in scope with their values, completed
+    /// The progress record of the run the plans replan, if any
+    /// (`docs/replanning.md`): recorded artifacts are in scope with their values, completed
     /// steps are reused, and repeated effects are refused.
     pub progress: Option<Progress<'a>>,
 }

@@ -44,7 +44,7 @@ pub struct CheckedPlan {
     pub replan: Option<Replan>,
 }
 
-/// A replan's use of its progress record (DESIGN 9.3).
+/// A replan's use of its progress record (`docs/replanning.md`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Replan {
     /// How many replans the run had used when the record was written.

@@ -1,5 +1,5 @@
 //! The `fixture:FILE` backend: recorded tool responses, for tests, dry runs
-//! and replay (DESIGN 10). The file is a JSON list of
+//! and replay (`docs/executors.md`). The file is a JSON list of
 //! `{"tool", "args"?, "result"}` or `{"tool", "args"?, "error": {"code",
 //! "retryable", "message"?}}`, consumed in order per tool: a call gets the
 //! tool's first unconsumed entry that matches it. An entry with `args`

@@ -1,4 +1,4 @@
-//! The executor (DESIGN section 10, rules 1–5) as a step-wise state
+//! The executor (`docs/executors.md`, rules 1–5 of "What an executor must do") as a step-wise state
 //! machine: [`Machine`] is told what each call returned and says what to
 //! call next.
 //!
@@ -765,7 +765,7 @@ impl Machine {
         let kind = failure.kind;
         self.fail(i, failure);
         // A precondition that does not hold makes the step invalid, with
-        // what depends on its data (DESIGN 9.4).
+        // what depends on its data (`docs/replanning.md`, "Invalidation").
         if kind == FailureKind::PreconditionUnmet {
             self.invalidate(i)?;
         }
@@ -815,7 +815,7 @@ impl Machine {
         Ok(())
     }
 
-    /// The one place invalidation (DESIGN 9.4) is applied, after a
+    /// The one place invalidation (`docs/replanning.md`, "Invalidation") is applied, after a
     /// precondition fails at step `i`: the library's function decides; the
     /// step and its data dependents become `invalid` (they will not run),
     /// a step depending on them only by order stays `pending`.
@@ -864,7 +864,7 @@ impl Machine {
         self.out.push(Output::Progress(record));
     }
 
-    /// The progress record (DESIGN 9.2).
+    /// The progress record (`docs/replanning.md`, "The progress record").
     pub fn record(&self) -> ProgressRecord {
         let mut steps: Vec<StepRecord> = self
             .ir

@@ -1,4 +1,4 @@
-//! Execution: the reference executor of the IR (DESIGN section 10).
+//! Execution: the reference executor of the IR (`docs/executors.md`).
 //!
 //! The executor (`run.rs`) is a state machine, [`Machine`], that does no IO
 //! of its own: it says which calls are due, is told what each returned, and

@@ -50,7 +50,7 @@ pub(crate) fn literal() -> Value {
     json!({"type": ["string", "number", "boolean", "null"]})
 }
 
-/// The JSON plan form (DESIGN section 3), for any catalogue.
+/// The JSON plan form (`docs/json.md`), for any catalogue.
 pub fn plan() -> Value {
     let step_ref = json!({"anyOf": [
         {"type": "integer", "minimum": 0},

@@ -1,4 +1,4 @@
-//! The planner's side (DESIGN section 11): JSON Schemas of the JSON plan
+//! The planner's side (`docs/json.md`, "`planc schema`"): JSON Schemas of the JSON plan
 //! form, generic ([`forms`]) or specialised to a catalogue, a policy and an
 //! actor ([`plan_schema`]), for a model's structured output.
 //!

@@ -1,4 +1,4 @@
-//! Plan deltas (DESIGN 9.5): two plans' steps matched by name, what was
+//! Plan deltas (`docs/replanning.md`, "Plan deltas"): two plans' steps matched by name, what was
 //! added, removed or changed (field by field), and, with a progress record,
 //! which of the changed or removed steps had already completed (a removed
 //! completed write is history: it is not undone) and which unchanged steps

@@ -1,4 +1,4 @@
-//! Invalidation (DESIGN 9.4): what an event during a run invalidates, along
+//! Invalidation (`docs/replanning.md`, "Invalidation"): what an event during a run invalidates, along
 //! the plan's data edges only. One function, [`invalidate`], serves
 //! `planc invalidate`, the executor and the library.
 //!

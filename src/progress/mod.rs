@@ -1,5 +1,5 @@
 //! Progress records, replan checks, invalidation and plan deltas
-//! (DESIGN section 9).
+//! (`docs/replanning.md`).
 //!
 //! - [`types`]: the progress record an executor writes as it runs
 //!   (`schema/progress.schema.json` is generated from it).

@@ -1,4 +1,4 @@
-//! The progress record's types (DESIGN 9.2): what an executor writes as it
+//! The progress record's types (`docs/replanning.md`, "The progress record"): what an executor writes as it
 //! runs and what a replan is checked against. Completed steps are recorded by
 //! name with their verified outputs, never by index: a name is stable across
 //! replans, an index is not.

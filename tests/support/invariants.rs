@@ -453,7 +453,7 @@ fn holds(value: &Literal, op: CmpOp, limit: &Literal) -> bool {
             }
             // The JSON forms have no date literal: a JSON policy writes a
             // date limit as a string, which limits a `date` parameter as
-            // the date it spells (DESIGN 3). Fixed-width dates order like
+            // the date it spells (`docs/language.md`, "Dates and datetimes"). Fixed-width dates order like
             // their text.
             (Literal::Date(a), Literal::String(b)) | (Literal::String(a), Literal::Date(b))
                 if is_date_text(a) && is_date_text(b) =>

@@ -1,6 +1,6 @@
 //! What `planc.temporal` needs from the core beyond the machine: the retry
 //! policy of each step, so the workflow engine's own retries are the ones
-//! the executor contract allows (DESIGN 10, rule 2) and no other.
+//! the executor contract allows (`docs/executors.md`, rule 2) and no other.
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-"""The Python API of DESIGN section 12: checking, diagnostics equal to the
+"""The Python API (`bindings/python/README.md`): checking, diagnostics equal to the
 command line's, schema, diff, invalidate, and running with Python tools."""
 
 from __future__ import annotations

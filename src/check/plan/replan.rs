@@ -1,5 +1,5 @@
 //! A replan checked against the progress record of the run it repairs
-//! (DESIGN 9.3). The hook into the checker is narrow: references that name
+//! (`docs/replanning.md`). The hook into the checker is narrow: references that name
 //! a recorded artifact instead of a binding of the plan
 //! ([`Checker::recorded_ref`], [`Checker::recorded_text`]), one pass after
 //! the steps' arguments are checked and before authorization
