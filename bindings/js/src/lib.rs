@@ -266,6 +266,9 @@ impl Checked {
                 generator: &generator,
                 progress: None,
                 against: None,
+                // The IR's order: the package keeps no syntax tree.
+                arg_order: &[],
+                command: run_command(ir),
             },
         )))
     }
@@ -284,6 +287,19 @@ impl Checked {
             ))),
         }
     }
+}
+
+/// The command that runs what the page shows: the IR saved as
+/// `plan.ir.json`, its approvals bound to its fingerprint
+/// (`docs/executors.md`).
+fn run_command(ir: &planc::ir::PlanIr) -> String {
+    let mut words = vec!["planc run --ir plan.ir.json".to_string()];
+    if !ir.approvals.is_empty() {
+        let names: Vec<&str> = ir.approvals.iter().map(|a| a.as_str()).collect();
+        words.push(format!("--approve {}", names.join(",")));
+    }
+    words.push(format!("--fingerprint {}", ir.fingerprint));
+    words.join(" ")
 }
 
 /// `planc diff`: the delta between two IRs (JSON texts), with the record
