@@ -1288,6 +1288,16 @@ fn catalogue_shape_errors() {
         r#"{"tools": [{"name": "x", "title": "X", "icons": [], "execution": {"taskSupport": "forbidden"}, "_meta": {}, "future": 1}]}"#,
         &[],
     );
+    // A name that shows as another (a right-to-left override, a zero-width
+    // space) cannot name a tool: what the page shows is what is called.
+    check(
+        "{\"tools\": [{\"name\": \"pay\u{202E}yap\", \"inputSchema\": {}}]}",
+        &[(Code::E0004, "\"pay\u{202E}yap\"")],
+    );
+    check(
+        "{\"tools\": [{\"name\": \"send\u{200B}_money\", \"inputSchema\": {}}]}",
+        &[(Code::E0004, "\"send\u{200B}_money\"")],
+    );
     check(
         r#"{"tools": [{"type": "web_search"}]}"#,
         &[(Code::E0004, r#""web_search""#)],

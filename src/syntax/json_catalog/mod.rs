@@ -303,6 +303,27 @@ fn tool_name(r: &mut Reader<'_>, holder: &Json<'_>, v: &Option<&Json<'_>>) -> Op
         );
         return None;
     }
+    // What is shown must be what is called: a name that holds a character
+    // shown as nothing, or one that reorders the text, is refused
+    // (`docs/catalogs.md`).
+    if let Some(c) = s.chars().find(|&c| crate::syntax::lexicon::is_hidden(c)) {
+        r.report(
+            Diagnostic::new(
+                Code::E0004,
+                v.span,
+                format!(
+                    "the tool name `{}` holds {}, which shows as nothing or reorders the text",
+                    crate::syntax::lexicon::show_hidden(s),
+                    crate::syntax::lexicon::show_hidden(&c.to_string())
+                ),
+            )
+            .with_label("hidden character")
+            .with_help(
+                "name the tool with visible characters only: a name is called as it is written",
+            ),
+        );
+        return None;
+    }
     Some(Spanned::new(Str::new(s), v.text_span()))
 }
 
