@@ -183,7 +183,7 @@ def test_an_argument_left_out_with_a_null_default_is_not_passed() -> None:
         seen.append(kwargs)
         return {"sent": True}
 
-    assert planc.run(checked.ir, {"mail_send": send}).exit_code == 0
+    assert planc.run(checked, {"mail_send": send}).exit_code == 0
     assert seen == [{"body": "hi", "cc": "ops"}]
 
 
