@@ -130,13 +130,29 @@ def runtime_tools(suite: Any, env: Any, seen: Optional[List[Any]] = None) -> Dic
 # ------------------------------------------------------------ policy facts
 
 
+def rules(text: str) -> List[str]:
+    """The policy's lines, comments dropped, a rule that `planc fmt` broke
+    over several lines (a long list) joined into one."""
+    out: List[str] = []
+    depth = 0
+    for raw in text.splitlines():
+        line = raw.split("//")[0].strip()
+        if not line:
+            continue
+        if depth > 0 and out:
+            out[-1] += " " + line
+        else:
+            out.append(line)
+        depth += line.count("[") - line.count("]")
+    return out
+
+
 def policy_facts(text: str) -> Tuple[set, set]:
     """The tools the policy marks untrusted and the (tool, argument) pairs
     it requires trusted, read from its rules, to know which data-flow
     variants must be E0313."""
     untrusted, trusted = set(), set()
-    for line in text.splitlines():
-        line = line.split("//")[0].strip()
+    for line in rules(text):
         m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\b(.*)$", line)
         if not m or m.group(1) in ("policy", "actor", "max_steps", "replans"):
             continue
@@ -231,7 +247,7 @@ def run_suite(name: str, write: bool) -> Dict[str, Any]:
     for t in suite.tools:
         ir_effect = None
         # The policy's `effect` states it (AgentDojo's tools carry none).
-        m = re.search(rf"^\s*{t.name}\b.*\beffect\s+(read|write)", pol_text, re.M)
+        m = re.search(rf"^{t.name}\b.*\beffect\s+(read|write)", "\n".join(rules(pol_text)), re.M)
         ir_effect = m.group(1) if m else "write"
         if ir_effect == "write":
             writes.add(t.name)
