@@ -67,7 +67,7 @@ from temporalio.worker import Replayer  # noqa: E402
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner  # noqa: E402
 
 import planc.temporal  # noqa: E402
-from conftest import approvals, cases, compile_case, recorded, trace_lines  # noqa: E402
+from conftest import approvals, cases, compile_case, recorded, run_kwargs, trace_lines  # noqa: E402
 from test_conformance import same_up_to_interleaving  # noqa: E402
 from test_readme import POLICY, TOOLS_JSON  # noqa: E402
 
@@ -142,6 +142,11 @@ def canonical(events: List[Dict[str, Any]]) -> List[str]:
 
 @pytest.mark.parametrize("case", cases(), ids=lambda p: p.name)
 def test_conformance_case(server: str, case: Path) -> None:
+    if json.loads((case / "expect.json").read_text())["exit"] == 2:
+        # An IR or approvals that must not run: `planc.run` refuses them
+        # before anything runs; the workflow's starter does not verify an
+        # IR yet (docs/executors.md, "Plans on Temporal").
+        pytest.skip("the Temporal starter does not verify an IR yet")
     ir = compile_case(case)
     tools = sorted({s["tool"] for s in ir["steps"]})
     prior = case / "progress.json"
@@ -150,8 +155,8 @@ def test_conformance_case(server: str, case: Path) -> None:
     reference = planc.run(
         ir,
         recorded(case).tools(tools),
-        approve=approvals(case),
         progress=prior_record,
+        **run_kwargs(case, ir),
     )
     rec = recorded(case)
 
@@ -197,7 +202,7 @@ def test_conformance_case(server: str, case: Path) -> None:
 
 def reference_calls(case: Path, ir: Dict[str, Any], tools: List[str], prior: Any) -> List[tuple]:
     r = recorded(case)
-    planc.run(ir, r.tools(tools), approve=approvals(case), progress=prior)
+    planc.run(ir, r.tools(tools), progress=prior, **run_kwargs(case, ir))
     return r.calls
 
 
@@ -300,7 +305,9 @@ def test_a_killed_worker(server: str, tmp_path: Path, slow: str) -> None:
         else:
             assert statuses == {"s1": "complete", "s2": "failed", "s3": "pending", "s4": "pending"}
             s2 = next(s for s in record["steps"] if s["name"] == "s2")
-            assert s2["failure"]["kind"] == "tool_error"
+            # A write whose call timed out may have committed: its outcome
+            # is unknown, never retried (docs/executors.md).
+            assert s2["failure"]["kind"] == "outcome_unknown"
             assert s2["failure"]["code"] == planc.temporal.TIMEOUT
             assert writes == [("put", "out1")]
             assert ("get", "slow") not in calls
