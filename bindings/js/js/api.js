@@ -256,6 +256,12 @@ export class Compiler {
     );
     this.#diagnostics = JSON.parse(this.#native.diagnosticsJson()).diagnostics;
   }
+  /** What is wrong with an IR not compiled here, against this compiler's
+   * catalogue, policy and actor (`planc run --ir`'s verification): an
+   * empty array when it may run. */
+  verify(ir) {
+    return this.#native.verify(jsonText(ir, "ir"));
+  }
   /** The catalogue's and policy's diagnostics (`--format json` objects). */
   get diagnostics() {
     return this.#diagnostics;
@@ -341,9 +347,31 @@ async function callTool(tools, call) {
  * own executor (the machine every driver uses): the same record, trace and
  * exit status as `planc run`. */
 export async function run(ir, options = {}) {
-  const { tools = {}, approve, progress, onEvent, onProgress, concurrent = true } = options;
+  const { tools = {}, approve, progress, onEvent, onProgress, concurrent = true, compiler, fingerprint } = options;
   const irText = jsonText(ir, "ir");
   const irObj = parseExact(irText);
+  // What is approved is what runs (docs/executors.md): an IR not compiled
+  // here is verified against the compiler's catalogue and policy, and
+  // approvals for it name its fingerprint.
+  if (!(ir instanceof CheckResult)) {
+    if (!(compiler instanceof Compiler)) {
+      throw new TypeError(
+        "an IR not compiled here is verified before it runs: pass compiler (a Compiler with the catalogue and policy it must keep), or run the CheckResult itself",
+      );
+    }
+    const problems = compiler.verify(irText);
+    if (problems.length > 0) {
+      throw new Error(`the IR does not run: it is not the IR planc compiled under this catalogue and policy:\n  - ${problems.join("\n  - ")}`);
+    }
+    if (approve !== undefined && approve !== null && fingerprint === undefined) {
+      throw new Error("approvals for an IR not compiled here name its fingerprint: pass fingerprint (the one reviewed)");
+    }
+  }
+  if (fingerprint !== undefined && fingerprint !== irObj.fingerprint) {
+    throw new Error(
+      `the approvals are for the plan with fingerprint ${JSON.stringify(fingerprint)}, but this plan's is ${JSON.stringify(irObj.fingerprint)}: what was approved is not what would run; nothing was run`,
+    );
+  }
   const missing = [...new Set((irObj.steps ?? []).map((s) => s.tool))]
     .filter((t) => typeof tools[t] !== "function")
     .sort();

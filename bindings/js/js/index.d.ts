@@ -118,6 +118,9 @@ export class Compiler {
   check(plan: string | object, options?: CheckOptions): CheckResult;
   /** The planner's JSON Schema; `wrap` gives the `submit_plan` tool definition. */
   schema(options?: { dialect?: Dialect; wrap?: boolean }): { [key: string]: JsonValue };
+  /** What is wrong with an IR not compiled here, against this compiler's
+   * catalogue, policy and actor; empty when it may run. */
+  verify(ir: IrLike): string[];
   free(): void;
 }
 
@@ -194,13 +197,20 @@ export interface RunOptions {
   onProgress?: (record: ProgressRecord, text: string) => void | Promise<void>;
   /** Call independent steps at once (default) or one at a time in source order. */
   concurrent?: boolean;
+  /** Required for an IR not compiled in this process (anything but a
+   * `CheckResult`): it is verified against this compiler's catalogue and
+   * policy before anything runs, as `planc run --ir` verifies it. */
+  compiler?: Compiler;
+  /** The fingerprint the approvals were given for: required with
+   * `approve` for an IR not compiled here; a different one refuses the run. */
+  fingerprint?: string;
 }
 
 export interface RunResult {
   /** As `planc run`: 0 complete; 1 halted, refused or approval missing; 3 stopped for a replan or an escalation. */
   exitCode: 0 | 1 | 3;
   ok: boolean;
-  reason: "complete" | "approval_missing" | "halt" | "replan" | "escalate";
+  reason: "complete" | "approval_missing" | "halt" | "replan" | "escalate" | "outcome_unknown";
   step: string | null;
   progress: ProgressRecord;
   progressText: string;

@@ -128,6 +128,15 @@ impl Compiler {
         })
     }
 
+    /// What is wrong with an IR (its JSON text) that was not compiled in
+    /// this process, against this compiler's catalogue, policy and actor
+    /// (`planc run --ir`'s verification, `docs/executors.md`): empty when
+    /// it may run.
+    pub fn verify(&self, ir: &str) -> Result<Vec<String>, JsError> {
+        let ir = planc::ir::from_json(ir).map_err(error)?;
+        Ok(planc::exec::verify(&ir, self.inner.models()))
+    }
+
     /// The planner's schema (`planc schema`): `json-schema`, `openai` or
     /// `anthropic`; `tool` wraps it as the `submit_plan` tool definition.
     pub fn schema(&self, dialect: &str, tool: bool) -> Result<String, JsError> {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { test } from "node:test";
 
 import { run } from "../js/index.js";
-import { Recorded, approvals, cases, compileCase, read, traceLines } from "./support.mjs";
+import { Recorded, approvals, cases, compileCase, compilerOf, read, traceLines } from "./support.mjs";
 
 function outcome(result) {
   const steps = result.progress.steps;
@@ -54,6 +54,28 @@ function sameUpToInterleaving(want, got, ir) {
   }
 }
 
+/** What `run` takes beside the IR and the tools: the approvals (an
+ * approvals file's steps), the compiler an IR file is verified against,
+ * and the fingerprint the approvals name (the file's, else the IR's own). */
+function runOptions(c, ir) {
+  const loaded = approvals(c);
+  const object = loaded !== undefined && loaded !== null && !Array.isArray(loaded) && typeof loaded === "object";
+  const irObj = JSON.parse(typeof ir === "string" ? ir : ir.irText);
+  return {
+    approve: object ? loaded.steps : loaded,
+    compiler: compilerOf(path.join(c, "planc.toml")).compiler,
+    fingerprint: object ? loaded.fingerprint : irObj.fingerprint,
+  };
+}
+
+/** A case whose IR or approvals must not run (exit 2): `run` rejects
+ * before any tool is called. */
+async function refused(c, go) {
+  if (expected(c).exit !== 2) return false;
+  await assert.rejects(go());
+  return true;
+}
+
 const all = cases();
 
 test("the suite is all there", () => {
@@ -68,14 +90,20 @@ for (const c of all) {
     const rec = Recorded.load(path.join(c, "tools.json"));
     const records = [];
     const seen = [];
-    const result = await run(ir, {
-      tools: rec.tools(toolNames(ir)),
-      approve: approvals(c),
-      progress: prior(c),
-      concurrent: false,
-      onEvent: (e) => seen.push(e),
-      onProgress: (record, text) => records.push([record, text]),
-    });
+    const go = () =>
+      run(ir, {
+        tools: rec.tools(toolNames(ir)),
+        progress: prior(c),
+        concurrent: false,
+        onEvent: (e) => seen.push(e),
+        onProgress: (record, text) => records.push([record, text]),
+        ...runOptions(c, ir),
+      });
+    if (await refused(c, go)) {
+      assert.deepEqual(rec.calls, []);
+      return;
+    }
+    const result = await go();
     assert.deepEqual(outcome(result), expected(c));
     assert.deepEqual(traceLines(result.events), JSON.parse(read(path.join(c, "expect.json"))).trace);
     assert.deepEqual(seen, result.events);
@@ -87,11 +115,14 @@ for (const c of all) {
     const ir = compileCase(c);
     const rec = Recorded.load(path.join(c, "tools.json"));
     // Later steps answer sooner, so results arrive out of source order.
-    const result = await run(ir, {
-      tools: rec.tools(toolNames(ir), (tool) => (tool.length % 3) * 3),
-      approve: approvals(c),
-      progress: prior(c),
-    });
+    const go = () =>
+      run(ir, {
+        tools: rec.tools(toolNames(ir), (tool) => (tool.length % 3) * 3),
+        progress: prior(c),
+        ...runOptions(c, ir),
+      });
+    if (await refused(c, go)) return;
+    const result = await go();
     assert.deepEqual(outcome(result), expected(c));
     const irObj = JSON.parse(typeof ir === "string" ? ir : ir.irText);
     sameUpToInterleaving(JSON.parse(read(path.join(c, "expect.json"))).trace, traceLines(result.events), irObj);
@@ -102,7 +133,7 @@ test("a wrong expectation is caught", async () => {
   const c = all.find((p) => path.basename(p) === "northwind_completes");
   const ir = compileCase(c);
   const rec = Recorded.load(path.join(c, "tools.json"));
-  const result = await run(ir, { tools: rec.tools(toolNames(ir)), approve: approvals(c) });
+  const result = await run(ir, { tools: rec.tools(toolNames(ir)), ...runOptions(c, ir) });
   const wrong = { ...expected(c), exit: 3 };
   assert.notDeepEqual(outcome(result), wrong);
 });
