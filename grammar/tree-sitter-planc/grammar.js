@@ -229,11 +229,14 @@ module.exports = grammar({
       'policy',
       field('name', $.identifier),
       '{',
-      repeat(choice($.actor_declaration, $.max_steps_budget, $.policy_rule)),
+      repeat(choice($.actor_declaration, $.max_steps_budget, $.policy_replans, $.policy_rule)),
       '}',
     ),
 
     actor_declaration: $ => seq('actor', field('scopes', $.scope_list)),
+
+    // The most replans of any plan the policy governs.
+    policy_replans: $ => seq('replans', '<=', field('value', $.integer)),
 
     policy_rule: $ => seq(
       field('tool', $._tool_name),
@@ -253,7 +256,49 @@ module.exports = grammar({
 
     approval_clause: _ => seq('approval', field('approver', 'human')),
 
-    where_clause: $ => seq('where', commaSep1($.ceiling)),
+    where_clause: $ => seq('where', commaSep1($._where_item)),
+
+    // `total` and `calls` alone are argument names (planc.ebnf `where_item`).
+    _where_item: $ => choice(
+      $.ceiling,
+      $.total_rule,
+      $.calls_rule,
+      $.list_rule,
+      $.pattern_rule,
+      $.trusted_rule,
+    ),
+
+    // The sum of the argument over every call of the tool.
+    total_rule: $ => prec(1, seq(
+      'total',
+      field('argument', $.identifier),
+      '<=',
+      field('value', $._literal),
+      optional(seq('per', field('per', $.identifier))),
+    )),
+
+    // The most calls of the tool.
+    calls_rule: $ => prec(1, seq('calls', '<=', field('value', $.integer))),
+
+    // An allowlist, or with `not` a denylist.
+    list_rule: $ => seq(
+      field('argument', $.identifier),
+      optional(field('negated', 'not')),
+      'in',
+      '[',
+      optional(commaSep1Trailing(field('value', $._literal))),
+      ']',
+    ),
+
+    // The whole value matches the pattern (Rust `regex` syntax).
+    pattern_rule: $ => seq(
+      field('argument', $.identifier),
+      'matches',
+      field('pattern', alias($._plain_string, $.string)),
+    ),
+
+    // No part of the value comes from untrusted data.
+    trusted_rule: $ => seq(field('argument', $.identifier), 'trusted'),
 
     // The policy distrusts the tool's output.
     untrusted_clause: _ => seq('untrusted', optional(choice('true', 'false'))),
@@ -364,7 +409,7 @@ module.exports = grammar({
     ...probeForms('_post', $ => $.path),
 
     // A binding with its fields (`settings.region`): a `pre` probe's path.
-    _subject: $ => choice($.identifier, $.dotted_name),
+    _subject: $ => choice($.identifier, $.dotted_name, $.indexed_name),
 
     _cmp_op: _ => choice(...CMP_OPS),
 
@@ -466,6 +511,15 @@ module.exports = grammar({
 
     // `billing.issue_credit`, `facts.plan`: no spaces around the dots.
     dotted_name: _ => token(DOTTED),
+
+    // `tags[0].name`, `accounts[2]`: a binding with fields and indexes, in a
+    // `pre` probe; no spaces.
+    indexed_name: _ => token(seq(
+      IDENT,
+      repeat(seq('.', IDENT)),
+      /\[[0-9]+\]/,
+      repeat(choice(seq('.', IDENT), /\[[0-9]+\]/)),
+    )),
 
     // `billing:write`, `crm:*`, `files:read:v1.2-x`: no spaces.
     scope: _ => token(seq(IDENT, repeat1(seq(':', /[A-Za-z0-9_*.\-]+/)))),

@@ -414,7 +414,7 @@ test('config_dag replan with --against and --progress: the delta on the page', a
       '~ provision_db changed: args.schema_version, pre',
     ]);
     assert.equal(await text(page, '#glance-runs'), '3 steps will run; 3 are reused from the earlier run, not run again.');
-    assert.match(await text(page, '#run-command'), /^planc run examples\/config_dag\/replan\.plan --progress examples\/config_dag\/progress\.json --approve provision_db$/);
+    assert.match(await text(page, '#run-command'), /^planc run examples\/config_dag\/replan\.plan --progress examples\/config_dag\/progress\.json --approve provision_db --fingerprint sha256:[0-9a-f]{64}$/);
     const order = await page.evaluate(() => ['glance', 'delta', 'approve'].map((id) => document.getElementById(id).getBoundingClientRect().top));
     assert.ok(order[0] < order[1] && order[1] < order[2], `glance, then the delta, then the approval: ${order}`);
     assert.equal(await text(page, `${card('fetch_config')} .state`), 'COMPLETE');

@@ -32,13 +32,19 @@
   "on_unmet"
   "retry"
   "after"
+  "total"
+  "calls"
+  "per"
 ] @keyword
 
 [
   "in"
   "not"
   "contains"
+  "matches"
 ] @keyword.operator
+
+(trusted_rule "trusted" @keyword.modifier)
 
 (tool_attribute) @keyword.modifier
 

@@ -35,13 +35,19 @@
   "on_unmet"
   "retry"
   "after"
+  "total"
+  "calls"
+  "per"
 ] @keyword
 
 [
   "in"
   "not"
   "contains"
+  "matches"
 ] @keyword.operator
+
+(trusted_rule "trusted" @keyword.storage.modifier)
 
 (tool_attribute) @keyword.storage.modifier
 
