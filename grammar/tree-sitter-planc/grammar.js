@@ -318,8 +318,13 @@ module.exports = grammar({
       ']',
     ),
 
+    // `total` and `calls` name arguments too, where no rule reads them:
+    // `total <= 5` is a ceiling, `calls <= 3` the calls rule.
     ceiling: $ => seq(
-      field('argument', $.identifier),
+      field('argument', choice(
+        $.identifier,
+        alias(choice('total', 'calls'), $.identifier),
+      )),
       field('operator', $._cmp_op),
       field('value', $._literal),
     ),
