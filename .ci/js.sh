@@ -53,6 +53,11 @@ timeout 1200 cargo clippy --locked --manifest-path "$manifest" --target-dir targ
   --target wasm32-unknown-unknown -- -D warnings
 timeout 1200 cargo clippy --locked --manifest-path "$manifest" --target-dir target --all-targets -- -D warnings
 timeout 1200 cargo test --locked --manifest-path "$manifest" --target-dir target --lib
+# The module is built from the library crates only: no command line, no
+# language server, no mimalloc (ARCHITECTURE.md, "The crates").
+if cargo tree --locked --manifest-path "$manifest" -e normal --prefix none | grep -E '^(clap|clap_builder|lsp-server|lsp-types|planc-lsp|mimalloc) '; then
+  fail "the wasm module compiles the command line's or the language server's crates, or mimalloc"
+fi
 
 step "build: the crate for wasm32-unknown-unknown, wasm-bindgen --target web"
 (cd $js && npm ci --ignore-scripts --no-audit --no-fund)

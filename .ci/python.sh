@@ -23,6 +23,12 @@ cargo fmt --manifest-path "$manifest" --check
 # In the root's target folder: the dependencies the root's lint step checked
 # are reused.
 timeout 900 cargo clippy --manifest-path "$manifest" --target-dir target --all-targets -- -D warnings
+# The extension is built from the library crates only: no command line,
+# no language server (ARCHITECTURE.md, "The crates").
+if cargo tree --locked --manifest-path "$manifest" -e normal --prefix none | grep -E '^(clap|clap_builder|lsp-server|lsp-types|planc-lsp) '; then
+  echo "python: error: the extension compiles the command line's or the language server's crates" >&2
+  exit 1
+fi
 
 venv="${TMPDIR:-/tmp}/planc-python-venv"
 rm -rf "$venv"

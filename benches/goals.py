@@ -22,6 +22,10 @@ benchmark plans (the Northwind downgrade repeated, in both forms), then:
 - memory: the peak resident set of `planc check` and `planc compile` of the
   10,000- and 100,000-step plans, and of a `serde_json::Value` of the JSON
   plan, over the input's size;
+- the Python package (when `import planc` works in this interpreter, as
+  after `pip install ./bindings/python`): `Compiler.check(text).errors` of
+  the same JSON plans beside pydantic's `model_validate_json`, by
+  instructions inside CPython and by time;
 - the language server: the ignored latency test of `tests/lsp_e2e.rs`
   (200 edits of a 1,000-step plan), p50 and p99, on the idle machine and
   with one spinning process per core beside it.
@@ -134,6 +138,45 @@ def validate_loop(plan: Path, calls: int) -> None:
         Plan.model_validate_json(text)
 
 
+def binding_check(plan: Path):
+    """The Python package's check of `plan` against the catalogue and
+    policy written beside it, as an agent loop calls it (the diagnostics'
+    count read; the dicts and the IR built only when read)."""
+    import planc
+
+    compiler = planc.Compiler(catalog=[plan.parent / "tools.plan"],
+                              policy=plan.parent / "policy.plan")
+    text = plan.read_text()
+    if compiler.check(text).errors:
+        fail(f"the Python package finds errors in {plan.name}")
+    return lambda t=text: compiler.check(t).errors
+
+
+def binding_loop(plan: Path, calls: int) -> None:
+    """The body `binding_instructions` counts: `calls` checks (one more,
+    not counted, built the compiler)."""
+    check = binding_check(plan)
+    for _ in range(calls):
+        check()
+
+
+def binding_instructions(plan: Path, calls: int) -> int:
+    """`Compiler.check`'s instructions per call, in CPython: the whole
+    interpreter with `calls` calls and with none."""
+    script = Path(__file__).resolve()
+    counts = [callgrind([sys.executable, str(script), "--binding", str(plan), str(k)])
+              for k in (calls, 0)]
+    return max(0, counts[0] - counts[1]) // calls
+
+
+def binding_available() -> bool:
+    try:
+        import planc  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def planc_times(bench: Path, sizes: list[int]) -> dict[int, dict[str, float]]:
     """`agent_loop`'s own table: median microseconds per call, per stage."""
     env = dict(os.environ, PLANC_BENCH_SIZES=",".join(map(str, sizes)))
@@ -214,9 +257,13 @@ def main() -> int:
     ap.add_argument("--no-lsp", action="store_true", help="leave out the language server")
     ap.add_argument("--no-callgrind", action="store_true", help="leave out instruction counts")
     ap.add_argument("--validate", nargs=2, metavar=("PLAN", "N"), help=argparse.SUPPRESS)
+    ap.add_argument("--binding", nargs=2, metavar=("PLAN", "N"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.validate:
         validate_loop(Path(a.validate[0]), int(a.validate[1]))
+        return 0
+    if a.binding:
+        binding_loop(Path(a.binding[0]), int(a.binding[1]))
         return 0
 
     sizes = [10] if a.smoke else sorted({int(s) for s in a.sizes.split(",") if s.strip()})
@@ -245,6 +292,21 @@ def main() -> int:
                     instr[(s, n)] = stage_instructions(bench, s, n)
             for n in (n for n in PYDANTIC_COUNT_SIZES if n in sizes):
                 pyd_instr[n] = pydantic_instructions(plans / f"plan_{n}.json", 2 if a.smoke else 20)
+
+        # The Python package, at the sizes pydantic's instructions are
+        # counted at.
+        binding = binding_available()
+        bind_sizes = [n for n in PYDANTIC_COUNT_SIZES if n in sizes] if binding else []
+        bind_instr: dict[int, int] = {}
+        bind_times: dict[int, float] = {}
+        for n in bind_sizes:
+            plan = plans / f"plan_{n}.json"
+            if use_callgrind:
+                bind_instr[n] = binding_instructions(plan, 2 if a.smoke else 20)
+            import pydantic_compare as pc
+
+            check = binding_check(plan)
+            bind_times[n] = pc.median_us(lambda _t: check(), "") if not a.smoke else 0.0
 
         times = planc_times(bench, sizes)
         py_times = {n: python_times(plans / f"plan_{n}.json", a.smoke) for n in sizes}
@@ -288,6 +350,19 @@ def main() -> int:
                                 or instr[("check_only", n)] < pyd_instr[n])
             print(f"| check faster than pydantic `model_validate_json`, {n:,} steps | {line} "
                   f"| {'met' if faster else 'missed'} |")
+    if not binding:
+        print("| the Python package's `Compiler.check` against pydantic | not measured: "
+              "`import planc` fails in this Python (`pip install ./bindings/python`) | |")
+    for n in bind_sizes:
+        pyd_t = py_times[n][1]
+        line = f"by time {bind_times[n]:.1f} against {pyd_t:.1f} µs"
+        faster = bind_times[n] < pyd_t
+        if n in bind_instr and n in pyd_instr:
+            line += (f"; by instructions {bind_instr[n] / 1e3:,.0f} k against "
+                     f"{pyd_instr[n] / 1e3:,.0f} k")
+            faster = faster and bind_instr[n] < pyd_instr[n]
+        print(f"| the Python package's `Compiler.check` faster than pydantic, {n:,} steps "
+              f"| {line} | {'met' if faster else 'missed'} |")
     for n in counted:
         if ("check_run", n) in instr and n >= 100:
             r = instr[("check_run", n)] / instr[("serde_json", n)]

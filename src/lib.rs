@@ -1,9 +1,18 @@
 //! planc: a compiler for plans written by agent planners.
 //!
-//! The library does no IO. It takes source text (a `.plan` file or a JSON
-//! document), a tool catalogue and a policy, and returns diagnostics and,
-//! when there are no errors, the IR an executor runs. The command line
-//! (`src/main.rs`, `src/cli/`) and the language server are thin shells over it.
+//! This crate is the facade of the workspace's layers (`ARCHITECTURE.md`),
+//! under the module names they have always had: `planc-lang` (source,
+//! diagnostics, both front ends, the catalogue and policy models),
+//! `planc-exec` (the executor's contract: the IR, progress records, the
+//! step machine), `planc-check` (the checker, the lowering, planner
+//! schemas, the driver, `planc.toml`), `planc-view` (formatting, the graph,
+//! the review page) and, with the `cli` feature, `planc-lsp` (the language
+//! server). It takes source text (a `.plan` file or a JSON document), a
+//! tool catalogue and a policy, and returns diagnostics and, when there are
+//! no errors, the IR an executor runs. The command line (`src/main.rs`,
+//! `src/cli/`, the `cli` feature) is a thin shell over it; without the
+//! default features (as the Python and JavaScript bindings build it) it
+//! compiles neither the command line's nor the language server's crates.
 //!
 //! To check many plans against one catalogue and policy (an agent loop),
 //! build a [`Compiler`] once and call [`Compiler::check`] for each plan:
@@ -18,33 +27,13 @@
 //! assert!(checked.diagnostics.is_empty() && checked.ir.is_some());
 //! ```
 
-pub mod catalog;
-pub mod check;
-pub mod compiler;
-pub mod diagnostics;
-pub mod driver;
-pub mod exec;
-pub mod fmt;
-pub mod ir;
-pub mod limits;
-pub mod lsp;
-pub mod plan_schema;
-pub mod policy;
-pub mod progress;
-pub mod project;
-mod seen;
-pub mod source;
-pub mod suggest;
-pub mod syntax;
-pub mod view;
+pub use planc_check::{check, compiler, driver, exec, ir, plan_schema, project};
+pub use planc_exec::progress;
+pub use planc_lang::{catalog, diagnostics, limits, policy, source, suggest, syntax};
+#[cfg(feature = "cli")]
+pub use planc_lsp::lsp;
+pub use planc_view::{fmt, view};
 
-pub use compiler::{Checked, Compiler};
-
-/// The hash map of planc's internal tables (names to indexes): foldhash,
-/// seeded per process, instead of the standard library's SipHash, which
-/// was 7.7% of a large check.
-pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-/// The hash set beside [`FastMap`].
-pub(crate) type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+pub use compiler::{Checked, Compiler, Unlowered};
 pub use diagnostics::{Code, Diagnostic, Severity};
 pub use source::{FileId, SourceFile, SourceKind, SourceMap, Span, Spanned};

@@ -5,7 +5,7 @@
     clippy::indexing_slicing
 )]
 //! `planc fmt --to json|plan`: the conversion between the text and JSON
-//! forms (`src/fmt/convert.rs`).
+//! forms (`crates/planc-view/src/fmt/convert.rs`).
 //!
 //! - Every example, and every generated plan, catalogue and policy,
 //!   converts text → JSON → text and JSON → text → JSON, and each form
@@ -610,6 +610,36 @@ fn policies_convert_with_every_clause() {
     );
 }
 
+/// The `*` default rule is `*` in the text form and the key `"*"` in the
+/// JSON form, and comes back as it was both ways.
+#[test]
+fn the_default_rule_converts_both_ways() {
+    let src = "policy p {\n    a.b requires [crm:read]\n    * requires [billing:write] approval human where amount <= 500\n}\n";
+    let j = json(Doc::Text, src);
+    let want = r#"{
+  "name": "p",
+  "tools": {
+    "a.b": {
+      "scopes": [
+        "crm:read"
+      ]
+    },
+    "*": {
+      "scopes": [
+        "billing:write"
+      ],
+      "max": {
+        "amount": 500
+      },
+      "approval": "human"
+    }
+  }
+}
+"#;
+    assert_eq!(j, want);
+    assert_eq!(text(Doc::Policy, &j), src);
+}
+
 #[test]
 fn policy_effects_and_idempotence_convert_both_ways() {
     let src = r#"policy p {
@@ -1186,4 +1216,67 @@ fn empty_forms_survive_json_both_ways() {
         text(Doc::Policy, &j),
         "policy p {\n    a.b requires [] approval human\n}\n"
     );
+}
+
+#[test]
+fn maps_and_quoted_keys_round_trip() {
+    // Map types in the catalogue, quoted keys (with escapes) in bind,
+    // post and pre paths, `keys` and `len` over maps: text → JSON → text
+    // and JSON → text → JSON give the same IR and the same bytes.
+    let tools = r#"tool hotels.ratings(city: string) -> {
+    ratings: { [string]: decimal },
+    reviews: { [string]: [string] },
+} read idempotent
+tool hotels.book(hotel: string, rating: decimal, extra: { [string]: int }?) -> { id: string } write
+"#;
+    let policy = r#"policy travel {
+    actor [hotels:read, hotels:book]
+    hotels.ratings requires [hotels:read]
+    hotels.book requires [hotels:book]
+}
+"#;
+    let plan = r#"plan stay "book the best-rated hotel" {
+    step rate = hotels.ratings(city: "Paris") {
+        post len($.ratings) >= 1
+        post keys($.ratings) contains "Le Marais Boutique"
+        post $.ratings["Le Marais Boutique"] >= 4.0
+        post exists($.reviews["say \"hi\" \\ \u{7}"][0])
+        bind rating = $.ratings["Le Marais Boutique"]
+        bind all = $.ratings
+    }
+    step book = hotels.book(hotel: "Le Marais Boutique", rating: rating, extra: { nights: 2 }) {
+        pre all["Le Marais Boutique"] > 4.1
+        pre keys(all) contains "Montmartre Inn"
+        pre len(all) >= 2
+        post exists($.id)
+    }
+}
+"#;
+    let base = Inputs {
+        plan: ("stay.plan".to_string(), plan.to_string()),
+        catalog: vec![("tools.plan".to_string(), tools.to_string())],
+        policy: Some(("policy.plan".to_string(), policy.to_string())),
+        actor: None,
+    };
+    let j = json(Doc::Text, plan);
+    for spelt in [
+        r#""path": "$.ratings[\"Le Marais Boutique\"]""#,
+        r#""probe": "keys_contain""#,
+        r#""path": "all[\"Le Marais Boutique\"]""#,
+        r#""$.reviews[\"say \\\"hi\\\" \\\\ \\u{7}\"][0]""#,
+    ] {
+        assert!(j.contains(spelt), "{spelt}\n{j}");
+    }
+    let twin = j.clone();
+    round_trips(&base, Some(&twin));
+    // The IR keeps the key's text form, which its executor reads back.
+    let ir = ir(&base);
+    let step = &ir["steps"][0];
+    assert_eq!(
+        step["binds"]["rating"],
+        r#"$.ratings["Le Marais Boutique"]"#
+    );
+    assert_eq!(step["post"][1]["probe"], "keys_contain");
+    assert_eq!(step["post"][1]["key"], "Le Marais Boutique");
+    assert_eq!(ir["ir_version"], "1.3");
 }

@@ -61,10 +61,25 @@ fn world(outcome: &Outcome) -> World {
             );
         }
     }
+    // The `*` rule gives every catalogue tool no rule names its clauses.
+    let named: BTreeSet<String> = outcome
+        .parsed
+        .iter()
+        .flat_map(|p| p.module.policies())
+        .flat_map(|pol| pol.rules.iter())
+        .map(|r| r.tool.node.to_string())
+        .collect();
     for p in &outcome.parsed {
         for pol in p.module.policies() {
             for r in &pol.rules {
-                if let (Some(slot), Some(e)) = (stated.get_mut(r.tool.node.as_str()), &r.effect) {
+                let Some(e) = &r.effect else { continue };
+                if r.tool.node.as_str() == "*" {
+                    for (name, slot) in stated.iter_mut() {
+                        if !named.contains(name) {
+                            *slot = Some(e.node);
+                        }
+                    }
+                } else if let Some(slot) = stated.get_mut(r.tool.node.as_str()) {
                     *slot = Some(e.node);
                 }
             }
@@ -134,6 +149,13 @@ fn world(outcome: &Outcome) -> World {
                     calls: r.calls.map(|c| c.node),
                 };
                 w.rules.insert(r.tool.node.clone().to_string(), rule);
+            }
+        }
+    }
+    if let Some(default) = w.rules.remove("*") {
+        for name in w.tools.keys() {
+            if !named.contains(name) {
+                w.rules.insert(name.clone(), default.clone());
             }
         }
     }

@@ -1203,6 +1203,41 @@ fn real_world_schemas_map_onto_types() {
         planc::catalog::Ty::from_ast(&ts[0].result).to_string()
     };
     assert_eq!(ty(r#"{"format": "date"}"#), "date");
+    // Maps: `additionalProperties` as a schema, with no `properties`
+    // (pydantic's `dict[str, T]`, AgentDojo's results keyed by name).
+    assert_eq!(
+        ty(r#"{"type": "object", "additionalProperties": {"type": "number"}}"#),
+        "{ [string]: decimal }"
+    );
+    assert_eq!(
+        ty(r#"{"additionalProperties": {"type": "string"}}"#),
+        "{ [string]: string }"
+    );
+    assert_eq!(
+        ty(r#"{"type": ["object", "null"], "additionalProperties": {"type": "integer"}}"#),
+        "{ [string]: int }?"
+    );
+    assert_eq!(
+        ty(r#"{"type": "object", "additionalProperties": {"items": {}, "type": "array"}}"#),
+        "{ [string]: [any] }"
+    );
+    assert_eq!(
+        ty(
+            r#"{"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {"type": "boolean"}}}"#
+        ),
+        "{ [string]: { [string]: bool } }"
+    );
+    // `true` admits anything, `false` nothing more: neither is a map.
+    assert_eq!(
+        ty(r#"{"type": "object", "additionalProperties": true}"#),
+        "any"
+    );
+    assert_eq!(
+        ty(
+            r#"{"anyOf": [{"type": "object", "additionalProperties": {"type": "integer"}}, {"type": "object", "additionalProperties": {"type": "number"}}]}"#
+        ),
+        "{ [string]: decimal }"
+    );
     assert_eq!(
         ty(r#"{"type": "string", "format": "date-time"}"#),
         "datetime"
@@ -1379,6 +1414,28 @@ fn a_policy_maps_onto_a_policy_declaration() {
     assert_eq!(&t[r.ceilings[0].op.span.range()], "max");
     let r2 = &p.rules[1];
     assert!(r2.approval.is_none() && r2.untrusted.is_none() && r2.ceilings.is_empty());
+}
+
+/// The rule keyed `"*"` is the default rule, as `*` is in the text form:
+/// read as a rule whose tool is `*`, with every clause a tool rule has.
+#[test]
+fn the_star_key_is_the_default_rule() {
+    let t = r#"{"name": "p", "tools": {"crm.read": {"scopes": ["crm:read"]},
+        "*": {"scopes": ["billing:write"], "max": {"amount": 500}, "approval": "human"}}}"#;
+    let (m, d) = read_json_policy(F, t);
+    assert!(d.is_empty(), "{d:#?}");
+    let p = match m.policies().next() {
+        Some(p) => p,
+        None => panic!("no policy"),
+    };
+    assert_eq!(p.rules.len(), 2);
+    let r = &p.rules[1];
+    assert_eq!(r.tool.node, "*");
+    assert_eq!(&t[r.tool.span.range()], "*");
+    assert_eq!(r.requires, vec![name("billing:write")]);
+    assert_eq!(r.approval.as_ref().map(|a| a.node), Some(Approval::Human));
+    assert_eq!(&t[r.ceilings[0].arg.span.range()], "amount");
+    assert_eq!(&t[r.ceilings[0].limit.span.range()], "500");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The input limits of `src/limits.rs`, swept at their boundaries: every
+//! The input limits of `crates/planc-lang/src/limits.rs`, swept at their boundaries: every
 //! nesting construct of both front ends at `limits::MAX_DEPTH` (accepted,
 //! and compiled through every stage) and one level past it (E0003 at the
 //! bracket that crosses the limit); the input-size limit; the string

@@ -479,73 +479,83 @@ fn hover_shows_tools_bindings_and_arguments() {
     c.open(&uri, GOOD);
     c.diagnostics(&uri);
 
-    let h = c.ok(
-        "textDocument/hover",
-        at(&uri, pos(GOOD, "customer.resolve", 0, 3)),
-    );
-    let v = h["contents"]["value"].as_str().unwrap();
-    assert!(
-        v.contains("customer.resolve(email: string, include_children: bool = false)"),
-        "{v}"
-    );
-    assert!(v.contains("`read` · idempotent"), "{v}");
-    assert!(
-        v.contains("Finds customer accounts by a contact's email address."),
-        "{v}"
-    );
-    assert!(v.contains("requires `crm:read`"), "{v}");
-    assert_eq!(under(GOOD, &h["range"]), "customer.resolve");
-
-    // A reference: its type and the step that binds it.
-    let h = c.ok(
-        "textDocument/hover",
-        at(&uri, pos(GOOD, "effective: period_end)", 0, 13)),
-    );
-    let v = h["contents"]["value"].as_str().unwrap();
-    assert!(v.contains("bind period_end: date"), "{v}");
-    assert!(
-        v.contains("bound by step `subscription` from `$.current_period_end`"),
-        "{v}"
-    );
-    assert_eq!(under(GOOD, &h["range"]), "period_end");
-
-    // An argument: the parameter's type.
-    let h = c.ok(
-        "textDocument/hover",
-        at(&uri, pos(GOOD, "plan: \"starter\"", 0, 1)),
-    );
-    let v = h["contents"]["value"].as_str().unwrap();
-    assert!(v.contains("plan: \"starter\" | \"pro\""), "{v}");
-    assert!(v.contains("parameter of `billing.change_plan`"), "{v}");
-
-    // An untrusted tool says so; a write tool under a ceiling shows it.
-    let h = c.ok(
-        "textDocument/hover",
-        at(&uri, pos(GOOD, "email.send", 0, 0)),
-    );
-    assert!(
-        h["contents"]["value"]
+    // (name, the cursor: needle, nth, delta, what the hover shows: the text
+    // it contains and the text its range covers; `None` for no hover.)
+    type Shown<'a> = Option<(&'a [&'a str], Option<&'a str>)>;
+    let cases: [(&str, (&str, usize, usize), Shown); 6] = [
+        (
+            "a tool",
+            ("customer.resolve", 0, 3),
+            Some((
+                &[
+                    "customer.resolve(email: string, include_children: bool = false)",
+                    "`read` · idempotent",
+                    "Finds customer accounts by a contact's email address.",
+                    "requires `crm:read`",
+                ],
+                Some("customer.resolve"),
+            )),
+        ),
+        (
+            "a reference: its type and the step that binds it",
+            ("effective: period_end)", 0, 13),
+            Some((
+                &[
+                    "bind period_end: date",
+                    "bound by step `subscription` from `$.current_period_end`",
+                ],
+                Some("period_end"),
+            )),
+        ),
+        (
+            "an argument: the parameter's type",
+            ("plan: \"starter\"", 0, 1),
+            Some((
+                &[
+                    "plan: \"starter\" | \"pro\"",
+                    "parameter of `billing.change_plan`",
+                ],
+                None,
+            )),
+        ),
+        (
+            "an untrusted write tool says so",
+            ("email.send", 0, 0),
+            Some((&["`write` · not idempotent"], None)),
+        ),
+        (
+            "nothing under the cursor: null",
+            ("\"downgrade at", 0, 3),
+            None,
+        ),
+        (
+            "a `post` path: the type at it in the tool's result",
+            ("$.status == \"scheduled\"", 0, 4),
+            Some((
+                &["$.status: ", "in the result of `billing.change_plan`"],
+                Some("$.status"),
+            )),
+        ),
+    ];
+    for (name, (needle, nth, delta), shown) in cases {
+        let h = c.ok(
+            "textDocument/hover",
+            at(&uri, pos(GOOD, needle, nth, delta)),
+        );
+        let Some((wants, range)) = shown else {
+            assert_eq!(h, Value::Null, "{name}");
+            continue;
+        };
+        let v = h["contents"]["value"]
             .as_str()
-            .unwrap()
-            .contains("`write` · not idempotent")
-    );
-
-    // Nothing under the cursor: null.
-    let h = c.ok(
-        "textDocument/hover",
-        at(&uri, pos(GOOD, "\"downgrade at", 0, 3)),
-    );
-    assert_eq!(h, Value::Null);
-
-    // A `post` path: the type at it in the tool's result.
-    let h = c.ok(
-        "textDocument/hover",
-        at(&uri, pos(GOOD, "$.status == \"scheduled\"", 0, 4)),
-    );
-    let v = h["contents"]["value"].as_str().unwrap();
-    assert!(v.contains("$.status: "), "{v}");
-    assert!(v.contains("in the result of `billing.change_plan`"), "{v}");
-    assert_eq!(under(GOOD, &h["range"]), "$.status");
+            .unwrap_or_else(|| panic!("{name}: {h}"));
+        for want in wants {
+            assert!(v.contains(want), "{name}: {want}: {v}");
+        }
+        if let Some(range) = range {
+            assert_eq!(under(GOOD, &h["range"]), range, "{name}");
+        }
+    }
     c.shutdown();
 }
 
@@ -589,37 +599,68 @@ fn definition_of_references_tools_and_after_targets() {
     c.open(&uri, GOOD);
     c.diagnostics(&uri);
 
-    // A reference goes to its `bind`.
-    let d = c.ok(
-        "textDocument/definition",
-        at(&uri, pos(GOOD, "sub_id", 1, 0)),
+    // (name, the cursor in GOOD: needle, nth, delta, the target's file when
+    // checked, its text, where the target starts there: needle, nth, and
+    // the text the target's range covers when checked.)
+    type Case<'a> = (
+        &'a str,
+        (&'a str, usize, usize),
+        Option<&'a str>,
+        &'a str,
+        (&'a str, usize),
+        Option<&'a str>,
     );
-    assert_eq!(d["uri"], uri);
-    assert_eq!(d["range"]["start"], pos(GOOD, "sub_id", 0, 0));
-    assert_eq!(under(GOOD, &d["range"]), "sub_id");
-
-    // A tool goes to its declaration in the catalogue.
-    let d = c.ok(
-        "textDocument/definition",
-        at(&uri, pos(GOOD, "billing.change_plan", 0, 8)),
-    );
-    assert_eq!(d["uri"], p.uri("tools.plan"));
-    assert_eq!(under(TOOLS, &d["range"]), "billing.change_plan");
-    assert_eq!(d["range"]["start"], pos(TOOLS, "billing.change_plan", 0, 0));
-
-    // An `after` target goes to its step.
-    let d = c.ok(
-        "textDocument/definition",
-        at(&uri, pos(GOOD, "after change", 0, 7)),
-    );
-    assert_eq!(d["range"]["start"], pos(GOOD, "change =", 0, 0));
-
-    // A reference inside a record.
-    let d = c.ok(
-        "textDocument/definition",
-        at(&uri, pos(GOOD, "effective: period_end }", 0, 12)),
-    );
-    assert_eq!(d["range"]["start"], pos(GOOD, "period_end =", 0, 0));
+    let cases: [Case; 4] = [
+        (
+            "a reference goes to its `bind`",
+            ("sub_id", 1, 0),
+            Some("plan.plan"),
+            GOOD,
+            ("sub_id", 0),
+            Some("sub_id"),
+        ),
+        (
+            "a tool goes to its declaration in the catalogue",
+            ("billing.change_plan", 0, 8),
+            Some("tools.plan"),
+            TOOLS,
+            ("billing.change_plan", 0),
+            Some("billing.change_plan"),
+        ),
+        (
+            "an `after` target goes to its step",
+            ("after change", 0, 7),
+            None,
+            GOOD,
+            ("change =", 0),
+            None,
+        ),
+        (
+            "a reference inside a record",
+            ("effective: period_end }", 0, 12),
+            None,
+            GOOD,
+            ("period_end =", 0),
+            None,
+        ),
+    ];
+    for (name, (needle, nth, delta), file, target, (start, start_nth), covers) in cases {
+        let d = c.ok(
+            "textDocument/definition",
+            at(&uri, pos(GOOD, needle, nth, delta)),
+        );
+        if let Some(file) = file {
+            assert_eq!(d["uri"], p.uri(file), "{name}");
+        }
+        assert_eq!(
+            d["range"]["start"],
+            pos(target, start, start_nth, 0),
+            "{name}"
+        );
+        if let Some(covers) = covers {
+            assert_eq!(under(target, &d["range"]), covers, "{name}");
+        }
+    }
     c.shutdown();
 }
 
@@ -862,78 +903,6 @@ fn completion_in_each_context() {
         .min_by_key(|i| i["sortText"].as_str().unwrap().to_string())
         .unwrap();
     assert_eq!(date_first["label"], "period_end");
-    // In the first step, nothing is in scope.
-    let text = GOOD.replace("email: \"a.kohl@northwind-traders.co.uk\")", "email: |)");
-    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
-
-    // Clause keywords inside a step body.
-    let text = GOOD.replace(
-        "        on_unmet halt\n",
-        "        on_unmet halt\n        |\n",
-    );
-    assert_eq!(
-        labels(&complete(&mut c, &text, "|")),
-        ["pre", "post", "bind", "on_unmet", "retry", "after"]
-    );
-    // `on_unmet` actions.
-    let text = GOOD.replace("on_unmet halt", "on_unmet |");
-    assert_eq!(
-        labels(&complete(&mut c, &text, "|")),
-        ["replan", "halt", "escalate"]
-    );
-    // Probe forms after `post`, with concrete ones from the result type.
-    let text = GOOD.replace("post $.status == \"scheduled\"", "post |");
-    let names = labels(&complete(&mut c, &text, "|"));
-    for want in [
-        "len(PATH) == N",
-        "exists(PATH)",
-        "PATH == VALUE",
-        "PATH in [...]",
-        "PATH not in [...]",
-        "PATH contains VALUE",
-        "exists($.status)",
-        "$.status == \"scheduled\"",
-    ] {
-        assert!(names.contains(&want.to_string()), "{want}: {names:?}");
-    }
-    // After `pre`: the bindings of earlier steps, then their fields.
-    let text = GOOD.replace("on_unmet halt", "pre |");
-    let names = labels(&complete(&mut c, &text, "|"));
-    for want in ["account_id", "sub_id", "period_end"] {
-        assert!(names.contains(&want.to_string()), "{want}: {names:?}");
-    }
-    // Result paths after `$.`.
-    let text = GOOD.replace(
-        "bind period_end = $.current_period_end",
-        "bind period_end = $.cu|",
-    );
-    let items = complete(&mut c, &text, "|");
-    let names = labels(&items);
-    assert!(
-        names.contains(&"current_period_end".to_string()),
-        "{names:?}"
-    );
-    assert!(names.contains(&"owner".to_string()));
-    let text = GOOD.replace(
-        "bind period_end = $.current_period_end",
-        "bind period_end = $.owner.|",
-    );
-    assert_eq!(labels(&complete(&mut c, &text, "|")), ["name", "email"]);
-    // Inside an interpolation, the bindings in scope; elsewhere in a
-    // string, nothing.
-    let text = GOOD.replace("template: \"confirm\"", "template: \"for ${|");
-    assert_eq!(
-        labels(&complete(&mut c, &text, "|")),
-        ["account_id", "sub_id", "period_end"]
-    );
-    let text = GOOD.replace("template: \"confirm\"", "template: \"conf|");
-    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
-    // `after` targets.
-    let text = GOOD.replace("after change", "after |");
-    assert_eq!(
-        labels(&complete(&mut c, &text, "|")),
-        ["resolve", "subscription", "change"]
-    );
     // A binding's members, after its name and a dot: only what follows the
     // dot is replaced.
     let with_owner = GOOD.replace(
@@ -948,11 +917,105 @@ fn completion_in_each_context() {
         "em"
     );
     assert_eq!(items[1]["detail"], "string");
-    // Of a member that is no record, or of no binding: nothing.
-    let text = with_owner.replace("to: \"a.kohl@northwind-traders.co.uk\"", "to: sub_id.|");
-    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
-    let text = with_owner.replace("to: \"a.kohl@northwind-traders.co.uk\"", "to: nobody.|");
-    assert_eq!(labels(&complete(&mut c, &text, "|")), Vec::<String>::new());
+
+    // The labels, exactly, at each marker.
+    let exactly: Vec<(&str, String, &[&str])> = vec![
+        (
+            "in the first step, nothing is in scope",
+            GOOD.replace("email: \"a.kohl@northwind-traders.co.uk\")", "email: |)"),
+            &[],
+        ),
+        (
+            "clause keywords inside a step body",
+            GOOD.replace(
+                "        on_unmet halt\n",
+                "        on_unmet halt\n        |\n",
+            ),
+            &["pre", "post", "bind", "on_unmet", "retry", "after"],
+        ),
+        (
+            "`on_unmet` actions",
+            GOOD.replace("on_unmet halt", "on_unmet |"),
+            &["replan", "halt", "escalate"],
+        ),
+        (
+            "result paths after `$.owner.`",
+            GOOD.replace(
+                "bind period_end = $.current_period_end",
+                "bind period_end = $.owner.|",
+            ),
+            &["name", "email"],
+        ),
+        (
+            "inside an interpolation, the bindings in scope",
+            GOOD.replace("template: \"confirm\"", "template: \"for ${|"),
+            &["account_id", "sub_id", "period_end"],
+        ),
+        (
+            "elsewhere in a string, nothing",
+            GOOD.replace("template: \"confirm\"", "template: \"conf|"),
+            &[],
+        ),
+        (
+            "`after` targets",
+            GOOD.replace("after change", "after |"),
+            &["resolve", "subscription", "change"],
+        ),
+        (
+            "members of a member that is no record: nothing",
+            with_owner.replace("to: \"a.kohl@northwind-traders.co.uk\"", "to: sub_id.|"),
+            &[],
+        ),
+        (
+            "members of no binding: nothing",
+            with_owner.replace("to: \"a.kohl@northwind-traders.co.uk\"", "to: nobody.|"),
+            &[],
+        ),
+    ];
+    for (name, text, want) in &exactly {
+        let names = labels(&complete(&mut c, text, "|"));
+        assert_eq!(names, *want, "{name}");
+    }
+
+    // Labels among others at each marker.
+    let among: Vec<(&str, String, &[&str])> = vec![
+        (
+            "probe forms after `post`, with concrete ones from the result type",
+            GOOD.replace("post $.status == \"scheduled\"", "post |"),
+            &[
+                "len(PATH) == N",
+                "exists(PATH)",
+                "PATH == VALUE",
+                "PATH in [...]",
+                "PATH not in [...]",
+                "PATH contains VALUE",
+                "exists($.status)",
+                "$.status == \"scheduled\"",
+            ],
+        ),
+        (
+            "after `pre`: the bindings of earlier steps",
+            GOOD.replace("on_unmet halt", "pre |"),
+            &["account_id", "sub_id", "period_end"],
+        ),
+        (
+            "result paths after `$.`",
+            GOOD.replace(
+                "bind period_end = $.current_period_end",
+                "bind period_end = $.cu|",
+            ),
+            &["current_period_end", "owner"],
+        ),
+    ];
+    for (name, text, wants) in &among {
+        let names = labels(&complete(&mut c, text, "|"));
+        for want in *wants {
+            assert!(
+                names.contains(&want.to_string()),
+                "{name}: {want}: {names:?}"
+            );
+        }
+    }
     c.shutdown();
 }
 
@@ -1657,7 +1720,8 @@ fn json_completion_in_each_context() {
     };
 
     // A step's `tool`: tool names with their signature, inside the string
-    // (the dotted prefix replaced, the quotes kept) and outside (quoted).
+    // (the dotted prefix replaced, the quotes kept); outside, quoted, in the
+    // table below.
     let (items, text) = complete(
         &mut c,
         &GOOD_JSON.replace("\"billing.change_plan\"", "\"billing.ch|\""),
@@ -1673,52 +1737,9 @@ fn json_completion_in_each_context() {
         edit(&items, "billing.change_plan", &text),
         ("billing.ch".into(), "billing.change_plan".into())
     );
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"tool\": \"billing.change_plan\"", "\"tool\": |"),
-    );
-    assert_eq!(
-        edit(&items, "email.send", &text),
-        (String::new(), "\"email.send\"".into())
-    );
-
-    // `args` keys: the parameters not yet given (before or after the
-    // cursor), with their types; in a key string and where a key starts.
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace(
-            "\"plan\": \"starter\", \"effective\"",
-            "\"pl|\": \"starter\", \"effective\"",
-        ),
-    );
-    assert_eq!(labels(&items), ["plan"]);
-    assert_eq!(items[0]["detail"], "\"starter\" | \"pro\" (required)");
-    assert_eq!(edit(&items, "plan", &text), ("pl".into(), "plan".into()));
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace(
-            "{\"subscription_id\": \"${sub_id}\", \"plan\": \"starter\", \"effective\": \"${period_end}\"}",
-            "{\"subscription_id\": \"${sub_id}\", |}",
-        ),
-    );
-    assert_eq!(labels(&items), ["plan", "effective"]);
-    assert_eq!(
-        edit(&items, "plan", &text),
-        (String::new(), "\"plan\": ".into())
-    );
-    // The tool may come after the arguments.
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace(
-            "{\"name\": \"change\", \"tool\": \"billing.change_plan\",\n     \"args\": {\"subscription_id\": \"${sub_id}\", ",
-            "{\"name\": \"change\",\n     \"args\": {\"|\", \"subscription_id\": \"${sub_id}\", ",
-        )
-        .replace("\"on_unmet\": \"halt\"", "\"on_unmet\": \"halt\", \"tool\": \"billing.change_plan\""),
-    );
-    assert_eq!(labels(&items), Vec::<String>::new(), "all given");
 
     // Argument values: the bindings of earlier steps, fitting types first,
-    // written as references; and an enum's values.
+    // written as references.
     let (items, text) = complete(
         &mut c,
         &GOOD_JSON.replace("\"effective\": \"${period_end}\"}", "\"effective\": |}"),
@@ -1742,126 +1763,6 @@ fn json_completion_in_each_context() {
         edit(&items, "period_end", &text),
         (String::new(), "\"${period_end}\"".into())
     );
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace(
-            "\"plan\": \"starter\", \"effective\"",
-            "\"plan\": \"st|\", \"effective\"",
-        ),
-    );
-    assert_eq!(
-        edit(&items, "starter", &text),
-        ("st".into(), "starter".into())
-    );
-    assert_eq!(
-        edit(&items, "sub_id", &text),
-        ("st".into(), "${sub_id}".into())
-    );
-    // In the first step, nothing is in scope.
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace(
-            "{\"email\": \"a.kohl@northwind-traders.co.uk\"}",
-            "{\"email\": \"|\"}",
-        ),
-    );
-    assert_eq!(labels(&items), Vec::<String>::new());
-
-    // After `${` in a string (at any depth of the arguments): the names in
-    // scope; after `${name.`, the fields of its type.
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"for ${per|"),
-    );
-    assert_eq!(
-        labels(&items),
-        ["account_id", "sub_id", "period_end", "owner"]
-    );
-    assert_eq!(
-        edit(&items, "period_end", &text),
-        ("per".into(), "period_end".into())
-    );
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace(
-            "\"effective\": \"${period_end}\"}},",
-            "\"effective\": \"${|}\"}},",
-        ),
-    );
-    assert_eq!(
-        labels(&items),
-        ["account_id", "sub_id", "period_end", "owner"]
-    );
-    let (items, text) = complete(&mut c, &GOOD_JSON.replace("${owner.email}", "${owner.em|}"));
-    assert_eq!(labels(&items), ["name", "email"]);
-    assert_eq!(item(&items, "email")["detail"], "string");
-    assert_eq!(edit(&items, "email", &text), ("em".into(), "email".into()));
-    // `$${` is a literal.
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"$${|\""),
-    );
-    assert_eq!(labels(&items), Vec::<String>::new());
-    // A `$` starts a reference.
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"$|\""),
-    );
-    assert_eq!(
-        edit(&items, "owner", &text),
-        ("$".into(), "${owner}".into())
-    );
-
-    // A step's keys, those not yet present.
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"on_unmet\": \"halt\"}", "\"on_unmet\": \"halt\", |}"),
-    );
-    assert_eq!(
-        labels(&items),
-        ["n", "id", "pre", "binds", "retry", "after"]
-    );
-    assert_eq!(
-        edit(&items, "after", &text),
-        (String::new(), "\"after\": ".into())
-    );
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"on_unmet\": \"halt\"}", "\"on_unmet\": \"halt\", \"a|\"}"),
-    );
-    assert!(labels(&items).contains(&"after".to_string()));
-    // The plan's keys and the budget's.
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replacen("\"name\": \"downgrade\",", "|", 1),
-    );
-    assert_eq!(labels(&items), ["name", "budget"]);
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replacen(
-            "\"name\": \"downgrade\",",
-            "\"budget\": {\"replans\": 1, \"|\"},",
-            1,
-        ),
-    );
-    assert_eq!(labels(&items), ["max_steps"]);
-
-    // `on_unmet` actions, `after` targets (as names).
-    let (items, text) = complete(&mut c, &GOOD_JSON.replace("\"halt\"", "\"h|\""));
-    assert_eq!(labels(&items), ["replan", "halt", "escalate"]);
-    assert_eq!(edit(&items, "halt", &text), ("h".into(), "halt".into()));
-    let (items, text) = complete(&mut c, &GOOD_JSON.replace("[\"change\"]", "[|]"));
-    assert_eq!(labels(&items), ["resolve", "subscription", "change"]);
-    assert_eq!(item(&items, "change")["detail"], "billing.change_plan");
-    assert_eq!(
-        edit(&items, "change", &text),
-        (String::new(), "\"change\"".into())
-    );
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace("[\"change\"]", "[\"change\", \"|"),
-    );
-    assert_eq!(labels(&items), ["resolve", "subscription", "change"]);
 
     // Probe objects for `post`, generic and from the result type.
     let post =
@@ -1885,84 +1786,329 @@ fn json_completion_in_each_context() {
         edit(&items, "$.status == \"scheduled\"", &text).1,
         r#"{"probe": "field_equals", "path": "$.status", "value": "scheduled"}"#
     );
-    let (items, _) = complete(&mut c, &GOOD_JSON.replace(post, "\"post\": [|]"));
-    assert!(labels(&items).contains(&"exists($.status)".to_string()));
-    // A probe's keys (by its kind), kinds, paths and operators.
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace(post, "\"post\": {\"probe\": \"field_compare\", |}"),
-    );
-    assert_eq!(labels(&items), ["path", "op", "value"]);
+    // A probe's keys: `probe` first.
     let (items, _) = complete(&mut c, &GOOD_JSON.replace(post, "\"post\": {|}"));
     assert_eq!(labels(&items)[0], "probe");
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace(post, "\"post\": [{\"probe\": \"field_|"),
-    );
-    assert_eq!(
-        labels(&items),
-        [
-            "result_count",
-            "field_equals",
-            "field_in",
-            "field_not_in",
-            "field_exists",
-            "field_compare",
-            "contains"
-        ]
-    );
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"path\": \"$.status\"", "\"path\": \"$.st|\""),
-    );
-    assert_eq!(labels(&items), ["status"]);
-    assert_eq!(
-        edit(&items, "status", &text),
-        ("st".into(), "status".into())
-    );
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"path\": \"$.status\"", "\"path\": |"),
-    );
-    assert_eq!(
-        edit(&items, "$.status", &text),
-        (String::new(), "\"$.status\"".into())
-    );
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace(
-            "\"path\": \"$.message_id\"",
-            "\"path\": \"$.message_id\", \"op\": \"|",
+
+    /// What a completion offers: exactly these labels (when given), these
+    /// among others, the detail of some items, and the edit of some (the
+    /// text its range covers, its new text), by label.
+    #[derive(Default)]
+    struct Offers {
+        labels: Option<&'static [&'static str]>,
+        among: &'static [&'static str],
+        details: &'static [(&'static str, &'static str)],
+        edits: &'static [(&'static str, &'static str, &'static str)],
+    }
+    let none = || Offers {
+        labels: Some(&[]),
+        ..Offers::default()
+    };
+    let cases: Vec<(&str, String, Offers)> = vec![
+        (
+            "`tool` outside the string: quoted",
+            GOOD_JSON.replace("\"tool\": \"billing.change_plan\"", "\"tool\": |"),
+            Offers {
+                edits: &[("email.send", "", "\"email.send\"")],
+                ..Offers::default()
+            },
         ),
-    );
-    assert_eq!(labels(&items), ["==", "!=", "<", "<=", ">", ">="]);
-
-    // Result paths in `binds`, nested.
-    let (items, _) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"owner\": \"$.owner\"", "\"owner\": \"$.owner.|\""),
-    );
-    assert_eq!(labels(&items), ["name", "email"]);
-    let (items, text) = complete(
-        &mut c,
-        &GOOD_JSON.replace("\"owner\": \"$.owner\"", "\"owner\": \"|\""),
-    );
-    assert!(labels(&items).contains(&"$.current_period_end".to_string()));
-    assert_eq!(
-        edit(&items, "$.owner", &text),
-        (String::new(), "$.owner".into())
-    );
-
-    // Elsewhere, nothing: the goal, a plain argument string's middle after
-    // a non-reference, numbers, after a key before its colon.
-    for marked in [
-        GOOD_JSON.replace("\"goal\": \"downgrade", "\"goal\": \"down|grade"),
-        GOOD_JSON.replace("\"equals\": 1", "\"equals\": 1|"),
-        GOOD_JSON.replace("\"on_unmet\": \"halt\"", "\"on_unmet\" | : \"halt\""),
-        GOOD_JSON.replace("\"binds\": {\"account_id\"", "\"binds\": {\"acc|ount_id\""),
-    ] {
-        let (items, _) = complete(&mut c, &marked);
-        assert_eq!(labels(&items), Vec::<String>::new(), "{marked}");
+        // `args` keys: the parameters not yet given (before or after the
+        // cursor), with their types; in a key string and where a key starts.
+        (
+            "`args` key, in a key string",
+            GOOD_JSON.replace(
+                "\"plan\": \"starter\", \"effective\"",
+                "\"pl|\": \"starter\", \"effective\"",
+            ),
+            Offers {
+                labels: Some(&["plan"]),
+                details: &[("plan", "\"starter\" | \"pro\" (required)")],
+                edits: &[("plan", "pl", "plan")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "`args` key, where a key starts",
+            GOOD_JSON.replace(
+                "{\"subscription_id\": \"${sub_id}\", \"plan\": \"starter\", \"effective\": \"${period_end}\"}",
+                "{\"subscription_id\": \"${sub_id}\", |}",
+            ),
+            Offers {
+                labels: Some(&["plan", "effective"]),
+                edits: &[("plan", "", "\"plan\": ")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "`args` keys with the tool after the arguments: all given",
+            GOOD_JSON.replace(
+                "{\"name\": \"change\", \"tool\": \"billing.change_plan\",\n     \"args\": {\"subscription_id\": \"${sub_id}\", ",
+                "{\"name\": \"change\",\n     \"args\": {\"|\", \"subscription_id\": \"${sub_id}\", ",
+            )
+            .replace("\"on_unmet\": \"halt\"", "\"on_unmet\": \"halt\", \"tool\": \"billing.change_plan\""),
+            none(),
+        ),
+        (
+            "argument value in a string: an enum's values and references",
+            GOOD_JSON.replace(
+                "\"plan\": \"starter\", \"effective\"",
+                "\"plan\": \"st|\", \"effective\"",
+            ),
+            Offers {
+                edits: &[("starter", "st", "starter"), ("sub_id", "st", "${sub_id}")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "argument value in the first step: nothing in scope",
+            GOOD_JSON.replace(
+                "{\"email\": \"a.kohl@northwind-traders.co.uk\"}",
+                "{\"email\": \"|\"}",
+            ),
+            none(),
+        ),
+        // After `${` in a string (at any depth of the arguments): the names
+        // in scope; after `${name.`, the fields of its type.
+        (
+            "after `${` and a prefix, nested",
+            GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"for ${per|"),
+            Offers {
+                labels: Some(&["account_id", "sub_id", "period_end", "owner"]),
+                edits: &[("period_end", "per", "period_end")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "after `${` in a record",
+            GOOD_JSON.replace(
+                "\"effective\": \"${period_end}\"}},",
+                "\"effective\": \"${|}\"}},",
+            ),
+            Offers {
+                labels: Some(&["account_id", "sub_id", "period_end", "owner"]),
+                ..Offers::default()
+            },
+        ),
+        (
+            "after `${owner.` and a prefix",
+            GOOD_JSON.replace("${owner.email}", "${owner.em|}"),
+            Offers {
+                labels: Some(&["name", "email"]),
+                details: &[("email", "string")],
+                edits: &[("email", "em", "email")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "`$${` is a literal",
+            GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"$${|\""),
+            none(),
+        ),
+        (
+            "a `$` starts a reference",
+            GOOD_JSON.replace("\"template\": \"confirm\"", "\"template\": \"$|\""),
+            Offers {
+                edits: &[("owner", "$", "${owner}")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "a step's keys, those not yet present",
+            GOOD_JSON.replace("\"on_unmet\": \"halt\"}", "\"on_unmet\": \"halt\", |}"),
+            Offers {
+                labels: Some(&["n", "id", "pre", "binds", "retry", "after"]),
+                edits: &[("after", "", "\"after\": ")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "a step's keys, in a key string",
+            GOOD_JSON.replace("\"on_unmet\": \"halt\"}", "\"on_unmet\": \"halt\", \"a|\"}"),
+            Offers {
+                among: &["after"],
+                ..Offers::default()
+            },
+        ),
+        (
+            "the plan's keys",
+            GOOD_JSON.replacen("\"name\": \"downgrade\",", "|", 1),
+            Offers {
+                labels: Some(&["name", "budget"]),
+                ..Offers::default()
+            },
+        ),
+        (
+            "the budget's keys",
+            GOOD_JSON.replacen(
+                "\"name\": \"downgrade\",",
+                "\"budget\": {\"replans\": 1, \"|\"},",
+                1,
+            ),
+            Offers {
+                labels: Some(&["max_steps"]),
+                ..Offers::default()
+            },
+        ),
+        (
+            "`on_unmet` actions",
+            GOOD_JSON.replace("\"halt\"", "\"h|\""),
+            Offers {
+                labels: Some(&["replan", "halt", "escalate"]),
+                edits: &[("halt", "h", "halt")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "`after` targets, as names",
+            GOOD_JSON.replace("[\"change\"]", "[|]"),
+            Offers {
+                labels: Some(&["resolve", "subscription", "change"]),
+                details: &[("change", "billing.change_plan")],
+                edits: &[("change", "", "\"change\"")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "`after` targets, in a string",
+            GOOD_JSON.replace("[\"change\"]", "[\"change\", \"|"),
+            Offers {
+                labels: Some(&["resolve", "subscription", "change"]),
+                ..Offers::default()
+            },
+        ),
+        (
+            "probe objects in a `post` list",
+            GOOD_JSON.replace(post, "\"post\": [|]"),
+            Offers {
+                among: &["exists($.status)"],
+                ..Offers::default()
+            },
+        ),
+        (
+            "a probe's keys, by its kind",
+            GOOD_JSON.replace(post, "\"post\": {\"probe\": \"field_compare\", |}"),
+            Offers {
+                labels: Some(&["path", "op", "value"]),
+                ..Offers::default()
+            },
+        ),
+        (
+            "probe kinds",
+            GOOD_JSON.replace(post, "\"post\": [{\"probe\": \"field_|"),
+            Offers {
+                labels: Some(&[
+                    "result_count",
+                    "field_equals",
+                    "field_in",
+                    "field_not_in",
+                    "field_exists",
+                    "field_compare",
+                    "contains",
+                    "keys_contain",
+                ]),
+                ..Offers::default()
+            },
+        ),
+        (
+            "a probe's path, in the string",
+            GOOD_JSON.replace("\"path\": \"$.status\"", "\"path\": \"$.st|\""),
+            Offers {
+                labels: Some(&["status"]),
+                edits: &[("status", "st", "status")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "a probe's path, outside the string: quoted",
+            GOOD_JSON.replace("\"path\": \"$.status\"", "\"path\": |"),
+            Offers {
+                edits: &[("$.status", "", "\"$.status\"")],
+                ..Offers::default()
+            },
+        ),
+        (
+            "a probe's operators",
+            GOOD_JSON.replace(
+                "\"path\": \"$.message_id\"",
+                "\"path\": \"$.message_id\", \"op\": \"|",
+            ),
+            Offers {
+                labels: Some(&["==", "!=", "<", "<=", ">", ">="]),
+                ..Offers::default()
+            },
+        ),
+        // Result paths in `binds`, nested.
+        (
+            "result paths in `binds`, nested",
+            GOOD_JSON.replace("\"owner\": \"$.owner\"", "\"owner\": \"$.owner.|\""),
+            Offers {
+                labels: Some(&["name", "email"]),
+                ..Offers::default()
+            },
+        ),
+        (
+            "result paths in `binds`",
+            GOOD_JSON.replace("\"owner\": \"$.owner\"", "\"owner\": \"|\""),
+            Offers {
+                among: &["$.current_period_end"],
+                edits: &[("$.owner", "", "$.owner")],
+                ..Offers::default()
+            },
+        ),
+        // Elsewhere, nothing.
+        (
+            "nothing in the goal",
+            GOOD_JSON.replace("\"goal\": \"downgrade", "\"goal\": \"down|grade"),
+            none(),
+        ),
+        (
+            "nothing in a number",
+            GOOD_JSON.replace("\"equals\": 1", "\"equals\": 1|"),
+            none(),
+        ),
+        (
+            "nothing after a key before its colon",
+            GOOD_JSON.replace("\"on_unmet\": \"halt\"", "\"on_unmet\" | : \"halt\""),
+            none(),
+        ),
+        (
+            "nothing in a plain string's middle",
+            GOOD_JSON.replace("\"binds\": {\"account_id\"", "\"binds\": {\"acc|ount_id\""),
+            none(),
+        ),
+    ];
+    for (name, marked, offers) in &cases {
+        let (items, text) = complete(&mut c, marked);
+        let names = labels(&items);
+        if let Some(want) = offers.labels {
+            assert_eq!(names, want, "{name}:\n{marked}");
+        }
+        for want in offers.among {
+            assert!(
+                names.contains(&want.to_string()),
+                "{name}: {want}: {names:?}"
+            );
+        }
+        let found = |label: &str| {
+            items
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["label"] == label)
+                .unwrap_or_else(|| panic!("{name}: no {label:?} in {items:#}"))
+        };
+        for (label, detail) in offers.details {
+            assert_eq!(found(label)["detail"], *detail, "{name}: {label}");
+        }
+        for (label, range, new_text) in offers.edits {
+            let e = &found(label)["textEdit"];
+            assert_eq!(
+                (under(&text, &e["range"]), e["newText"].as_str().unwrap()),
+                (*range, *new_text),
+                "{name}: {label}"
+            );
+        }
     }
     c.shutdown();
 }
@@ -2016,14 +2162,16 @@ fn every_position_of_a_json_plan_and_its_prefixes_is_served() {
     c.shutdown();
 }
 
-/// `progress` in `planc.toml`: the open plan is a replan, checked against the
-/// record as `planc check --progress` checks it.
-#[test]
-fn a_progress_record_in_planc_toml_checks_the_plan_as_a_replan() {
+/// A project whose `planc.toml` names a progress record (and `more`, a
+/// `[run]` table or nothing): the Northwind downgrade ran `resolve` and the
+/// write `change`, with other arguments than the open plan's.
+fn replan_project(more: &str) -> Project {
     let p = Project::new();
     p.write(
         "planc.toml",
-        "catalog = [\"tools.plan\"]\npolicy = \"policy.plan\"\nprogress = \"progress.json\"\n",
+        &format!(
+            "catalog = [\"tools.plan\"]\npolicy = \"policy.plan\"\nprogress = \"progress.json\"\n{more}"
+        ),
     );
     p.write(
         "progress.json",
@@ -2037,6 +2185,14 @@ fn a_progress_record_in_planc_toml_checks_the_plan_as_a_replan() {
    "args": {"subscription_id": "sub_9", "plan": "pro", "effective": "2026-03-31"}}
 ]}"#,
     );
+    p
+}
+
+/// `progress` in `planc.toml`: the open plan is a replan, checked against the
+/// record as `planc check --progress` checks it.
+#[test]
+fn a_progress_record_in_planc_toml_checks_the_plan_as_a_replan() {
+    let p = replan_project("");
     let uri = p.uri("plan.plan");
     let mut c = Client::start();
     c.open(&uri, GOOD);
@@ -2046,6 +2202,28 @@ fn a_progress_record_in_planc_toml_checks_the_plan_as_a_replan() {
     // not reused, since its call differs, it simply runs again.)
     assert_eq!(errors(&d), ["E0306"], "{d:#?}");
     assert_eq!(d[0]["data"]["step"], "change", "{d:#?}");
+    c.shutdown();
+}
+
+/// With a record key (`[run] record_key`), a record whose seal does not
+/// verify is not checked against: the editor says so, as `planc check`
+/// refuses it, instead of showing a check against a record the run would
+/// not trust.
+#[test]
+fn an_unsealed_record_is_not_checked_against_under_a_record_key() {
+    let p = replan_project("\n[run]\nrecord_key = \"record.key\"\n");
+    p.write("record.key", "0123456789abcdef0123456789abcdef");
+    let uri = p.uri("plan.plan");
+    let mut c = Client::start();
+    c.open(&uri, GOOD);
+    let d = c.diagnostics(&uri);
+    assert!(!errors(&d).contains(&"E0306".to_string()), "{d:#?}");
+    assert!(
+        d.iter().any(|x| x["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no `hmac`"))),
+        "{d:#?}"
+    );
     c.shutdown();
 }
 
@@ -2080,5 +2258,100 @@ fn hover_shows_what_the_policy_states() {
     );
     let v = h["contents"]["value"].as_str().unwrap();
     assert!(v.contains("`write` · idempotent (by the policy)"), "{v}");
+    c.shutdown();
+}
+
+/// Edits of a document re-read in part (only the edited step, when it can
+/// be: `syntax::incremental`) publish what a whole check of the same text
+/// does: random edits, chained, each compared with the text opened afresh
+/// in a second document.
+#[test]
+fn edits_re_read_in_part_publish_what_a_whole_check_does() {
+    fn seen(diags: &[Value]) -> Vec<(Value, Value, Value, Value)> {
+        diags
+            .iter()
+            .map(|d| {
+                let d = d.clone();
+                (
+                    d["range"].clone(),
+                    d["code"].clone(),
+                    d["severity"].clone(),
+                    d["message"].clone(),
+                )
+            })
+            .collect()
+    }
+    const SNIPPETS: &[&str] = &[
+        "",
+        "x",
+        "1",
+        "\"",
+        "}",
+        "{",
+        "(",
+        ")",
+        ",",
+        "\n",
+        " ",
+        "${acct3}",
+        "${nope}",
+        "== 2",
+        "[0]",
+        ".id",
+        "\n        retry 2",
+        "\n        after s1",
+        "@",
+        "é",
+    ];
+    let p = Project::new();
+    let uri = p.uri("edited.plan");
+    let base = big_plan(40);
+    let mut text = base.clone();
+    let mut c = Client::start();
+    c.open(&uri, &text);
+    c.diagnostics(&uri);
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n.max(1) as u64) as usize
+    };
+    let mut differed_from_base = 0;
+    for version in 2..122 {
+        // Inside the steps, mostly: past the plan's first line.
+        let at = 30 + next(text.len() - 40);
+        let cut = (at + next(5)).min(text.len());
+        if !text.is_char_boundary(at) || !text.is_char_boundary(cut) {
+            continue;
+        }
+        let new = format!(
+            "{}{}{}",
+            &text[..at],
+            SNIPPETS[next(SNIPPETS.len())],
+            &text[cut..]
+        );
+        c.change(&uri, version, &new);
+        let edited = c.diagnostics_at(&uri, version);
+        let fresh_uri = p.uri(&format!("fresh{version}.plan"));
+        c.open(&fresh_uri, &new);
+        let fresh = c.diagnostics(&fresh_uri);
+        assert_eq!(seen(&edited), seen(&fresh), "version {version}:\n{new}");
+        if codes(&edited) != ["W0403"] {
+            differed_from_base += 1;
+        }
+        // After a syntax error, back to the clean text (whole parses).
+        text = if codes(&edited).iter().any(|c| c.starts_with("E000")) {
+            c.change(&uri, 1000 + version, &base);
+            c.diagnostics_at(&uri, 1000 + version);
+            base.clone()
+        } else {
+            new
+        };
+    }
+    assert!(
+        differed_from_base > 20,
+        "{differed_from_base} edits changed the diagnostics"
+    );
     c.shutdown();
 }

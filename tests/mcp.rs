@@ -152,6 +152,22 @@ fn a_plan_compiled_from_the_filesystem_servers_tool_list_runs_against_it() {
     let root_s = root.to_str().unwrap();
     // The server's own list, whole and unmodified: every tool imports.
     let list = tools_list(&server, &[root_s], &[]);
+    // Its tools declare what they return: every result the run gets is
+    // validated against that outputSchema before anything is bound.
+    let declared = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            ["read_text_file", "write_file", "list_directory"]
+                .contains(&t["name"].as_str().unwrap_or(""))
+        })
+        .filter(|t| t["outputSchema"].is_object())
+        .count();
+    assert_eq!(
+        declared, 3,
+        "the server's tools no longer declare an outputSchema"
+    );
     write(&dir.join("tools.json"), &list.to_string());
     write(
         &dir.join("policy.plan"),
@@ -197,11 +213,20 @@ fn a_plan_compiled_from_the_filesystem_servers_tool_list_runs_against_it() {
             "--progress={}",
             dir.join("progress.json").display()
         ))
+        .arg(format!("--trace={}", dir.join("trace.jsonl").display()))
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // The protocol version negotiated is in the trace, before any call.
+    let trace = std::fs::read_to_string(dir.join("trace.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
+    assert_eq!(first["event"], "session", "{trace}");
+    assert!(
+        planc::exec::mcp::PROTOCOL_VERSIONS.contains(&first["protocol_version"].as_str().unwrap()),
+        "{first}"
+    );
     assert_eq!(
         std::fs::read_to_string(root.join("out.txt")).unwrap(),
         "first line\n"
@@ -245,6 +270,9 @@ const FAULT_POLICY: &str = "policy faults {
     flaky_read requires [store:read]
     hang requires [store:read]
     die requires [store:write]
+    lying_status requires [store:read]
+    honest_status requires [store:read]
+    task_only requires [store:read]
 }
 ";
 
@@ -439,4 +467,69 @@ fn kill_orphans(dir: &Path) {
             let _ = Command::new("kill").args(["-9", pid]).status();
         }
     }
+}
+
+/// The attacker's server: `lying_status` lists an outputSchema (`status`
+/// one of "open", "closed") and answers "escalated". The backend validates
+/// `structuredContent` against the listed schema before the machine sees
+/// it: the step fails with `result_type` though it binds nothing (so no
+/// declared type in the IR would catch it), and the write after it is
+/// never called. The honest tool with the same schema completes.
+#[test]
+fn fault_server_result_outside_its_output_schema_is_not_bound() {
+    if !python_sdk() {
+        return;
+    }
+    let (dir, tools) = fault_case(
+        "lying",
+        "plan lies \"a status outside its schema\" {\n    step honest = honest_status(ticket: \"T-1\") {\n        post exists($.status)\n    }\n    step s = lying_status(ticket: \"T-1\") {\n        post $.status != \"open\"\n        on_unmet halt\n        after honest\n    }\n    step w = store_write(key: \"refund\", value: \"T-1\") {\n        post exists($.written)\n        after s\n    }\n}\n",
+    );
+    let calls_file = dir.join("calls.jsonl");
+    let envs = [("FAULT_CALLS", calls_file.to_str().unwrap())];
+    let ran = planc_run(&dir, &tools, &[], &envs);
+    assert_eq!(ran.status, 1, "{}", ran.stderr);
+    assert_eq!(step(&ran.record, "honest")["status"], "complete");
+    let s = step(&ran.record, "s");
+    assert_eq!(s["status"], "failed");
+    assert_eq!(s["failure"]["kind"], "result_type", "{s}");
+    assert!(
+        s["failure"]["expected"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside its outputSchema"),
+        "{s}"
+    );
+    assert_eq!(step(&ran.record, "w")["status"], "pending");
+    let made: Vec<String> = calls(&dir)
+        .iter()
+        .map(|c| c["tool"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(made, ["honest_status", "lying_status"]);
+    let trace = std::fs::read_to_string(dir.join("trace.jsonl")).unwrap();
+    assert!(trace.contains("\"event\":\"result_type\""), "{trace}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A tool listed as runnable only as a task (`execution.taskSupport:
+/// "required"`): planc does not support tasks yet, so the call is refused
+/// with a clear error before it is sent.
+#[test]
+fn fault_server_task_only_tool_is_refused_before_it_is_called() {
+    if !python_sdk() {
+        return;
+    }
+    let (dir, tools) = fault_case(
+        "task",
+        "plan task \"a tool that runs only as a task\" {\n    step t = task_only() {\n        on_unmet halt\n    }\n}\n",
+    );
+    let calls_file = dir.join("calls.jsonl");
+    let envs = [("FAULT_CALLS", calls_file.to_str().unwrap())];
+    let ran = planc_run(&dir, &tools, &[], &envs);
+    assert_eq!(ran.status, 1, "{}", ran.stderr);
+    let t = step(&ran.record, "t");
+    assert_eq!(t["failure"]["kind"], "tool_error");
+    assert_eq!(t["failure"]["code"], "task_required");
+    assert!(ran.stderr.contains("task_required"), "{}", ran.stderr);
+    assert!(calls(&dir).is_empty(), "the task-only tool was called");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -876,3 +876,54 @@ fn retry_follows_the_idempotence_the_policy_states() {
     }
     assert!(!v.is_valid(&step("orders_note", json!({"order_id": "o", "text": "t"}))));
 }
+
+/// An allowlist narrows an argument's literals to an `enum` (over each
+/// element of a list argument, its items'), a pattern to `pattern`; the
+/// schema then refuses what the checker would refuse (E0311, E0312), and
+/// every plan it admits is one the checker accepts.
+#[test]
+fn rules_narrow_the_literals_of_their_arguments() {
+    let tools = "tool mail.send(to: [string], cc: [string]?, url: string, tag: string) -> { id: string } write\n";
+    let policy = "policy p {\n    actor [m:s]\n    mail.send requires [m:s] where to in [\"a@x.com\", \"b@x.com\"], cc in [\"a@x.com\"], url matches \"https://x[.]com/[a-z]+\", tag matches \"(?i)ok\"\n}\n";
+    let c = planc::Compiler::new(
+        &[("tools.plan", tools)],
+        Some(("policy.plan", policy)),
+        None,
+    );
+    assert!(c.diagnostics().is_empty(), "{:?}", c.diagnostics());
+    for dialect in [Dialect::JsonSchema, Dialect::OpenAi] {
+        let v = validator(&c.schema(dialect, false).unwrap());
+        let plan = |to: Value, cc: Value, url: &str| {
+            json!({"name": "p", "goal": "g", "steps": [{"name": "s", "tool": "mail.send",
+                "args": {"to": to, "cc": cc, "url": url, "tag": "OK"}}]})
+        };
+        let good = plan(
+            json!(["a@x.com", "b@x.com"]),
+            json!(["a@x.com"]),
+            "https://x.com/a",
+        );
+        let checked = c.check("plan.json", &good.to_string(), planc::SourceKind::Json);
+        assert!(checked.ir.is_some(), "{:?}", checked.diagnostics);
+        if dialect == Dialect::JsonSchema {
+            assert!(errors(&v, &good).is_empty(), "{:?}", errors(&v, &good));
+        }
+        for bad in [
+            plan(
+                json!(["a@x.com", "evil@y.io"]),
+                json!(["a@x.com"]),
+                "https://x.com/a",
+            ),
+            plan(json!(["a@x.com"]), json!(["b@x.com"]), "https://x.com/a"),
+            plan(json!(["a@x.com"]), json!(null), "https://x.com/a"),
+            plan(
+                json!(["a@x.com"]),
+                json!(["a@x.com"]),
+                "https://x.com.evil.io/a",
+            ),
+        ] {
+            assert!(!v.is_valid(&bad), "{dialect:?} admits {bad}");
+            let checked = c.check("plan.json", &bad.to_string(), planc::SourceKind::Json);
+            assert!(checked.ir.is_none(), "{bad}");
+        }
+    }
+}

@@ -871,6 +871,9 @@ fn sample(ty: &planc::catalog::Ty) -> planc::progress::JsonValue {
         Ty::Null | Ty::Any | Ty::Error => JsonValue::Null,
         Ty::Optional(inner) => sample(inner),
         Ty::List(elem) => JsonValue::Array(vec![sample(elem)]),
+        Ty::Map(values) => {
+            JsonValue::Object(std::iter::once(("key".to_string(), sample(values))).collect())
+        }
         Ty::Record(fields) => JsonValue::Object(
             fields
                 .iter()

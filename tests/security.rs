@@ -27,6 +27,8 @@ use std::process::Command;
 use planc::driver::{self, Job};
 use planc::{Code, Severity};
 
+#[path = "security/records.rs"]
+mod records;
 /// The executor's side: `tests/security/run.rs`.
 #[path = "security/run.rs"]
 mod run;
@@ -629,8 +631,8 @@ fn the_fuzz_oracle_accepts_its_seed() {
     let irs = driver::lower(&job, &outcome).unwrap();
     assert_eq!(
         guards(&job, &outcome, "change"),
-        vec!["plan".to_string()],
-        "the enum proof keeps its guard"
+        vec!["plan".to_string(), "plan".to_string()],
+        "the enum proof keeps its guards (the ceiling `!=` and the allowlist)"
     );
     assert_eq!(guards(&job, &outcome, "again"), vec!["amount".to_string()]);
     let w = invariants::fixture_world();
@@ -648,6 +650,17 @@ fn the_fuzz_oracle_accepts_its_seed() {
     let mut ir = irs[0].clone();
     for s in &mut ir.steps {
         s.args.remove("fee");
+    }
+    assert!(!invariants::violations(&ir, &w).is_empty());
+    // The trust rules too: the allowlist's guard or the call count dropped.
+    let mut ir = irs[0].clone();
+    for s in &mut ir.steps {
+        s.authz.guards.retain(|g| g.op != planc::ir::GuardOp::In);
+    }
+    assert!(!invariants::violations(&ir, &w).is_empty());
+    let mut ir = irs[0].clone();
+    for s in &mut ir.steps {
+        s.authz.calls_max = None;
     }
     assert!(!invariants::violations(&ir, &w).is_empty());
 }
@@ -676,4 +689,34 @@ fn a_misspelt_rule_warns_with_the_tool_it_is_close_to() {
             .unwrap()
             .contains("billing.issue_credit")
     );
+}
+
+// ----------------------------------------------------- the `*` default rule
+
+/// A tool the policy does not name is governed by its `*` rule, ceilings
+/// included: over the ceiling is refused in every form (the attack folder
+/// `default_rule/`), a referenced amount gets a guard; and without a `*`
+/// rule the unnamed tool is still denied, however small the amount.
+#[test]
+fn the_default_rule_binds_unnamed_tools_and_its_absence_denies_them() {
+    let dir = root().join("default_rule");
+    let catalogs = present(&dir, &["catalog.plan", "catalog.json"]);
+    let with = present(&dir, &["policy.plan", "policy.json"]);
+    let without = present(&dir, &["no_default.plan", "no_default.json"]);
+    assert_eq!((catalogs.len(), with.len(), without.len()), (2, 2, 2));
+    for c in &catalogs {
+        for p in &with {
+            let (job, outcome) = compile(&dir.join("guarded.plan"), &[c], &[p]);
+            assert!(!outcome.has_errors(), "{:?}", outcome.diagnostics);
+            assert_eq!(guards(&job, &outcome, "pay"), vec!["amount".to_string()]);
+        }
+        for p in &without {
+            for plan in ["plan.plan", "plan.json", "fixed.plan", "guarded.plan"] {
+                let (job, outcome) = compile(&dir.join(plan), &[c], &[p]);
+                let got = error_codes(&outcome);
+                assert_eq!(got, vec![Code::E0301], "{plan} with {}", p.display());
+                assert!(driver::lower(&job, &outcome).is_err(), "{plan}: an IR");
+            }
+        }
+    }
 }

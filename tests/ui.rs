@@ -15,6 +15,10 @@
 //!   end's diagnostics); those under `tests/ui/fmt/` are converted to the
 //!   other form (`planc fmt --to`: text to JSON, JSON to text); all others
 //!   run the whole pipeline.
+//! - A `.reply` fixture is a model's raw reply (a JSON plan in a Markdown
+//!   code fence, or between sentences), checked as `planc check --lenient`
+//!   checks it (`syntax::lenient::apply`); its codes are in a sibling
+//!   `NAME.expect` file, as a `.json` fixture's.
 //! - Catalogue and policy come from the nearest `planc.toml` up to
 //!   `tests/ui/`, else from the fixture itself (a `.plan` file may declare
 //!   tools, a policy and a plan together); so does the progress record a
@@ -45,7 +49,7 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
             fixtures(&path, out);
         } else if matches!(
             path.extension().and_then(|e| e.to_str()),
-            Some("plan" | "json")
+            Some("plan" | "json" | "reply")
         ) && path
             .parent()
             .and_then(|p| p.file_name())
@@ -58,7 +62,10 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The codes a fixture expects, from its header or its `.expect` file.
 fn expected_codes(path: &Path, text: &str) -> Vec<Code> {
-    let spec = if path.extension().is_some_and(|e| e == "json") {
+    let spec = if path
+        .extension()
+        .is_some_and(|e| e == "json" || e == "reply")
+    {
         std::fs::read_to_string(path.with_extension("expect")).unwrap_or_default()
     } else {
         // A byte-order mark before the header is skipped, as the lexer does.
@@ -126,6 +133,19 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         planc::fmt::convert::convert(&mut job.sources, id, form, None)
             .err()
             .unwrap_or_default()
+    } else if path.extension().is_some_and(|e| e == "reply") {
+        // A model's reply, checked with `--lenient`: W0509 first, as
+        // `planc check` reports it, then the plan's own.
+        let id = job.plans[0];
+        // Read as a JSON plan is (`planc check --lenient reply.json`).
+        if let Some(file) = job.sources.get_mut(id) {
+            file.kind = planc::SourceKind::Json;
+        }
+        let note = planc::syntax::lenient::apply(&mut job.sources, id);
+        let mut d: Vec<planc::Diagnostic> = note.into_iter().collect();
+        d.extend(driver::run(&mut job).diagnostics);
+        planc::diagnostics::sort(&mut d);
+        d
     } else {
         driver::run(&mut job).diagnostics
     };

@@ -30,6 +30,10 @@
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/;
 const DOTTED = /[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+/;
+// An identifier other than `in`.
+const IDENT_NOT_IN = /[A-Za-hj-z_][A-Za-z0-9_]*|i|i[A-Za-mo-z0-9_][A-Za-z0-9_]*|in[A-Za-z0-9_]+/;
+// A quoted key of a path, `["Le Marais"]`: a string with its escapes.
+const KEY = /\["([^"\\\r\n]|\\[^\r\n])*"\]/;
 
 const CMP_OPS = ['==', '!=', '<', '<=', '>', '>='];
 
@@ -54,7 +58,8 @@ function commaSep1(rule) {
 }
 
 /**
- * The probe forms (`len`, `exists`, a comparison, `in`, `contains`) over a
+ * The probe forms (`len`, `exists`, a comparison, `in`, `contains`,
+ * `keys(…) contains`) over a
  * path of the given kind, as hidden rules named `PREFIX_len`, ...: `$`
  * paths in `post` (`_post`), a binding with its fields in `pre` (`_pre`).
  * Either way each form is the same node (`len_probe`, ...): see
@@ -86,6 +91,11 @@ function probeForms(prefix, subject) {
       'contains',
       field('value', $._literal),
     ),
+    [`${prefix}_keys`]: $ => seq(
+      'keys', '(', field('path', subject($)), ')',
+      'contains',
+      field('value', $._literal),
+    ),
   };
 }
 
@@ -97,6 +107,7 @@ function probeChoice($, prefix) {
     alias($[`${prefix}_comparison`], $.comparison_probe),
     alias($[`${prefix}_membership`], $.membership_probe),
     alias($[`${prefix}_contains`], $.contains_probe),
+    alias($[`${prefix}_keys`], $.keys_probe),
   );
 }
 
@@ -187,6 +198,7 @@ module.exports = grammar({
     _type_atom: $ => choice(
       $.primitive_type,
       $.list_type,
+      $.map_type,
       $.record_type,
       $.enum_type,
       $.literal_type,
@@ -200,6 +212,11 @@ module.exports = grammar({
     ),
 
     list_type: $ => seq('[', field('element', $._type), ']'),
+
+    // `{ [string]: T }`: string keys, each to a value of T.
+    map_type: $ => seq(
+      '{', '[', 'string', ']', ':', field('value', $._type), optional(','), '}',
+    ),
 
     record_type: $ => seq(
       '{',
@@ -239,9 +256,12 @@ module.exports = grammar({
     policy_replans: $ => seq('replans', '<=', field('value', $.integer)),
 
     policy_rule: $ => seq(
-      field('tool', $._tool_name),
+      field('tool', choice($._tool_name, $.default_tool)),
       repeat($._rule_clause),
     ),
+
+    // `*`: the default rule, for every catalogue tool no other rule names.
+    default_tool: _ => '*',
 
     _rule_clause: $ => choice(
       $.requires_clause,
@@ -517,22 +537,26 @@ module.exports = grammar({
     // `billing.issue_credit`, `facts.plan`: no spaces around the dots.
     dotted_name: _ => token(DOTTED),
 
-    // `tags[0].name`, `accounts[2]`: a binding with fields and indexes, in a
-    // `pre` probe; no spaces.
+    // `tags[0].name`, `accounts[2]`, `ratings["Le Marais"]`: a binding with
+    // fields, indexes and keys, in a `pre` probe; no spaces.
+    // A name `in` right before its `[` is the word `in` and a list
+    // (`x in["a"]`), as planc's lexer reads it.
     indexed_name: _ => token(seq(
-      IDENT,
-      repeat(seq('.', IDENT)),
-      /\[[0-9]+\]/,
-      repeat(choice(seq('.', IDENT), /\[[0-9]+\]/)),
+      choice(
+        seq(IDENT_NOT_IN, repeat(seq('.', IDENT))),
+        seq('in', repeat1(seq('.', IDENT))),
+      ),
+      choice(/\[[0-9]+\]/, KEY),
+      repeat(choice(seq('.', IDENT), /\[[0-9]+\]/, KEY)),
     )),
 
     // `billing:write`, `crm:*`, `files:read:v1.2-x`: no spaces.
     scope: _ => token(seq(IDENT, repeat1(seq(':', /[A-Za-z0-9_*.\-]+/)))),
 
-    // `$`, `$.results[0].id`: a JSONPath subset, no spaces.
+    // `$`, `$.results[0].id`, `$.ratings["Le Marais"]`: no spaces.
     path: _ => token(seq(
       '$',
-      repeat(choice(seq('.', IDENT), /\[[0-9]+\]/)),
+      repeat(choice(seq('.', IDENT), /\[[0-9]+\]/, KEY)),
     )),
 
     integer: _ => token(/-?[0-9]+/),

@@ -177,86 +177,7 @@ pub enum Command {
     /// checking guards, postconditions and binds, and record its progress.
     /// Exit status: 0 complete; 1 halted, refused or failed; 2 the command
     /// failed (nothing ran); 3 stopped for a replan or an escalation.
-    Run {
-        /// The plan (`.plan` or `.json`): always compiled and checked
-        /// against the catalogue and policy as `planc compile` would, with
-        /// `--progress` applied to the check as `planc check --progress`
-        /// applies it. An IR file runs only with `--ir`.
-        #[arg(
-            value_name = "PLAN",
-            required_unless_present = "ir",
-            conflicts_with = "ir"
-        )]
-        plan: Option<PathBuf>,
-        /// Run a compiled IR file instead of a plan. It is verified first:
-        /// its fingerprint recomputed and its invariants checked against
-        /// the configured catalogue and policy (exit 2, nothing runs, when
-        /// it was changed after compilation).
-        #[arg(long, value_name = "FILE")]
-        ir: Option<PathBuf>,
-        /// The progress record: read when it exists (complete steps are not
-        /// run again), replaced atomically after every step.
-        #[arg(long, value_name = "FILE")]
-        progress: Option<PathBuf>,
-        /// The tool backend: `fixture:FILE` (recorded responses) or
-        /// `mcp:COMMAND ARGS...` (an MCP server over stdio). Replaces the
-        /// `[run] tools` of `planc.toml`.
-        #[arg(long, value_name = "BACKEND")]
-        tools: Option<String>,
-        /// Approve these steps (those the IR lists under `approvals`). With
-        /// `--ir`, only together with `--fingerprint`.
-        #[arg(
-            long,
-            value_name = "STEP,...",
-            value_delimiter = ',',
-            conflicts_with_all = ["approve_all", "approvals"]
-        )]
-        approve: Vec<String>,
-        /// Approve every step that needs approval: the plan as a whole.
-        /// With `--ir`, only together with `--fingerprint`.
-        #[arg(long, conflicts_with = "approvals")]
-        approve_all: bool,
-        /// The approvals of a reviewed IR: a JSON file `{"fingerprint":
-        /// "sha256:…", "steps": [...], "by": "…", "at": "…"}`. A
-        /// fingerprint other than the IR's is exit 2; nothing runs.
-        #[arg(long, value_name = "FILE")]
-        approvals: Option<PathBuf>,
-        /// The fingerprint the approvals were given for (`sha256:…`, as
-        /// `planc review` shows it): exit 2, nothing runs, when the plan's
-        /// differs.
-        #[arg(long, value_name = "FINGERPRINT")]
-        fingerprint: Option<String>,
-        /// Append the trace here, one JSON object per line.
-        #[arg(long, value_name = "FILE")]
-        trace: Option<PathBuf>,
-        /// How long one tool call may take, in seconds, before it fails
-        /// with `timeout` (MCP backends).
-        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
-        timeout: f64,
-        /// The longest message an MCP server may send, in bytes (default
-        /// 16 MiB, or `[run] max_message` of `planc.toml`); a longer one
-        /// fails the call and ends the connection.
-        #[arg(long, value_name = "BYTES")]
-        max_message: Option<usize>,
-        /// Say what would be dispatched, wave by wave, with each step's
-        /// arguments, guards and approval, after the same checks and
-        /// verification; start no backend and call nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// A person's decision that these writes, which the progress record
-        /// leaves with an unknown outcome (`in_flight` or
-        /// `outcome_unknown`), did not commit: dispatch them again, with
-        /// the same idempotency key.
-        #[arg(long, value_name = "STEP,...", value_delimiter = ',')]
-        redispatch: Vec<String>,
-        /// The file holding the key progress records are sealed with: the
-        /// record is written with its HMAC-SHA256 and read only when it
-        /// verifies. Replaces the `[run] record_key` of `planc.toml`.
-        #[arg(long, value_name = "FILE")]
-        record_key: Option<PathBuf>,
-        #[command(flatten)]
-        options: Options,
-    },
+    Run(RunArgs),
     /// Say what an event during a run invalidates: each step's status
     /// before and after, whether it is reusable, and the repair scope.
     Invalidate {
@@ -338,6 +259,84 @@ pub enum Wrap {
     Tool,
 }
 
+/// `planc run`'s flags: the one list clap parses and the command reads.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The plan (`.plan` or `.json`): always compiled and checked
+    /// against the catalogue and policy as `planc compile` would, with
+    /// `--progress` applied to the check as `planc check --progress`
+    /// applies it. An IR file runs only with `--ir`.
+    #[arg(
+        value_name = "PLAN",
+        required_unless_present = "ir",
+        conflicts_with = "ir"
+    )]
+    pub plan: Option<PathBuf>,
+    /// Run a compiled IR file instead of a plan. It is verified first:
+    /// its fingerprint recomputed and its invariants checked against
+    /// the configured catalogue and policy (exit 2, nothing runs, when
+    /// it was changed after compilation).
+    #[arg(long, value_name = "FILE")]
+    pub ir: Option<PathBuf>,
+    /// The progress record: read when it exists (complete steps are not
+    /// run again), replaced atomically after every step.
+    #[arg(long, value_name = "FILE")]
+    pub progress: Option<PathBuf>,
+    /// The tool backend: `fixture:FILE` (recorded responses) or
+    /// `mcp:COMMAND ARGS...` (an MCP server over stdio). Replaces the
+    /// `[run] tools` of `planc.toml`.
+    #[arg(long, value_name = "BACKEND")]
+    pub tools: Option<String>,
+    /// Approve these steps (those the IR lists under `approvals`). With
+    /// `--ir`, only together with `--fingerprint`.
+    #[arg(
+        long,
+        value_name = "STEP,...",
+        value_delimiter = ',',
+        conflicts_with_all = ["approve_all", "approvals"]
+    )]
+    pub approve: Vec<String>,
+    /// Approve every step that needs approval: the plan as a whole.
+    /// With `--ir`, only together with `--fingerprint`.
+    #[arg(long, conflicts_with = "approvals")]
+    pub approve_all: bool,
+    /// The approvals of a reviewed IR: a JSON file `{"fingerprint":
+    /// "sha256:…", "steps": [...], "by": "…", "at": "…"}`. A
+    /// fingerprint other than the IR's is exit 2; nothing runs.
+    #[arg(long, value_name = "FILE")]
+    pub approvals: Option<PathBuf>,
+    /// The fingerprint the approvals were given for (`sha256:…`, as
+    /// `planc review` shows it): exit 2, nothing runs, when the plan's
+    /// differs.
+    #[arg(long, value_name = "FINGERPRINT")]
+    pub fingerprint: Option<String>,
+    /// Append the trace here, one JSON object per line.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// How long one tool call may take, in seconds, before it fails
+    /// with `timeout` (MCP backends).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
+    /// The longest message an MCP server may send, in bytes (default
+    /// 16 MiB, or `[run] max_message` of `planc.toml`); a longer one
+    /// fails the call and ends the connection.
+    #[arg(long, value_name = "BYTES")]
+    pub max_message: Option<usize>,
+    /// Say what would be dispatched, wave by wave, with each step's
+    /// arguments, guards and approval, after the same checks and
+    /// verification; start no backend and call nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// A person's decision that these writes, which the progress record
+    /// leaves with an unknown outcome (`in_flight` or
+    /// `outcome_unknown`), did not commit: dispatch them again, with
+    /// the same idempotency key.
+    #[arg(long, value_name = "STEP,...", value_delimiter = ',')]
+    pub redispatch: Vec<String>,
+    #[command(flatten)]
+    pub options: Options,
+}
+
 /// Where the catalogue, the policy and the actor come from.
 #[derive(clap::Args)]
 pub struct Inputs {
@@ -358,6 +357,12 @@ pub struct Inputs {
     /// from the flags alone (with none, each plan file holds its own).
     #[arg(long)]
     pub no_config: bool,
+    /// The file holding the operator's record key: a progress record is
+    /// read only when its HMAC-SHA256 seal verifies under it, and `planc
+    /// run` writes every record sealed. Replaces the `[run] record_key` of
+    /// `planc.toml`.
+    #[arg(long, value_name = "FILE")]
+    pub record_key: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]

@@ -30,7 +30,7 @@ pub fn check(
             .flat_map(|(_, plans)| plans.iter().copied())
             .collect();
         for id in plans {
-            diagnostics.extend(unwrap_reply(&mut loaded.job.sources, id));
+            diagnostics.extend(planc::syntax::lenient::apply(&mut loaded.job.sources, id));
         }
     }
     let mut configs: Vec<String> = Vec::new();
@@ -56,18 +56,6 @@ pub fn check(
         record_verdicts(&loaded.job.sources, files.len(), &diagnostics);
     }
     Ok(status(&diagnostics, options))
-}
-
-/// `--lenient`: the plan inside a model's reply, its wrapper blanked in
-/// place (every span stays where it is) and read as JSON; W0509 says what
-/// was ignored. `None` when there is nothing to strip.
-fn unwrap_reply(sources: &mut planc::SourceMap, id: planc::FileId) -> Option<planc::Diagnostic> {
-    let file = sources.get_mut(id)?;
-    let u = planc::syntax::lenient::unwrap(&file.text)?;
-    let note = planc::syntax::lenient::note(id, &file.text, &u);
-    file.text = u.text;
-    file.kind = planc::SourceKind::Json;
-    Some(note)
 }
 
 /// A verdict line on stderr for each progress record checked on its own

@@ -41,16 +41,13 @@ pub fn load_plans(
     inputs: &Inputs,
     replans: Replans<'_>,
 ) -> Result<Loaded, Failure> {
-    let overrides = Overrides {
-        catalog: inputs.catalog.clone(),
-        policy: inputs.policy.clone(),
-        actor: inputs.actor.clone(),
-        progress: match replans {
-            Replans::Against(flag) => flag.map(Path::to_path_buf),
+    let overrides = overrides(
+        inputs,
+        match replans {
+            Replans::Against(flag) => flag,
             Replans::No => None,
         },
-        no_config: inputs.no_config,
-    };
+    );
     let mut by_folder: HashMap<PathBuf, Settings> = HashMap::new();
     let mut settings_of = |file: Option<&Path>| -> Result<Settings, Failure> {
         let start = start_folder(file);
@@ -103,6 +100,13 @@ impl Loaded {
             ..Job::default()
         };
         settings.add_to(&mut job, display_path).map_err(Failure)?;
+        // The record the plans are checked against is the text just read,
+        // its seal verified: the check reads no other copy of it.
+        if let Some(id) = job.progress
+            && let Some(file) = job.sources.get(id)
+        {
+            check_seal(&file.text, &file.name, record_key(settings)?.as_deref())?;
+        }
         self.job.unreadable.append(&mut job.unreadable);
         let reads = |f: FileId| {
             job.plans.contains(&f)
@@ -143,6 +147,49 @@ pub fn load(files: &[PathBuf], inputs: &Inputs, replans: Replans<'_>) -> Result<
     }
 }
 
+/// The flags that stand in for `planc.toml`'s values, with the progress
+/// record of `--progress` when the command checks replans.
+pub fn overrides(inputs: &Inputs, progress: Option<&Path>) -> Overrides {
+    Overrides {
+        catalog: inputs.catalog.clone(),
+        policy: inputs.policy.clone(),
+        actor: inputs.actor.clone(),
+        progress: progress.map(Path::to_path_buf),
+        record_key: inputs.record_key.clone(),
+        no_config: inputs.no_config,
+    }
+}
+
+/// The settings of one file given on the command line (the `planc.toml`
+/// found from its folder, under the flags), without a progress record.
+pub fn settings_of(file: &Path, inputs: &Inputs) -> Result<Settings, Failure> {
+    let mut settings =
+        project::settings(&start_folder(Some(file)), &overrides(inputs, None)).map_err(Failure)?;
+    settings.progress = None;
+    Ok(settings)
+}
+
+/// The operator's record key of the settings (`--record-key`, else `[run]
+/// record_key` of `planc.toml`), read; `None` when none is configured.
+pub fn record_key(settings: &Settings) -> Result<Option<Vec<u8>>, Failure> {
+    settings
+        .record_key
+        .as_deref()
+        .map(project::read_record_key)
+        .transpose()
+        .map_err(Failure)
+}
+
+/// Every command's check of a progress record's text before anything uses
+/// it: with a record key, its seal must verify (`progress::read::verify`),
+/// else the command fails (exit 2) and nothing is checked or run against
+/// it. A text that is not a record is left to its reader's diagnostics
+/// (E0601–E0605), which stop every command that reads one.
+pub fn check_seal(text: &str, name: &str, key: Option<&[u8]>) -> Result<(), Failure> {
+    planc::progress::read::verify_text(text, key)
+        .map_err(|e| Failure(format!("`{name}`: {e}; nothing was done with it")))
+}
+
 /// The folder `planc.toml` is looked for from: the file's, or the current
 /// folder for standard input.
 pub fn start_folder(file: Option<&Path>) -> PathBuf {
@@ -172,11 +219,12 @@ pub fn display_path(path: &Path) -> String {
 }
 
 /// Reads a progress record into the job's sources (so its diagnostics
-/// render like any file's): the record when it has no errors, and its
-/// diagnostics.
+/// render like any file's), its seal verified under `key` (`check_seal`):
+/// the record when it has no errors, and its diagnostics.
 pub fn load_record(
     job: &mut Job,
     path: &Path,
+    key: Option<&[u8]>,
 ) -> Result<
     (
         Option<planc::progress::ProgressRecord>,
@@ -190,6 +238,9 @@ pub fn load_record(
     let id = project::add_bytes(job, name, bytes, Some(SourceKind::Json));
     if job.unreadable.len() > before {
         return Ok((None, job.unreadable.split_off(before)));
+    }
+    if let Some(file) = job.sources.get(id) {
+        check_seal(&file.text, &file.name, key)?;
     }
     let read = driver::read_progress(&mut job.sources, id);
     Ok((read.record, read.diagnostics))

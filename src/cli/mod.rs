@@ -104,48 +104,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
             };
             fmt::fmt(&files, mode, format, color)
         }
-        Command::Run {
-            plan,
-            ir,
-            progress,
-            tools,
-            approve,
-            approve_all,
-            approvals,
-            fingerprint,
-            trace,
-            timeout,
-            max_message,
-            dry_run,
-            redispatch,
-            record_key,
-            options,
-        } => {
-            let (target, is_ir) = match (plan, ir) {
-                (_, Some(ir)) => (ir, true),
-                (Some(plan), None) => (plan, false),
-                (None, None) => return Err(Failure("give a plan, or an IR with `--ir`".into())),
-            };
-            run::run(
-                &target,
-                &run::RunOptions {
-                    is_ir,
-                    progress,
-                    tools,
-                    approve,
-                    approve_all,
-                    approvals,
-                    fingerprint,
-                    trace,
-                    timeout,
-                    max_message,
-                    dry_run,
-                    redispatch,
-                    record_key,
-                },
-                &options,
-            )
-        }
+        Command::Run(args) => run::run(&args),
         Command::Diff {
             old,
             new,
@@ -158,6 +117,9 @@ pub fn dispatch(command: Command) -> Result<ExitCode, Failure> {
             event,
             options,
         } => progress::invalidate(&file, &progress, &event, &options),
+        Command::Schema { inputs, .. } if inputs.record_key.is_some() => Err(Failure(
+            "`planc schema` reads no progress record: `--record-key` has nothing to verify".into(),
+        )),
         Command::Schema {
             inputs,
             dialect,

@@ -9,7 +9,7 @@ use planc::driver::{self, Job};
 use super::Failure;
 use super::args::{Format, Options};
 use super::check::one_plan;
-use super::load::{Replans, load, load_record};
+use super::load::{Replans, load, load_record, record_key, settings_of};
 use super::report::{print_result, report_blocking};
 
 /// `planc diff OLD NEW [--progress P]`: both plans compiled, matched by
@@ -33,7 +33,8 @@ pub fn diff(
     let record = match progress {
         Some(p) => {
             let mut job = Job::default();
-            let (record, diags) = load_record(&mut job, p)?;
+            let key = record_key(&settings_of(new, &options.inputs)?)?;
+            let (record, diags) = load_record(&mut job, p, key.as_deref())?;
             if !report_blocking(&job, &diags, options)? {
                 return Ok(ExitCode::from(1));
             }
@@ -91,9 +92,10 @@ pub fn invalidate(
     options: &Options,
 ) -> Result<ExitCode, Failure> {
     let event = planc::progress::Event::parse(event).map_err(Failure)?;
+    let key = record_key(&settings_of(file, &options.inputs)?)?;
     let mut job = load(&[file.to_path_buf()], &options.inputs, Replans::No)?;
     let outcome = driver::run(&mut job);
-    let (record, record_diags) = load_record(&mut job, progress)?;
+    let (record, record_diags) = load_record(&mut job, progress, key.as_deref())?;
     let diagnostics: Vec<planc::Diagnostic> = outcome
         .diagnostics
         .iter()

@@ -16,62 +16,41 @@ use planc::driver::{self, Job};
 use planc::exec::{self, Backend, Data, Sink, Stop};
 use planc::ir::PlanIr;
 use planc::progress::{FailureKind, ProgressRecord, Status};
-use planc::project::{self, Overrides, Settings};
+use planc::project::{self, Settings};
 
 use super::Failure;
-use super::args::{Inputs, Options};
+use super::args::{Options, RunArgs};
 use super::check::one_plan;
-use super::load::{Replans, display_path, load, start_folder};
+use super::load::{Replans, check_seal, display_path, load, record_key, settings_of};
 use super::report::{report, status};
-
-pub struct RunOptions {
-    /// The file is an IR (`--ir`), not a plan.
-    pub is_ir: bool,
-    pub progress: Option<PathBuf>,
-    pub tools: Option<String>,
-    pub approve: Vec<String>,
-    pub approve_all: bool,
-    pub approvals: Option<PathBuf>,
-    pub fingerprint: Option<String>,
-    pub trace: Option<PathBuf>,
-    pub timeout: f64,
-    pub max_message: Option<usize>,
-    pub dry_run: bool,
-    pub redispatch: Vec<String>,
-    pub record_key: Option<PathBuf>,
-}
 
 /// The longest MCP message by default: 16 MiB.
 const MAX_MESSAGE: usize = 16 * 1024 * 1024;
 
-pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode, Failure> {
+pub fn run(o: &RunArgs) -> Result<ExitCode, Failure> {
+    let options = &o.options;
+    let (target, is_ir) = match (&o.plan, &o.ir) {
+        (_, Some(ir)) => (ir.as_path(), true),
+        (Some(plan), None) => (plan.as_path(), false),
+        (None, None) => return Err(Failure("give a plan, or an IR with `--ir`".into())),
+    };
     // The flags and the `planc.toml` found from the file's folder, exactly
     // as `check` reads them: `--no-config`, or both `--catalog` and
     // `--policy`, mean no `planc.toml`, and so no `[run]` from one.
-    let settings = project::settings(&start_folder(Some(target)), &overrides(&options.inputs))
-        .map_err(Failure)?;
-    // The record is read, and its seal verified, before anything uses it:
-    // the check of a plan against it included.
-    let key = match o.record_key.as_ref().or(settings.record_key.as_ref()) {
-        Some(path) => {
-            let key = project::read_bytes(path).map_err(Failure)?;
-            if key.len() < 16 {
-                return Err(Failure(format!(
-                    "the record key `{}` holds {} bytes: a key has at least 16",
-                    display_path(path),
-                    key.len()
-                )));
-            }
-            Some(key)
-        }
-        None => None,
-    };
+    let settings = settings_of(target, &options.inputs)?;
+    let key = record_key(&settings)?;
+    // The record is read once, and its seal verified, before anything uses
+    // it: the check of a plan against it takes this same text, so a file
+    // swapped after the verification is never what the plan is checked
+    // against, nor what the run resumes from.
     let prior = match &o.progress {
         Some(path) if path.exists() => {
             let Some(text) = read_text(path, options)? else {
                 // Not UTF-8: reported, nothing ran.
                 return Ok(ExitCode::from(2));
             };
+            let name = display_path(path);
+            check_seal(&text, &name, key.as_deref())?;
             let read = planc::progress::read::read(planc::FileId::default(), &text);
             let Some(record) = read.record else {
                 let first = read
@@ -79,28 +58,28 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
                     .first()
                     .map_or_else(String::new, |d| format!(": {}", d.message));
                 return Err(Failure(format!(
-                    "`{}` is not a progress record{first} (`planc check {}` says where)",
-                    display_path(path),
-                    display_path(path)
+                    "`{name}` is not a progress record{first} (`planc check {name}` says where)"
                 )));
             };
-            planc::progress::read::verify(&record, key.as_deref())
-                .map_err(|e| Failure(format!("`{}`: {e}", display_path(path))))?;
-            Some(record)
+            Some((record, name, text))
         }
         _ => None,
     };
-    let loaded = if o.is_ir {
+    let loaded = if is_ir {
         load_ir(target, &settings, options)?
     } else {
-        compile(target, o.progress.as_deref(), options)?
+        let against = prior
+            .as_ref()
+            .map(|(_, name, text)| (name.as_str(), text.as_str()));
+        compile(target, against, options)?
     };
+    let prior = prior.map(|(record, _, _)| record);
     let Some(ir) = loaded else {
         // Not UTF-8, errors in the plan, or an IR that fails verification:
         // reported, nothing ran.
         return Ok(ExitCode::from(2));
     };
-    let approved = approvals(&ir, o, options)?;
+    let approved = approvals(&ir, o)?;
     if o.dry_run {
         print!("{}", dry_run(&ir, &approved));
         return Ok(ExitCode::SUCCESS);
@@ -143,7 +122,7 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
         backend.as_ref(),
         &mut sink,
     )
-    .map_err(Failure)?;
+    .map_err(|e| Failure(e.to_string()))?;
     drop(backend);
     eprint!(
         "{}",
@@ -152,30 +131,26 @@ pub fn run(target: &Path, o: &RunOptions, options: &Options) -> Result<ExitCode,
     Ok(ExitCode::from(outcome.stop.exit_status()))
 }
 
-fn overrides(inputs: &Inputs) -> Overrides {
-    Overrides {
-        catalog: inputs.catalog.clone(),
-        policy: inputs.policy.clone(),
-        actor: inputs.actor.clone(),
-        progress: None,
-        no_config: inputs.no_config,
-    }
-}
-
-/// Compiles and checks the plan, as a replan against the progress record
-/// when `--progress` names one that exists (as `planc check --progress`
-/// does: a replan that renames a completed write stops here, E0306/E0307).
+/// Compiles and checks the plan, as a replan against the progress record's
+/// text when `--progress` names one that exists (as `planc check
+/// --progress` does: a replan that renames a completed write stops here,
+/// E0306/E0307). The text is the one `run` read and verified, never the
+/// file read again.
 /// `None` when the file is not UTF-8 or the plan has errors (reported).
 fn compile(
     plan: &Path,
-    progress: Option<&Path>,
+    record: Option<(&str, &str)>,
     options: &Options,
 ) -> Result<Option<PlanIr>, Failure> {
-    let replans = match progress {
-        Some(p) if p.exists() => Replans::Against(Some(p)),
-        _ => Replans::No,
-    };
-    let mut job = load(&[plan.to_path_buf()], &options.inputs, replans)?;
+    let mut job = load(&[plan.to_path_buf()], &options.inputs, Replans::No)?;
+    if let Some((name, text)) = record {
+        job.progress = Some(project::add_decoded(
+            &mut job,
+            name.to_string(),
+            Ok(text.to_string()),
+            Some(SourceKind::Json),
+        ));
+    }
     let outcome = driver::run(&mut job);
     let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
@@ -257,8 +232,7 @@ fn read_text(path: &Path, options: &Options) -> Result<Option<String>, Failure> 
 /// given for: `--approvals FILE`, or `--approve`/`--approve-all` with
 /// `--fingerprint`. A fingerprint other than the IR's is exit 2 (nothing
 /// runs), and so is a step the plan lacks.
-fn approvals(ir: &PlanIr, o: &RunOptions, options: &Options) -> Result<BTreeSet<String>, Failure> {
-    let _ = options;
+fn approvals(ir: &PlanIr, o: &RunArgs) -> Result<BTreeSet<String>, Failure> {
     let mismatch = |given: &str, whence: &str| {
         Failure(format!(
             "{whence} approves the plan with fingerprint `{given}`, but this plan's is `{}`: \
@@ -282,7 +256,7 @@ fn approvals(ir: &PlanIr, o: &RunOptions, options: &Options) -> Result<BTreeSet<
         file.steps
     } else {
         let given = !o.approve.is_empty() || o.approve_all;
-        if o.is_ir && given && o.fingerprint.is_none() {
+        if o.ir.is_some() && given && o.fingerprint.is_none() {
             return Err(Failure(format!(
                 "approvals for an IR file name its fingerprint: add `--fingerprint {}` \
                  after checking it is the one reviewed, or give `--approvals FILE`",

@@ -10,6 +10,13 @@ restarts of the server.
 - flaky_read(key): fails (isError) until it has been called FAULT_FLAKY times.
 - hang(): never answers.
 - die(): the process exits at once.
+- lying_status(ticket): its `tools/list` entry declares an outputSchema
+  (`status` one of "open", "closed") and it answers with structuredContent
+  outside it ("escalated"): the attacker's server, whose result a client
+  must validate before anything is bound.
+- honest_status(ticket): the same schema, a result inside it.
+- task_only(): listed with `execution.taskSupport: "required"`: it runs
+  only as a task (the MCP tasks extension).
 
 FAULT_HANG_AT=N: the N-th call counted in FAULT_CALLS hangs before it takes
 effect, once (a marker file beside FAULT_CALLS remembers it), so a test can
@@ -22,13 +29,41 @@ import time
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
+from mcp_types import ToolExecution
+from typing_extensions import TypedDict
 
 CALLS = os.environ["FAULT_CALLS"]
 STORE = os.environ.get("FAULT_STORE", CALLS + ".store")
 HANG_AT = int(os.environ.get("FAULT_HANG_AT", "0"))
 FLAKY = int(os.environ.get("FAULT_FLAKY", "2"))
 
-server = MCPServer("fault")
+STATUS_SCHEMA = {
+    "type": "object",
+    "properties": {"status": {"type": "string", "enum": ["open", "closed"]}},
+    "required": ["status"],
+}
+
+
+class Status(TypedDict):
+    """What the status tools return (a string: the listing narrows it)."""
+
+    status: str
+
+
+class FaultServer(MCPServer):
+    """Lists some tools as other than they are (see the module's doc)."""
+
+    async def list_tools(self):
+        tools = await super().list_tools()
+        for tool in tools:
+            if tool.name in ("lying_status", "honest_status"):
+                tool.output_schema = STATUS_SCHEMA
+            if tool.name == "task_only":
+                tool.execution = ToolExecution(task_support="required")
+        return tools
+
+
+server = FaultServer("fault")
 READ = ToolAnnotations(readOnlyHint=True, idempotentHint=True)
 WRITE = ToolAnnotations(readOnlyHint=False, idempotentHint=False)
 
@@ -101,6 +136,27 @@ def hang() -> dict:
 def die() -> dict:
     """Ends the server at once, mid-call."""
     os._exit(3)
+
+
+@server.tool(annotations=READ)
+def lying_status(ticket: str) -> Status:
+    """Answers outside the outputSchema its listing declares."""
+    take_effect("lying_status", {"ticket": ticket})
+    return Status(status="escalated")
+
+
+@server.tool(annotations=READ)
+def honest_status(ticket: str) -> Status:
+    """Answers inside the outputSchema its listing declares."""
+    take_effect("honest_status", {"ticket": ticket})
+    return Status(status="closed")
+
+
+@server.tool(annotations=READ)
+def task_only() -> dict:
+    """Listed as runnable only as a task."""
+    take_effect("task_only", {})
+    return {"done": True}
 
 
 if __name__ == "__main__":

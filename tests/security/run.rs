@@ -56,6 +56,39 @@ fn dispatched(dir: &Path) -> bool {
         .contains("\"dispatch\"")
 }
 
+/// An edited IR given to `planc run --ir`, approved for its own
+/// fingerprint, with that fingerprint stale (refused for it) and then
+/// recomputed (refused for what the verification says, `says`): exit 2,
+/// nothing dispatched.
+fn refused_stale_or_recomputed(dir: &Path, ir: &mut PlanIr, what: &str, says: &str) {
+    for recompute in [false, true] {
+        if recompute {
+            ir.fingerprint = ir::fingerprint(ir).unwrap();
+        }
+        write_ir(dir, "edited.json", ir);
+        let _ = std::fs::remove_file(dir.join("trace.jsonl"));
+        let (status, err) = planc_in(
+            dir,
+            &[
+                "run",
+                "--ir",
+                "edited.json",
+                "--tools",
+                "fixture:tools.json",
+                "--trace",
+                "trace.jsonl",
+                "--approve-all",
+                "--fingerprint",
+                &ir.fingerprint,
+            ],
+        );
+        assert_eq!(status, 2, "{what} (recomputed: {recompute}): {err}");
+        let expected = if recompute { says } else { "fingerprint" };
+        assert!(err.contains(expected), "{what}: {err}");
+        assert!(!dispatched(dir), "{what}: something ran");
+    }
+}
+
 /// Finding 2: an IR edited after `planc compile` does not run, whether the
 /// fingerprint is left stale or recomputed by the attacker (it is no
 /// secret): the invariants are checked against the configured catalogue
@@ -134,32 +167,7 @@ fn an_edited_ir_does_not_run_with_or_without_its_fingerprint_recomputed() {
     for (what, says, edit) in &edits {
         let mut ir = base.clone();
         edit(&mut ir);
-        for recompute in [false, true] {
-            if recompute {
-                ir.fingerprint = ir::fingerprint(&ir).unwrap();
-            }
-            write_ir(&dir, "edited.json", &ir);
-            let _ = std::fs::remove_file(dir.join("trace.jsonl"));
-            let (status, err) = planc_in(
-                &dir,
-                &[
-                    "run",
-                    "--ir",
-                    "edited.json",
-                    "--tools",
-                    "fixture:tools.json",
-                    "--trace",
-                    "trace.jsonl",
-                    "--approve-all",
-                    "--fingerprint",
-                    &ir.fingerprint,
-                ],
-            );
-            assert_eq!(status, 2, "{what} (recomputed: {recompute}): {err}");
-            let expected = if recompute { says } else { "fingerprint" };
-            assert!(err.contains(expected), "{what}: {err}");
-            assert!(!dispatched(&dir), "{what}: something ran");
-        }
+        refused_stale_or_recomputed(&dir, &mut ir, what, says);
     }
     // The IR as compiled runs (and its guard refuses the credit at
     // dispatch, as the conformance case expects).
@@ -552,4 +560,65 @@ fn planted_files_where_planc_writes_are_refused_or_written_in_place() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Finding 7: the types the executor checks values against are part of
+/// what is verified. An IR whose `result_types` or `arg_types` are
+/// dropped or loosened (so that a result outside its declared enum is
+/// bound, or a list reaches a string parameter unchecked) does not run,
+/// with its fingerprint stale or recomputed; nothing is dispatched.
+#[test]
+fn an_ir_with_its_result_types_dropped_or_loosened_does_not_run() {
+    type Edit = Box<dyn Fn(&mut PlanIr)>;
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        (
+            "result_outside_its_type_is_not_bound",
+            "result types dropped",
+            Box::new(|ir| ir.steps[0].result_types = ir::Map::new()),
+        ),
+        (
+            "result_outside_its_type_is_not_bound",
+            "enum widened",
+            Box::new(|ir| {
+                ir.steps[0].result_types.insert(
+                    "status".into(),
+                    ir::TypeIr::Enum(vec!["open".into(), "closed".into(), "escalated".into()]),
+                );
+            }),
+        ),
+        (
+            "result_outside_its_type_is_not_bound",
+            "record made any",
+            Box::new(|ir| {
+                ir.steps[0]
+                    .result_types
+                    .insert("refund".into(), ir::TypeIr::Any);
+            }),
+        ),
+        (
+            "any_result_of_the_wrong_type_is_not_dispatched",
+            "argument check dropped",
+            Box::new(|ir| ir.steps[1].arg_types = ir::Map::new()),
+        ),
+        (
+            "any_result_of_the_wrong_type_is_not_dispatched",
+            "argument check loosened",
+            Box::new(|ir| {
+                ir.steps[1].arg_types.insert(
+                    "value".into(),
+                    ir::TypeIr::Union(vec![
+                        ir::TypeIr::String,
+                        ir::TypeIr::List(Box::new(ir::TypeIr::String)),
+                    ]),
+                );
+            }),
+        ),
+    ];
+    for (case, what, edit) in &cases {
+        let dir = scratch(case, "types");
+        let mut ir = compile_ir(&dir);
+        edit(&mut ir);
+        refused_stale_or_recomputed(&dir, &mut ir, what, "_types` are not");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -104,7 +104,7 @@ impl Ty {
 }
 
 /// Every tool returns this record; binds and probes are paths into it.
-pub const RESULT_TYPE: &str = "{ s: string, i: int, d: decimal, b: bool, dt: date, e: \"a\" | \"b\", items: [{ id: string }] }";
+pub const RESULT_TYPE: &str = "{ s: string, i: int, d: decimal, b: bool, dt: date, e: \"a\" | \"b\", items: [{ id: string }], m: { [string]: decimal } }";
 
 /// The paths a step may bind, with the type of what they name (`None`: the
 /// record `{ id: string }`, referred to as `name.id`).
@@ -117,6 +117,10 @@ pub const BIND_PATHS: &[(&str, Option<Ty>)] = &[
     ("$.e", Some(Ty::Enum)),
     ("$.items[0]", None),
     ("$.items[0].id", Some(Ty::Str)),
+    // Keys of a map: quoted where they are not identifiers, escapes and all.
+    ("$.m[\"Le Marais\"]", Some(Ty::Dec)),
+    ("$.m[\"a\\\"b\\\\c\"]", Some(Ty::Dec)),
+    ("$.m.plain", Some(Ty::Dec)),
 ];
 
 pub const SCOPES: &[&str] = &[
@@ -928,9 +932,10 @@ pub fn tools_json(world: &World) -> String {
                 "type": "object",
                 "properties": {"id": {"type": "string"}},
                 "required": ["id"]
-            }}
+            }},
+            "m": {"type": "object", "additionalProperties": schema(Ty::Dec)}
         },
-        "required": ["s", "i", "d", "b", "dt", "e", "items"]
+        "required": ["s", "i", "d", "b", "dt", "e", "items", "m"]
     });
     let tools: Vec<serde_json::Value> = world
         .tools

@@ -253,75 +253,46 @@ pub fn violations(ir: &PlanIr, world: &World) -> Vec<String> {
 /// carries it, and the literal amounts of the plan stay within it; no more
 /// steps of a tool than its `calls`, each carrying the bound.
 fn trust_rules(ir: &PlanIr, step: &planc::ir::StepIr, rule: &ToolRule, out: &mut Vec<String>) {
+    // A rule over an argument the call leaves out holds (`docs/language.md`,
+    // "Rules over an optional argument"); a list argument's literal
+    // elements are each checked, and a list with anything else in it needs
+    // an element-wise guard.
     for (arg, negated, list) in &rule.lists {
-        match step.args.get(arg.as_str()) {
-            None => out.push(format!(
-                "step `{}`: `{arg}` is under a list but absent",
-                step.name
-            )),
-            Some(Value::Literal { literal }) => {
-                let member = list.iter().any(|l| holds(literal, CmpOp::Eq, l));
-                let apart = list
-                    .iter()
-                    .all(|l| !holds(literal, CmpOp::Eq, l) && comparable(literal, l));
-                if (!negated && !member) || (*negated && !apart) {
-                    out.push(format!(
-                        "step `{}`: literal `{arg}` breaks its list",
-                        step.name
-                    ));
-                }
-            }
-            Some(_) => {
-                let want = if *negated {
-                    GuardOp::NotIn
-                } else {
-                    GuardOp::In
-                };
-                let guarded = step.authz.guards.iter().any(|g| {
-                    g.arg == arg
-                        && g.op == want
-                        && matches!(&g.limit, GuardLimit::List(items) if items.len() == list.len()
-                            && items.iter().zip(list).all(|(a, b)| holds(a, CmpOp::Eq, b)))
-                });
-                if !guarded {
-                    out.push(format!(
-                        "step `{}`: referenced `{arg}` has no list guard",
-                        step.name
-                    ));
-                }
-            }
-        }
+        let admits = |literal: &Literal| {
+            let member = list.iter().any(|l| holds(literal, CmpOp::Eq, l));
+            let apart = list
+                .iter()
+                .all(|l| !holds(literal, CmpOp::Eq, l) && comparable(literal, l));
+            (!negated && member) || (*negated && apart)
+        };
+        let want = if *negated {
+            GuardOp::NotIn
+        } else {
+            GuardOp::In
+        };
+        let guarded = |each: bool| {
+            step.authz.guards.iter().any(|g| {
+                g.arg == arg
+                    && g.op == want
+                    && (g.each || !each)
+                    && matches!(&g.limit, GuardLimit::List(items) if items.len() == list.len()
+                        && items.iter().zip(list).all(|(a, b)| holds(a, CmpOp::Eq, b)))
+            })
+        };
+        one_rule(step, arg, "list", &admits, &guarded, out);
     }
     for (arg, pattern) in &rule.patterns {
-        match step.args.get(arg.as_str()) {
-            None => out.push(format!(
-                "step `{}`: `{arg}` is under a pattern but absent",
-                step.name
-            )),
-            Some(Value::Literal { literal }) => {
-                let whole = regex::Regex::new(&format!("^(?:{pattern})$"));
-                let ok = matches!((literal, whole), (Literal::String(s), Ok(re)) if re.is_match(s));
-                if !ok {
-                    out.push(format!(
-                        "step `{}`: literal `{arg}` breaks its pattern",
-                        step.name
-                    ));
-                }
-            }
-            Some(_) => {
-                let guarded = step.authz.guards.iter().any(|g| {
-                    g.arg == arg
-                        && g.op == GuardOp::Matches
-                        && matches!(&g.limit, GuardLimit::One(Literal::String(p)) if p == pattern)
-                });
-                if !guarded {
-                    out.push(format!(
-                        "step `{}`: referenced `{arg}` has no pattern guard",
-                        step.name
-                    ));
-                }
-            }
-        }
+        let whole = regex::Regex::new(&format!("^(?:{pattern})$"));
+        let admits = |literal: &Literal| matches!((literal, &whole), (Literal::String(s), Ok(re)) if re.is_match(s));
+        let guarded = |each: bool| {
+            step.authz.guards.iter().any(|g| {
+                g.arg == arg
+                    && g.op == GuardOp::Matches
+                    && (g.each || !each)
+                    && matches!(&g.limit, GuardLimit::One(Literal::String(p)) if p == pattern)
+            })
+        };
+        one_rule(step, arg, "pattern", &admits, &guarded, out);
     }
     for (arg, max, per) in &rule.totals {
         let carried = step.authz.aggregates.iter().any(|a| {
@@ -414,6 +385,51 @@ fn collect_refs<'a>(v: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
         Value::List { items } => items.iter().for_each(|i| collect_refs(i, out)),
         Value::Record { fields } => fields.values().for_each(|i| collect_refs(i, out)),
         Value::Interpolate { parts } => parts.iter().for_each(|i| collect_refs(i, out)),
+    }
+}
+
+/// One list or pattern rule over `arg` of `step`: a literal (or each
+/// literal element of a list) `admits`; a reference needs a guard, and a
+/// list with a referenced element an element-wise one (`guarded(each)`).
+fn one_rule(
+    step: &planc::ir::StepIr,
+    arg: &str,
+    what: &str,
+    admits: &dyn Fn(&Literal) -> bool,
+    guarded: &dyn Fn(bool) -> bool,
+    out: &mut Vec<String>,
+) {
+    match step.args.get(arg) {
+        None => {}
+        Some(Value::Literal { literal }) if !admits(literal) => out.push(format!(
+            "step `{}`: literal `{arg}` breaks its {what}",
+            step.name
+        )),
+        Some(Value::Literal { .. }) => {}
+        Some(Value::List { items }) => {
+            let mut referenced = false;
+            for item in items {
+                match item {
+                    Value::Literal { literal } if !admits(literal) => out.push(format!(
+                        "step `{}`: an element of `{arg}` breaks its {what}",
+                        step.name
+                    )),
+                    Value::Literal { .. } => {}
+                    _ => referenced = true,
+                }
+            }
+            if referenced && !guarded(true) {
+                out.push(format!(
+                    "step `{}`: `{arg}` has referenced elements and no element-wise {what} guard",
+                    step.name
+                ));
+            }
+        }
+        Some(_) if !guarded(false) => out.push(format!(
+            "step `{}`: referenced `{arg}` has no {what} guard",
+            step.name
+        )),
+        Some(_) => {}
     }
 }
 
@@ -581,6 +597,10 @@ pub fn fixture_world() -> World {
             false,
         ),
     );
+    if let Some(r) = w.rules.get_mut("billing.refund") {
+        r.patterns = vec![("order_id".into(), "o-[0-9]+".into())];
+        r.calls = Some(3);
+    }
     w.rules
         .insert("shop.quote".into(), rule("shop:read", vec![], false));
     w.rules.insert(
@@ -594,6 +614,10 @@ pub fn fixture_world() -> World {
             true,
         ),
     );
+    if let Some(r) = w.rules.get_mut("billing.change_plan") {
+        let plans = ["starter", "pro", "team"].map(|p| Literal::String(p.into()));
+        r.lists = vec![("plan".into(), false, plans.to_vec())];
+    }
     w.rules
         .insert("kb.read".into(), rule("kb:read", vec![], false));
     for s in ["billing:write", "shop:read", "kb:read"] {

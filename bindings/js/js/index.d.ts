@@ -173,6 +173,7 @@ export interface TraceEvent {
     | "guard_refused"
     | "post_unmet"
     | "bind_missing"
+    | "result_type"
     | "invalidated"
     | "complete"
     | "stop";

@@ -106,20 +106,33 @@ class CheckResult:
     """What checking one plan gave.
 
     ``diagnostics`` are the dicts of ``planc check --format json``; ``ir``
-    is the compiled plan as a dict, or ``None`` when there are errors.
+    is the compiled plan as a dict, or ``None`` when there are errors. Each
+    is built the first time it is read: an agent loop that reads only
+    :attr:`errors` pays for neither.
     """
 
-    __slots__ = ("_native", "_doc", "_ir", "_ir_read")
+    __slots__ = ("_native", "_diagnostics", "_counts", "_ir", "_ir_read")
 
     def __init__(self, native: _planc.Checked) -> None:
         self._native = native
-        self._doc: Dict[str, Any] = json.loads(native.diagnostics_json())
+        self._diagnostics: Optional[List[Dict[str, Any]]] = None
+        self._counts: "Optional[tuple[int, int]]" = None
         self._ir: Optional[Dict[str, Any]] = None
         self._ir_read = False
 
     @property
     def diagnostics(self) -> List[Dict[str, Any]]:
-        return cast(List[Dict[str, Any]], self._doc["diagnostics"])
+        # A list, not a lazier sequence: `json.dumps` takes lists only,
+        # and handing the diagnostics back to the model is what they are for.
+        if self._diagnostics is None:
+            doc = json.loads(self._native.diagnostics_json())
+            self._diagnostics = cast(List[Dict[str, Any]], doc["diagnostics"])
+        return self._diagnostics
+
+    def _count(self) -> "tuple[int, int]":
+        if self._counts is None:
+            self._counts = self._native.counts()
+        return self._counts
 
     @property
     def errors(self) -> int:
@@ -128,11 +141,11 @@ class CheckResult:
         fails every check, and each result carries those errors first in
         its :attr:`diagnostics` (their warnings stay in
         :attr:`Compiler.diagnostics`)."""
-        return int(self._doc["errors"])
+        return self._count()[0]
 
     @property
     def warnings(self) -> int:
-        return int(self._doc["warnings"])
+        return self._count()[1]
 
     @property
     def ok(self) -> bool:
@@ -192,6 +205,7 @@ class Compiler:
         kind: str = "json",
         progress: Optional[Union[Mapping[str, Any], PathLike]] = None,
         lenient: bool = False,
+        record_key: Optional[bytes] = None,
     ) -> CheckResult:
         """Checks one plan text: ``kind`` is ``"json"`` (the planner's JSON
         form) or ``"plan"`` (the plan language). With ``progress`` (a record
@@ -201,10 +215,23 @@ class Compiler:
         refused (E0306, E0307), the replan budget (E0305). With
         ``lenient=True``, a JSON plan inside a model's raw reply (a Markdown
         code fence, text before and after the object) is read, and a W0509
-        warning says what was ignored, as ``planc check --lenient``."""
+        warning says what was ignored, as ``planc check --lenient``. With
+        ``record_key`` (the operator's key, as ``planc.run`` takes it), the
+        record is used only when its seal verifies, else ``ValueError``:
+        a replan is checked against the record the run will trust."""
         rec = None if progress is None else _json_text(progress, "progress")
         name = "plan.json" if kind == "json" else "plan.plan"
-        return CheckResult(self._native.check(name, text, kind, rec, lenient))
+        return CheckResult(self._native.check(name, text, kind, rec, lenient, record_key))
+
+    def tools(self) -> List[Dict[str, Any]]:
+        """What the catalogue and policy together make of each catalogue
+        tool, one dict each: ``tool``, ``permitted`` (the policy names it),
+        ``effect`` (``"read"`` or ``"write"``; unstated is a write),
+        ``idempotent``, ``untrusted`` (its output is untrusted data),
+        ``approval`` and ``trusted`` (the arguments the policy requires
+        trusted). A script asks these of the compiler rather than reading
+        the policy's text."""
+        return cast(List[Dict[str, Any]], json.loads(self._native.tool_facts_json()))
 
     def schema(self, dialect: str = "json-schema", *, tool: bool = False) -> Dict[str, Any]:
         """The planner's schema (``planc schema``): ``json-schema``,

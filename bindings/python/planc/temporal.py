@@ -23,7 +23,11 @@ call is an activity, run on a worker by the handler given for its tool.
   ``outcome`` the exit status as ``planc run`` (``None`` while running).
 
 :func:`worker` builds a worker for a task queue; :func:`run` starts a
-workflow and waits for its record.
+workflow and waits for its record. The starter verifies what it starts as
+:func:`planc.run` does: an IR not compiled in the process against the
+catalogue and policy (its fingerprint recomputed, its invariants checked),
+approvals bound to its fingerprint, and an earlier record's seal under the
+operator's key, which stays on the starter's side.
 """
 
 from __future__ import annotations
@@ -50,9 +54,10 @@ with workflow.unsafe.imports_passed_through():
     # The native module holds no state between calls, and cannot be loaded
     # twice in one process: the sandbox shares the host's.
     from . import _planc
-    from . import _approved, _call_async, _call_sync, _ir_text, _json_text
+    from . import _approved, _call_async, _call_sync, _checked_ir, _json_text
 
 __all__ = [
+    "MachineVersionError",
     "PlanWorkflow",
     "PlanInput",
     "StepCall",
@@ -181,6 +186,19 @@ def _attempts_of(err: BaseException, most: int) -> List[Dict[str, Any]]:
     return [{"code": "activity_failed", "message": message, "retryable": False}]
 
 
+def machine_patch() -> str:
+    """The patch id that records the machine's version in a workflow's
+    history (``planc-machine-`` and ``_planc.MACHINE_VERSION``)."""
+    return f"planc-machine-{_planc.MACHINE_VERSION}"
+
+
+class MachineVersionError(RuntimeError):
+    """A workflow's history was made by another version of the machine.
+    Raised inside the workflow, it fails the workflow task, not the
+    workflow: Temporal retries the task until a worker of the version the
+    workflow started with takes it."""
+
+
 @workflow.defn(name="PlanWorkflow")
 class PlanWorkflow:
     """Runs one IR durably. Signal ``approve`` (step names); queries
@@ -221,6 +239,18 @@ class PlanWorkflow:
 
     @workflow.run
     async def run(self, plan: PlanInput) -> Dict[str, Any]:
+        # The machine's decisions are made again on every replay, so a
+        # workflow continues only under the machine it started with: its
+        # version is a patch marker in the history, written when the run
+        # starts. A worker of another version finds no marker of its own and
+        # fails the workflow task (not the workflow), which Temporal retries
+        # until a worker of the starting version takes it
+        # (docs/executors.md, "Upgrading planc under running workflows").
+        if not workflow.patched(machine_patch()):
+            raise MachineVersionError(
+                f"this workflow started under another planc machine than this worker's "
+                f"({_planc.MACHINE_VERSION}): run it on a worker of the version it started with"
+            )
         try:
             ir = json.loads(plan.ir)
             steps = [s["name"] for s in ir["steps"]]
@@ -385,20 +415,33 @@ def _plan_input(
     progress: Union[None, Mapping[str, Any], str] = None,
     approval_timeout: Optional[timedelta] = None,
     retry_interval: timedelta = timedelta(seconds=1),
+    compiler: Any = None,
+    fingerprint: Optional[str] = None,
+    record_key: Optional[bytes] = None,
 ) -> Tuple[PlanInput, Dict[str, Any]]:
     """The workflow's input from :func:`run`'s arguments (their defaults
-    are these)."""
-    ir_text = _ir_text(ir)
+    are these), once it may run: the IR verified as :func:`planc.run`
+    verifies it (an IR not compiled in this process against ``compiler``,
+    its approvals naming ``fingerprint``), and the record's seal verified
+    under ``record_key``. The key stays here: it never enters the
+    workflow's input or history."""
+    ir_text = _checked_ir(ir, compiler, approve, fingerprint)
     ir_dict = json.loads(ir_text)
     names = [s["name"] for s in ir_dict.get("steps", [])]
     approved = _approved(ir_dict, approve)
     unknown = [a for a in approved if a not in names]
     if unknown:
         raise ValueError(f"approve: the plan has no step {unknown}")
+    prior = None if progress is None else _json_text(progress, "progress")
+    if prior is not None:
+        # The machine's reader: a record that is not one, whose seal does
+        # not verify under the key, or that disagrees with the IR is a
+        # ValueError here, before the workflow starts.
+        _planc.Machine(ir_text, approved, prior, record_key)
     plan = PlanInput(
         ir=ir_text,
         approved=approved,
-        progress=None if progress is None else _json_text(progress, "progress"),
+        progress=prior,
         step_timeout_seconds=step_timeout.total_seconds(),
         retry_interval_seconds=retry_interval.total_seconds(),
         approval_timeout_seconds=(
@@ -413,7 +456,8 @@ async def start(
 ) -> Any:
     """Starts a :class:`PlanWorkflow` and returns its handle (signal
     ``approve``, query ``progress``, ``await handle.result()`` for the
-    record). Arguments as :func:`run`."""
+    record). Arguments as :func:`run`; what fails verification is a
+    ``ValueError`` and no workflow starts."""
     plan, ir_dict = _plan_input(ir, **options)
     workflow_id = id or f"plan-{ir_dict.get('name', 'plan')}-{uuid.uuid4()}"
     return await client.start_workflow(
@@ -443,9 +487,21 @@ async def run(
     dispatched again); ``approval_timeout``, how long to wait for approvals
     (forever by default); ``retry_interval``, the first wait before a retry
     (doubling).
+
+    As :func:`planc.run`: an IR that is not a :class:`planc.CheckResult` of
+    this process is verified against ``compiler`` (required) before the
+    workflow starts, and approvals for it need ``fingerprint``, the one
+    reviewed; ``record_key``, the operator's key: ``progress`` is read only
+    when its seal verifies, and the record returned is sealed with it
+    (``docs/replanning.md``, "Sealed records"). What fails is a
+    ``ValueError`` and nothing starts.
     """
     handle = await start(
         client, ir, task_queue=task_queue, id=id, approve=approve, step_timeout=step_timeout, **more
     )
     record: Dict[str, Any] = await handle.result()
+    key = more.get("record_key")
+    if key is not None:
+        sealed: Dict[str, Any] = json.loads(_planc.seal_record(json.dumps(record), key))
+        return sealed
     return record

@@ -7,13 +7,13 @@
 //! that does real work releases the GIL.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use planc::diagnostics::render;
 use planc::exec::{Data, Dispatch, Machine as Core, Output, ToolError};
 use planc::plan_schema::Dialect;
 use planc::progress::ProgressRecord;
-use planc::{Checked as CoreChecked, Compiler as CoreCompiler, SourceKind};
+use planc::{Compiler as CoreCompiler, SourceKind, Unlowered};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -100,22 +100,44 @@ impl Compiler {
         py.detach(|| render::json(self.inner.sources(), self.inner.diagnostics()))
     }
 
+    /// What the catalogue and policy make of each tool, as JSON
+    /// (`Compiler::tool_facts`).
+    fn tool_facts_json(&self) -> PyResult<String> {
+        to_json(&self.inner.tool_facts())
+    }
+
     /// Checks one plan text; `kind` is `"json"` or `"plan"`. With
     /// `progress` (a record's JSON text), the plan is checked as a replan
     /// against what already ran.
     /// With `lenient`, a JSON plan inside a model's reply (a Markdown code
     /// fence, text around the object) is read with W0509 saying what was
     /// ignored, as `planc check --lenient`.
-    #[pyo3(signature = (name, text, kind, progress=None, lenient=false))]
+    ///
+    /// `text` is taken as a `String`: under the stable ABI of Python 3.9
+    /// PyO3 can only copy a `str` out, and the copy is moved into the
+    /// check's source map rather than copied again. The IR is built when
+    /// first asked for (`ok`, `ir_json`), the diagnostics' document when
+    /// it is read (`diagnostics_json`), their numbers without it (`counts`).
+    ///
+    /// With `record_key`, a record that reads is used only when its seal
+    /// verifies (`progress::read::verify`, as `planc check --record-key`):
+    /// otherwise `ValueError`, and nothing is checked against it. A record
+    /// that does not read is the check's own diagnostics (E0601–E0605).
+    #[pyo3(signature = (name, text, kind, progress=None, lenient=false, record_key=None))]
+    #[allow(clippy::too_many_arguments)]
     fn check(
         &self,
         py: Python<'_>,
         name: &str,
-        text: &str,
+        text: String,
         kind: &str,
         progress: Option<&str>,
         lenient: bool,
+        record_key: Option<&[u8]>,
     ) -> PyResult<Checked> {
+        if let Some(record) = progress {
+            planc::progress::read::verify_text(record, record_key).map_err(value_error)?;
+        }
         let kind = match kind {
             "json" => SourceKind::Json,
             "plan" => SourceKind::Text,
@@ -126,24 +148,31 @@ impl Compiler {
             }
         };
         let record = progress.map(|text| ("progress.json", text));
-        let unwrapped = lenient
-            .then(|| planc::syntax::lenient::unwrap(text))
-            .flatten();
-        let (read, kind) = match &unwrapped {
-            Some(u) => (u.text.as_str(), SourceKind::Json),
-            None => (text, kind),
-        };
-        let mut checked = py.detach(|| self.inner.check_replan(name, read, kind, record));
-        if let Some(u) = &unwrapped {
-            let note = planc::syntax::lenient::note(checked.file, text, u);
-            checked.diagnostics.push(note);
-        }
+        let mut checked = py.detach(|| {
+            match lenient
+                .then(|| planc::syntax::lenient::unwrap(&text))
+                .flatten()
+            {
+                Some(u) => {
+                    let note = |file| planc::syntax::lenient::note(file, &text, &u);
+                    let mut checked =
+                        self.inner
+                            .check_unlowered(name, u.text.as_str(), SourceKind::Json, record);
+                    checked.diagnostics.push(note(checked.file));
+                    checked
+                }
+                None => self.inner.check_unlowered(name, text, kind, record),
+            }
+        });
         // A catalogue or policy with errors fails every check: each result
         // carries them, so that `ok=False` never comes without its reason
         // (their warnings stay in `Compiler.diagnostics` alone).
         let config = self.inner.diagnostics().iter().filter(|d| d.is_error());
         checked.diagnostics.splice(0..0, config.cloned());
-        Ok(Checked { inner: checked })
+        Ok(Checked {
+            inner: checked,
+            ir: OnceLock::new(),
+        })
     }
 
     /// The planner's schema (`planc schema`): `dialect` is `json-schema`,
@@ -170,7 +199,15 @@ impl Compiler {
 /// What checking one plan gave.
 #[pyclass(frozen, module = "planc._planc")]
 struct Checked {
-    inner: CoreChecked,
+    inner: Unlowered,
+    /// The IR, lowered the first time it is asked for.
+    ir: OnceLock<Option<Vec<planc::ir::PlanIr>>>,
+}
+
+impl Checked {
+    fn ir(&self, py: Python<'_>) -> &Option<Vec<planc::ir::PlanIr>> {
+        self.ir.get_or_init(|| py.detach(|| self.inner.ir()))
+    }
 }
 
 #[pymethods]
@@ -180,15 +217,20 @@ impl Checked {
         py.detach(|| render::json(&self.inner.sources, &self.inner.diagnostics))
     }
 
+    /// The numbers of errors and warnings, as the document counts them.
+    fn counts(&self) -> (usize, usize) {
+        planc::diagnostics::counts(&self.inner.diagnostics)
+    }
+
     /// Whether nothing (the plan, the catalogue, the policy) has an error.
-    fn ok(&self) -> bool {
-        self.inner.ir.is_some()
+    fn ok(&self, py: Python<'_>) -> bool {
+        self.ir(py).is_some()
     }
 
     /// The IR of the plan, when it compiled; several plans in one text
     /// are an error here, as for `planc compile`.
     fn ir_json(&self, py: Python<'_>) -> PyResult<Option<String>> {
-        let Some(irs) = &self.inner.ir else {
+        let Some(irs) = self.ir(py) else {
             return Ok(None);
         };
         match irs.as_slice() {
@@ -310,7 +352,10 @@ impl Machine {
 
     /// The calls due now, as JSON objects `{step, tool, args, attempt}`.
     fn next(&mut self, together: bool) -> PyResult<Vec<String>> {
-        let calls = self.inner.next(together).map_err(PyRuntimeError::new_err)?;
+        let calls = self
+            .inner
+            .next(together)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         calls.iter().map(dispatch_json).collect()
     }
 
@@ -388,7 +433,7 @@ impl Machine {
         let retry = self
             .inner
             .complete(step, result)
-            .map_err(PyRuntimeError::new_err)?;
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         retry.as_ref().map(dispatch_json).transpose()
     }
 }
@@ -421,5 +466,6 @@ fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     temporal_support::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("IR_VERSION", planc::ir::IR_VERSION)?;
+    m.add("MACHINE_VERSION", planc::exec::MACHINE_VERSION)?;
     Ok(())
 }

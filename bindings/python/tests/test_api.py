@@ -728,3 +728,13 @@ def test_a_sealed_record_that_was_edited_is_refused(ir: Dict[str, Any], tmp_path
     with pytest.raises(ValueError, match="no `hmac`"):
         run(ir, {"kv.get": s.get, "kv.put": s.put}, progress=progress, record_key=key)
     assert s.calls.count("put dst") == 1
+    # A replan is checked against the record the run will trust: with the
+    # key, the edited record and the unsealed one are refused there too.
+    plan = json.dumps(PLAN)
+    assert _COMPILER.check(plan, progress=record, record_key=key).ok
+    with pytest.raises(ValueError, match="does not match"):
+        _COMPILER.check(plan, progress=edited, record_key=key)
+    with pytest.raises(ValueError, match="no `hmac`"):
+        _COMPILER.check(plan, progress={k: v for k, v in record.items() if k != "hmac"}, record_key=key)
+    # Without the key the record is trusted input, as for the command line.
+    assert _COMPILER.check(plan, progress=edited).diagnostics is not None

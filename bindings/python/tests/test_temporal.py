@@ -18,6 +18,7 @@ Skipped when ``temporalio`` or the ``temporal`` binary is absent, unless
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import shutil
@@ -30,7 +31,7 @@ import uuid
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, TypeVar
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar
 
 import pytest
 
@@ -67,9 +68,11 @@ from temporalio.worker import Replayer  # noqa: E402
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner  # noqa: E402
 
 import planc.temporal  # noqa: E402
-from conftest import approvals, cases, compile_case, recorded, run_kwargs, trace_lines  # noqa: E402
+from conftest import cases, case_compiler, compile_case, recorded, run_kwargs, trace_lines  # noqa: E402
 from test_conformance import same_up_to_interleaving  # noqa: E402
 from test_readme import POLICY, TOOLS_JSON  # noqa: E402
+from test_records import CASE as RECORDS_CASE  # noqa: E402
+from test_records import MALFORMED, the_readers_diagnostic, valid_record  # noqa: E402
 
 T = TypeVar("T")
 FAST = timedelta(milliseconds=100)
@@ -142,15 +145,35 @@ def canonical(events: List[Dict[str, Any]]) -> List[str]:
 
 @pytest.mark.parametrize("case", cases(), ids=lambda p: p.name)
 def test_conformance_case(server: str, case: Path) -> None:
-    if json.loads((case / "expect.json").read_text())["exit"] == 2:
-        # An IR or approvals that must not run: `planc.run` refuses them
-        # before anything runs; the workflow's starter does not verify an
-        # IR yet (docs/executors.md, "Plans on Temporal").
-        pytest.skip("the Temporal starter does not verify an IR yet")
     ir = compile_case(case)
     tools = sorted({s["tool"] for s in ir["steps"]})
     prior = case / "progress.json"
     prior_record = json.loads(prior.read_text()) if prior.is_file() else None
+    if json.loads((case / "expect.json").read_text())["exit"] == 2:
+        # An IR or approvals that must not run: the starter refuses them
+        # as planc.run does, and no workflow starts.
+        rec = recorded(case)
+
+        async def refused() -> None:
+            client = await Client.connect(server)
+            q = queue()
+            workflow_id = f"refused-{uuid.uuid4()}"
+            async with planc.temporal.worker(client, q, rec.async_tools(tools)):
+                with pytest.raises(ValueError):
+                    await planc.temporal.start(
+                        client,
+                        ir,
+                        task_queue=q,
+                        id=workflow_id,
+                        progress=prior_record,
+                        **run_kwargs(case, ir),
+                    )
+            with pytest.raises(Exception, match="not found"):
+                await client.get_workflow_handle(workflow_id).describe()
+
+        arun(refused())
+        assert rec.calls == []
+        return
     # The reference: the in-process executor on the same recorded responses.
     reference = planc.run(
         ir,
@@ -168,11 +191,11 @@ def test_conformance_case(server: str, case: Path) -> None:
                 client,
                 ir,
                 task_queue=q,
-                approve=approvals(case),
                 progress=prior_record,
                 step_timeout=timedelta(seconds=30),
                 approval_timeout=timedelta(seconds=1),
                 retry_interval=FAST,
+                **run_kwargs(case, ir),
             )
             record = await handle.result()
             events = await handle.query(planc.temporal.PlanWorkflow.trace)
@@ -224,12 +247,13 @@ plan durable "two writes around a slow read" {
 """
 
 
-def durable_ir() -> Dict[str, Any]:
+def durable_ir() -> planc.CheckResult:
+    """The plan compiled here: the starter runs it without verifying again."""
     c = planc.Compiler(catalog=[KV / "tools.plan"], policy=KV / "policy.plan")
     checked = c.check(DURABLE, kind="plan")
     assert checked.ok, checked.render("short")
     assert checked.ir is not None
-    return checked.ir
+    return checked
 
 
 def start_worker(server: str, q: str, ledger: Path, slow: str) -> subprocess.Popen:
@@ -321,18 +345,26 @@ def test_a_killed_worker(server: str, tmp_path: Path, slow: str) -> None:
 # ------------------------------------------------------------ approvals, queries
 
 
-def test_approval_by_signal_and_progress_by_query(server: str) -> None:
+def approved_case() -> Tuple[Dict[str, Any], Any, List[str], planc.Compiler]:
+    """The conformance case whose plan needs an approval: its IR, its
+    recorded tools, their names, and the compiler its IR is verified
+    against (an IR not compiled in the starter's process)."""
     case = next(c for c in cases() if c.name == "approved_plan_runs")
     ir = compile_case(case)
     assert ir["approvals"]
-    rec = recorded(case)
-    tools = sorted({s["tool"] for s in ir["steps"]})
+    return ir, recorded(case), sorted({s["tool"] for s in ir["steps"]}), case_compiler(case)
+
+
+def test_approval_by_signal_and_progress_by_query(server: str) -> None:
+    ir, rec, tools, compiler = approved_case()
 
     async def go() -> None:
         client = await Client.connect(server)
         q = queue()
         async with planc.temporal.worker(client, q, rec.async_tools(tools)):
-            handle = await planc.temporal.start(client, ir, task_queue=q, retry_interval=FAST)
+            handle = await planc.temporal.start(
+                client, ir, task_queue=q, retry_interval=FAST, compiler=compiler
+            )
             # Waiting for the approval: nothing dispatched, the record all pending.
             await asyncio.sleep(1)
             waiting = await handle.query(planc.temporal.PlanWorkflow.progress)
@@ -348,6 +380,108 @@ def test_approval_by_signal_and_progress_by_query(server: str) -> None:
     arun(go())
 
 
+def other_machine(history: Any, version: str) -> Any:
+    """The history with its machine-version patch marker naming `version`."""
+    from temporalio.client import WorkflowHistory
+
+    doc = json.loads(history.to_json())
+    ours = planc.temporal.machine_patch()
+    found = 0
+    for event in doc["events"]:
+        marker = event.get("markerRecordedEventAttributes")
+        if not marker:
+            continue
+        for payload in marker.get("details", {}).get("patch-data", {}).get("payloads", []):
+            data = json.loads(base64.b64decode(payload["data"]))
+            if data.get("id") == ours:
+                data["id"] = f"planc-machine-{version}"
+                payload["data"] = base64.b64encode(json.dumps(data).encode()).decode()
+                found += 1
+    markers = [e for e in doc["events"] if "markerRecordedEventAttributes" in e]
+    assert found == 1, f"one marker {ours!r} in the history, found {found}: {markers}"
+    return WorkflowHistory.from_json(history.workflow_id, doc)
+
+
+def test_a_history_of_another_machine_version_is_refused(server: str) -> None:
+    """The machine's version is a patch marker in the workflow's history:
+    the history replays under this machine, and a history made by another
+    machine version fails its workflow task here instead of being decided
+    again by other rules (docs/executors.md, "Upgrading planc under
+    running workflows")."""
+    ir, rec, tools, compiler = approved_case()
+
+    async def go() -> None:
+        client = await Client.connect(server)
+        q = queue()
+        async with planc.temporal.worker(client, q, rec.async_tools(tools)):
+            handle = await planc.temporal.start(
+                client,
+                ir,
+                task_queue=q,
+                approve=ir["approvals"],
+                fingerprint=ir["fingerprint"],
+                compiler=compiler,
+                retry_interval=FAST,
+            )
+            record = await handle.result()
+        assert all(s["status"] == "complete" for s in record["steps"])
+        history = await handle.fetch_history()
+        replayer = Replayer(
+            workflows=[planc.temporal.PlanWorkflow],
+            workflow_runner=SandboxedWorkflowRunner(
+                restrictions=planc.temporal.sandbox_restrictions()
+            ),
+        )
+        same = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+        assert same.replay_failure is None, same.replay_failure
+        older = other_machine(history, "0.0.1")
+        refused = await replayer.replay_workflow(older, raise_on_replay_failure=False)
+        assert refused.replay_failure is not None
+        assert "another planc machine" in str(refused.replay_failure), refused.replay_failure
+
+    arun(go())
+
+
+@pytest.mark.parametrize("name,malform,code", MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_a_malformed_record_is_refused_with_the_readers_diagnostic(
+    server: str, cli: str, tmp_path: Path, name: str, malform: Callable[..., None], code: str
+) -> None:
+    """The workflow reads a record through the one reader too: the same
+    malformed records as tests/test_records.py, the same diagnostic."""
+    record = valid_record()
+    malform(record)
+    path = tmp_path / "progress.json"
+    path.write_text(json.dumps(record))
+    diagnostic = the_readers_diagnostic(cli, path)
+    assert diagnostic["code"] == code, diagnostic
+    ir = compile_case(RECORDS_CASE)
+    rec = recorded(RECORDS_CASE)
+    names = sorted({s["tool"] for s in ir["steps"]})
+
+    async def go() -> str:
+        client = await Client.connect(server)
+        q = queue()
+        async with planc.temporal.worker(client, q, rec.async_tools(names)):
+            with pytest.raises(Exception) as refused:
+                await planc.temporal.run(
+                    client,
+                    ir,
+                    task_queue=q,
+                    progress=path,
+                    retry_interval=FAST,
+                    compiler=case_compiler(RECORDS_CASE),
+                )
+        chain, said = refused.value, []
+        while chain is not None:
+            said.append(str(chain))
+            chain = getattr(chain, "cause", None) or chain.__cause__
+        return " / ".join(said)
+
+    said = arun(go())
+    assert diagnostic["message"] in said, said
+    assert rec.calls == [], rec.calls
+
+
 def test_bad_input_is_refused_before_starting(server: str) -> None:
     ir = durable_ir()
 
@@ -357,6 +491,55 @@ def test_bad_input_is_refused_before_starting(server: str) -> None:
             await planc.temporal.run(client, ir, task_queue=queue(), approve=["s9"])
         with pytest.raises(ValueError, match="approve"):
             await planc.temporal.run(client, ir, task_queue=queue(), approve="s1")
+
+    arun(go())
+
+
+def test_the_starter_verifies_the_records_seal(server: str) -> None:
+    """With ``record_key``, the record returned is sealed, and a record
+    given back is read only when its seal verifies: edited or unsealed, it
+    is a ValueError and no workflow starts. The key never enters the
+    workflow's input (its history)."""
+    ir = durable_ir()
+    key = b"0123456789abcdef0123456789abcdef"
+    puts: Counter = Counter()
+
+    def get(key: str) -> Dict[str, Any]:
+        return {"value": f"value of {key}", "items": []}
+
+    def put(key: str, value: str) -> Dict[str, Any]:
+        puts[key] += 1
+        return {"version": 1}
+
+    async def go() -> None:
+        client = await Client.connect(server)
+        q = queue()
+        async with planc.temporal.worker(client, q, {"kv.get": get, "kv.put": put}):
+            first = await planc.temporal.run(
+                client, ir, task_queue=q, retry_interval=FAST, record_key=key
+            )
+            assert str(first["hmac"]).startswith("hmac-sha256:")
+            assert all(s["status"] == "complete" for s in first["steps"])
+            edited = json.loads(json.dumps(first))
+            edited["steps"][1] = {"name": "s2", "tool": "kv.put", "status": "pending"}
+            unsealed = {k: v for k, v in first.items() if k != "hmac"}
+            for bad, why in [(edited, "does not match"), (unsealed, "no `hmac`")]:
+                workflow_id = f"sealed-{uuid.uuid4()}"
+                with pytest.raises(ValueError, match=why):
+                    await planc.temporal.start(
+                        client, ir, task_queue=q, id=workflow_id, progress=bad, record_key=key
+                    )
+                with pytest.raises(Exception, match="not found"):
+                    await client.get_workflow_handle(workflow_id).describe()
+            # Intact: a resume, nothing dispatched again.
+            handle = await planc.temporal.start(
+                client, ir, task_queue=q, progress=first, record_key=key, retry_interval=FAST
+            )
+            again = await handle.result()
+            history = await handle.fetch_history()
+            assert key.decode() not in json.dumps(history.to_json_dict())
+        assert all(s["status"] == "complete" for s in again["steps"])
+        assert puts == {"out1": 1, "out2": 1}
 
     arun(go())
 
@@ -466,7 +649,7 @@ def test_a_worker_built_by_hand_with_the_default_sandbox(server: str) -> None:
             activities=planc.temporal.activities(tools),
         ):
             return await planc.temporal.run(
-                client, ir, task_queue=q, approve=approvals(case), retry_interval=FAST
+                client, ir, task_queue=q, retry_interval=FAST, **run_kwargs(case, ir)
             )
 
     record = arun(go())

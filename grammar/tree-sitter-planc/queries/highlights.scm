@@ -78,6 +78,9 @@
     (dotted_name)
   ] @function)
 
+(policy_rule
+  tool: (default_tool) @function)
+
 (step
   tool: [
     (identifier)
@@ -147,6 +150,7 @@
 [
   "len"
   "exists"
+  "keys"
 ] @function.builtin
 
 (path) @string.special.path

@@ -81,6 +81,9 @@
     (dotted_name)
   ] @function)
 
+(policy_rule
+  tool: (default_tool) @function)
+
 (step
   tool: [
     (identifier)
@@ -150,6 +153,7 @@
 [
   "len"
   "exists"
+  "keys"
 ] @function.builtin
 
 (path) @string.special.path

@@ -1,0 +1,701 @@
+//! Checking one plan: the checker's state and its core passes (names,
+//! tools, binds, each step). The other passes live in the submodules:
+//! arguments, probes, authorization, ordering, lints.
+
+use smol_str::ToSmolStr;
+use std::collections::hash_map::Entry;
+use std::fmt;
+
+use crate::FastMap;
+use crate::catalog::{self, Catalog, Tool, Ty, Value};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::policy::{self, Policy, Rule, Traits};
+use crate::seen::Seen;
+use crate::source::{Span, Spanned};
+use crate::suggest;
+use crate::syntax::ast::{self, CmpOp, Effect, PathSeg, Str};
+use crate::syntax::lexicon;
+
+use super::graph;
+use super::model::*;
+
+mod args;
+mod authz;
+mod launder;
+mod lints;
+mod order;
+mod probes;
+mod replan;
+mod trust;
+
+/// What a value is, for messages: "argument `facts`", "an element of
+/// field `a` of argument `facts`". Spelt out only when a message needs it:
+/// most values are fine, and formatting the name of each was a measurable
+/// part of checking.
+#[derive(Clone, Copy)]
+enum What<'a> {
+    Plain(&'a str),
+    Arg(&'a str),
+    Item(&'a What<'a>),
+    Field(&'a str, &'a What<'a>),
+    /// A probe's path, in backticks.
+    Path(&'a ast::Path),
+    /// A key of the map at a probe's path.
+    Key(&'a ast::Path),
+}
+
+impl fmt::Display for What<'_> {
+    /// Recursion as deep as the value's nesting, which the front ends cap.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            What::Plain(s) => f.write_str(s),
+            What::Arg(name) => write!(f, "argument `{name}`"),
+            What::Item(of) => write!(f, "an element of {of}"),
+            What::Field(name, of) => write!(f, "field `{name}` of {of}"),
+            What::Path(path) => write!(f, "`{path}`"),
+            What::Key(path) => write!(f, "a key of `{path}`"),
+        }
+    }
+}
+
+/// The help of an E0202 for a field or key of a value that has none.
+pub(super) fn not_a_record_help(ty: &Ty, prefix: &str) -> String {
+    match ty {
+        Ty::List(_) => format!("`{prefix}` is a list: take an element first, `{prefix}[0]`"),
+        _ => format!("`{prefix}` is a single value: end the path there"),
+    }
+}
+
+/// What every plan is checked against.
+pub(crate) struct Env<'a> {
+    /// Spans of syntax errors, sorted.
+    pub damage: &'a [Span],
+    pub catalog: &'a Catalog,
+    pub policy: Option<&'a Policy>,
+    pub actor: &'a [String],
+    /// How many candidate names "did you mean" may still compare. Each
+    /// suggestion costs the number of candidates it looks at; once spent,
+    /// diagnostics go without suggestions, so that a plan with a hundred
+    /// thousand misspellings stays linear.
+    pub suggest_budget: usize,
+    /// The progress record a replan is checked against (`plan/replan.rs`).
+    pub progress: Option<super::Progress<'a>>,
+}
+
+impl Env<'_> {
+    /// Whether a syntax error lies inside `span`.
+    fn damaged(&self, span: Span) -> bool {
+        let from = self
+            .damage
+            .partition_point(|d| (d.file, d.start) < (span.file, span.start));
+        self.damage
+            .get(from)
+            .is_some_and(|d| d.file == span.file && d.start <= span.end)
+    }
+
+    fn nearest<'c>(
+        &mut self,
+        name: &str,
+        candidates: impl ExactSizeIterator<Item = &'c str>,
+    ) -> Vec<&'c str> {
+        let n = candidates.len();
+        if n > self.suggest_budget {
+            return Vec::new();
+        }
+        self.suggest_budget -= n;
+        suggest::nearest(name, candidates)
+    }
+}
+
+/// The suggestion budget of one check: enough for every realistic plan.
+pub(crate) const SUGGEST_BUDGET: usize = 500_000;
+
+struct Checker<'a, 'e> {
+    env: &'e mut Env<'a>,
+    plan: &'a ast::PlanDecl,
+    diags: Vec<Diagnostic>,
+    step_index: FastMap<&'a str, usize>,
+    tools: Vec<Option<&'a Tool>>,
+    rules: Vec<Option<&'a Rule>>,
+    bindings: Vec<Binding>,
+    binding_index: FastMap<&'a str, usize>,
+    binding_names: Vec<&'a str>,
+    /// A syntax error lies inside the plan.
+    plan_damaged: bool,
+    /// Per step, indices into `bindings` of its binds.
+    step_binds: Vec<Vec<usize>>,
+    deps: Vec<Vec<Dependency>>,
+    /// The recorded artifacts the plan refers to (`plan/replan.rs`).
+    artifacts_in: std::collections::BTreeMap<String, crate::progress::JsonValue>,
+    /// The taint of the last untrusted recorded artifact a value used, set
+    /// while an argument is checked (`plan/replan.rs`).
+    recorded_taint: Option<Untrusted>,
+    /// Per step, the recorded values of its binds when it is reused,
+    /// decided before authorization (`plan/replan.rs`).
+    reuse: Vec<Option<std::collections::BTreeMap<String, crate::progress::JsonValue>>>,
+    /// The record's string leaves, read the first time a replan's literal
+    /// is checked for laundering (`plan/launder.rs`).
+    laundry: Option<launder::Laundry>,
+}
+
+/// Checks one plan against the environment, returning its model and the
+/// diagnostics found inside it (unsorted).
+pub(crate) fn check_plan<'a>(
+    plan: &'a ast::PlanDecl,
+    env: &mut Env<'a>,
+) -> (CheckedPlan, Vec<Diagnostic>) {
+    let n = plan.steps.len();
+    let mut c = Checker {
+        env,
+        plan,
+        diags: Vec::new(),
+        step_index: FastMap::with_capacity_and_hasher(n, Default::default()),
+        tools: Vec::with_capacity(n),
+        rules: Vec::with_capacity(n),
+        bindings: Vec::with_capacity(n),
+        binding_index: FastMap::with_capacity_and_hasher(n, Default::default()),
+        binding_names: Vec::with_capacity(n),
+        step_binds: Vec::new(),
+        plan_damaged: false,
+        deps: vec![Vec::new(); n],
+        artifacts_in: std::collections::BTreeMap::new(),
+        recorded_taint: None,
+        reuse: Vec::new(),
+        laundry: None,
+    };
+    c.plan_damaged = c.env.damaged(plan.span);
+    c.name_steps();
+    c.resolve_tools();
+    c.step_binds = c.bind_pass();
+    let binds = c.step_binds.clone();
+    let mut steps: Vec<CheckedStep> = Vec::with_capacity(n);
+    for ((i, step), binds) in plan.steps.iter().enumerate().zip(binds) {
+        steps.push(c.check_step(i, step, binds));
+    }
+    // Reuse is known before authorization: a ceiling over a reused step's
+    // artifact is decided from its recorded value.
+    c.decide_reuse(&steps);
+    for (step, checked) in plan.steps.iter().zip(steps.iter_mut()) {
+        if let Some(t) = c.tool(checked.index) {
+            checked.authz = c.check_policy(checked.index, step, t, &checked.args);
+        }
+    }
+    c.check_totals(&steps);
+    c.effect_edges(&steps);
+    for (step, deps) in steps.iter_mut().zip(c.deps.iter_mut()) {
+        deps.sort_by_key(|d| (d.step, d.reason));
+        deps.dedup_by_key(|d| (d.step, d.reason));
+        step.depends_on = std::mem::take(deps);
+    }
+    let schedule = c.order(&steps);
+    c.lints(&steps);
+    c.budget();
+    let replan = c.replan();
+
+    let mut approvals = Vec::new();
+    let mut scopes: Vec<Str> = Vec::new();
+    for s in &steps {
+        if s.authz.approval.is_some() {
+            approvals.push(s.index);
+        }
+        scopes.extend(s.authz.scopes.iter().cloned());
+    }
+    scopes.sort();
+    scopes.dedup();
+    let errors = c.diags.iter().filter(|d| d.is_error()).count();
+    let model = CheckedPlan {
+        name: String::from(plan.name.node.as_str()),
+        name_span: plan.name.span,
+        span: plan.span,
+        doc: plan.doc.text(),
+        goal: plan.goal.as_ref().map(|g| g.node.clone()),
+        budget: Budget {
+            // The stricter of the plan's and the policy's bound.
+            replans: match (plan.replans, c.env.policy.and_then(|p| p.replans)) {
+                (Some(a), Some(b)) => Some(a.node.min(b.node)),
+                (a, b) => a.or(b).map(|r| r.node),
+            },
+            max_steps: plan.max_steps.map(|m| m.node),
+        },
+        steps,
+        bindings: c.bindings,
+        schedule,
+        approvals,
+        scopes,
+        policy: c.env.policy.map(|p| p.name.clone()),
+        actor: c.env.actor.to_vec(),
+        errors,
+        replan,
+    };
+    (model, c.diags)
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        one.to_string()
+    } else {
+        many.to_string()
+    }
+}
+
+/// `a`, `a` and `b`, `a`, `b` and `c`: names in backticks.
+fn list_names<S: AsRef<str>>(names: &[S]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{}`", n.as_ref())).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, init)) => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+impl<'a> Checker<'a, '_> {
+    fn step_name(&self, i: usize) -> &'a str {
+        self.plan
+            .steps
+            .get(i)
+            .map(|s| s.name.node.as_str())
+            .unwrap_or("")
+    }
+
+    fn report(&mut self, i: usize, d: Diagnostic) {
+        let name = self.step_name(i);
+        self.diags.push(d.in_step(name));
+    }
+
+    fn tool(&self, i: usize) -> Option<&'a Tool> {
+        self.tools.get(i).copied().flatten()
+    }
+
+    // ------------------------------------------------------------ names
+
+    fn name_steps(&mut self) {
+        for (i, step) in self.plan.steps.iter().enumerate() {
+            match self.step_index.entry(step.name.node.as_str()) {
+                Entry::Vacant(e) => {
+                    e.insert(i);
+                }
+                Entry::Occupied(e) => {
+                    let first = *e.get();
+                    let first_span = self
+                        .plan
+                        .steps
+                        .get(first)
+                        .map_or(step.name.span, |s| s.name.span);
+                    let d = Diagnostic::new(
+                        Code::E0104,
+                        step.name.span,
+                        format!("step name `{}` is used more than once", step.name.node),
+                    )
+                    .with_label("used again here")
+                    .with_secondary(first_span, "first used here")
+                    .with_help(
+                        "step names identify steps across replans: give each step its own name",
+                    );
+                    self.report(i, d);
+                }
+            }
+        }
+    }
+
+    fn resolve_tools(&mut self) {
+        for (i, step) in self.plan.steps.iter().enumerate() {
+            let tool = self.env.catalog.get(&step.tool.node);
+            // An empty name is an error node: the front end could not read
+            // the tool (a JSON step without `tool`) and has said so.
+            if tool.is_none() && !step.tool.node.is_empty() {
+                let catalog = self.env.catalog;
+                let near = self.env.nearest(
+                    &step.tool.node,
+                    catalog.tools().iter().map(|t| t.name.as_str()),
+                );
+                let mut d = Diagnostic::new(
+                    Code::E0101,
+                    step.tool.span,
+                    format!("unknown tool `{}`", step.tool.node),
+                )
+                .with_label("not in the catalogue");
+                if catalog.is_empty() {
+                    d = d.with_help("no tool catalogue is loaded: pass `--catalog FILE`, or name one in a `planc.toml` beside the plan (in the current folder for standard input)");
+                } else {
+                    d = policy::add_suggestion(d, &near, step.tool.span);
+                    if near.is_empty() {
+                        d = d.with_help("the plan may call only the tools of the catalogue");
+                    }
+                }
+                self.report(i, d);
+            }
+            if let Some((t, at)) = tool.and_then(|t| t.degraded.map(|at| (t, at))) {
+                let d = Diagnostic::new(
+                    Code::E0111,
+                    step.tool.span,
+                    format!("`{}` cannot be called: its catalogue schema could not be read", t.name),
+                )
+                .with_label("schema not understood")
+                .with_secondary(at, format!("planc could not map this part of `{}`", t.name))
+                .with_help("fix the tool's schema in the catalogue (see the W0501 warning there), or call another tool");
+                self.report(i, d);
+            }
+            self.tools.push(tool);
+            let rule = match (tool, self.env.policy) {
+                (Some(t), Some(p)) => p.rule(&t.name),
+                _ => None,
+            };
+            self.rules.push(rule);
+        }
+    }
+
+    /// Step `i`'s tool's effect, idempotence and trust, from the catalogue
+    /// and the policy; `None` when the tool is not in the catalogue.
+    fn traits(&self, i: usize) -> Option<Traits> {
+        self.tool(i)
+            .map(|t| Traits::of(t, self.rules.get(i).copied().flatten()))
+    }
+
+    /// Whether step `i`'s tool output is untrusted ([`Traits::untrusted`]).
+    fn untrusted_tool(&self, i: usize) -> bool {
+        self.traits(i).is_some_and(|t| t.untrusted)
+    }
+
+    // ------------------------------------------------------------ binds
+
+    /// Types every `bind` against its tool's result and registers it, so
+    /// that references can name bindings of later steps in their errors.
+    fn bind_pass(&mut self) -> Vec<Vec<usize>> {
+        let mut out = Vec::with_capacity(self.plan.steps.len());
+        for (i, step) in self.plan.steps.iter().enumerate() {
+            let mut mine = Vec::new();
+            for (name, path) in step.binds() {
+                let value_word = lexicon::VALUE_WORDS.contains(&name.node.as_str());
+                if value_word {
+                    let d = Diagnostic::new(
+                        Code::E0112,
+                        name.span,
+                        format!("`{}` cannot name a binding", name.node),
+                    )
+                    .with_label(format!(
+                        "a reference to it reads as the value `{}`",
+                        name.node
+                    ))
+                    .with_help("`true`, `false` and `null` are values wherever a value is read: give the binding another name");
+                    self.report(i, d);
+                }
+                let ty = match self.tool(i) {
+                    Some(t) => self.type_path(i, &t.result, path, t),
+                    None => Ty::Error,
+                };
+                let idx = self.bindings.len();
+                self.bindings.push(Binding {
+                    name: name.node.clone(),
+                    name_span: name.span,
+                    step: i,
+                    path: path.segments.iter().map(|s| s.node.clone()).collect(),
+                    path_text: path.to_smolstr(),
+                    path_span: path.span,
+                    ty,
+                    // Trust is the catalogue's and the policy's call: the
+                    // output of a trusted tool is trusted whatever went in.
+                    untrusted_from: self.untrusted_tool(i).then_some(i),
+                    // Refused already: not reported unused as well.
+                    uses: usize::from(value_word),
+                });
+                mine.push(idx);
+                match self.binding_index.entry(name.node.as_str()) {
+                    Entry::Vacant(e) => {
+                        e.insert(idx);
+                        self.binding_names.push(name.node.as_str());
+                    }
+                    Entry::Occupied(e) => {
+                        let first = *e.get();
+                        let (first_span, first_step) = self
+                            .bindings
+                            .get(first)
+                            .map_or((name.span, i), |b| (b.name_span, b.step));
+                        let d = Diagnostic::new(
+                            Code::E0104,
+                            name.span,
+                            format!("`{}` is bound more than once", name.node),
+                        )
+                        .with_label("bound again here")
+                        .with_secondary(
+                            first_span,
+                            format!("first bound here, by step `{}`", self.step_name(first_step)),
+                        )
+                        .with_help("a binding names one value: give this one another name");
+                        self.report(i, d);
+                        // The duplicate is not referred to: do not report it unused.
+                        if let Some(b) = self.bindings.get_mut(idx) {
+                            b.uses = 1;
+                        }
+                    }
+                }
+            }
+            out.push(mine);
+        }
+        out
+    }
+
+    /// The type at `path` in `root` (a tool's result), or the error type
+    /// after reporting E0202.
+    fn type_path(&mut self, i: usize, root: &Ty, path: &ast::Path, tool: &Tool) -> Ty {
+        let says = || {
+            (
+                format!(" in the result of `{}`", tool.name),
+                format!("`{}` returns `{}`", tool.name, tool.result),
+            )
+        };
+        let origin = PathOrigin {
+            root: "$",
+            span: tool.name_span,
+            says: &says,
+        };
+        self.type_segments(i, root, &path.segments, &origin)
+    }
+
+    /// The type of the value `segments` reach from a value of type `root`;
+    /// E0202 (with `origin`'s label) where a segment does not apply.
+    pub(super) fn type_segments(
+        &mut self,
+        i: usize,
+        root: &Ty,
+        segments: &[Spanned<PathSeg>],
+        origin: &PathOrigin<'_>,
+    ) -> Ty {
+        let mut cur = root.clone();
+        let mut optional = false;
+        for (k, seg) in segments.iter().enumerate() {
+            // The path up to this segment, for messages only.
+            let prefix = || {
+                let mut s = origin.root.to_string();
+                for seg in segments.iter().take(k) {
+                    let _ = crate::syntax::path::write_segment(&mut s, &seg.node);
+                }
+                s
+            };
+            match cur.path_step(&seg.node) {
+                catalog::PathStep::Into(ty, o) => {
+                    cur = ty;
+                    optional |= o;
+                }
+                catalog::PathStep::Opaque(ty) => return ty,
+                catalog::PathStep::NoField(fields) => {
+                    let PathSeg::Field(f) = &seg.node else {
+                        return Ty::Error;
+                    };
+                    let prefix = prefix();
+                    let names: Vec<&str> = fields.iter().map(|x| x.name.as_str()).collect();
+                    let near = self.env.nearest(f, names.iter().copied());
+                    let (whose, label) = (origin.says)();
+                    let mut d = Diagnostic::new(
+                        Code::E0202,
+                        seg.span,
+                        format!("`{prefix}` has no field `{f}`{whose}"),
+                    )
+                    .with_label("no such field")
+                    .with_secondary(origin.span, label);
+                    d = match suggest::did_you_mean(&near) {
+                        Some(help) => {
+                            let fixed = near.first().map(|b| format!(".{b}")).unwrap_or_default();
+                            d.with_help(help).with_fix(
+                                format!("replace with `{fixed}`"),
+                                seg.span,
+                                fixed,
+                            )
+                        }
+                        None => {
+                            d.with_help(format!("`{prefix}` has the fields {}", list_names(&names)))
+                        }
+                    };
+                    self.report(i, d);
+                    return Ty::Error;
+                }
+                catalog::PathStep::NotRecord(other) => {
+                    let PathSeg::Field(f) = &seg.node else {
+                        return Ty::Error;
+                    };
+                    let prefix = prefix();
+                    let d = Diagnostic::new(
+                        Code::E0202,
+                        seg.span,
+                        format!("`{prefix}` is `{other}`, which has no field `{f}`"),
+                    )
+                    .with_label("not a record")
+                    .with_help(not_a_record_help(other, &prefix))
+                    .with_secondary(origin.span, (origin.says)().1);
+                    self.report(i, d);
+                    return Ty::Error;
+                }
+                catalog::PathStep::NotList(other) => {
+                    let PathSeg::Index(n) = &seg.node else {
+                        return Ty::Error;
+                    };
+                    let prefix = prefix();
+                    let d = Diagnostic::new(
+                        Code::E0202,
+                        seg.span,
+                        format!("`{prefix}` is `{other}`, not a list: it has no element `[{n}]`"),
+                    )
+                    .with_label("not a list")
+                    .with_help(match other {
+                        Ty::Map(_) => format!(
+                            "`{prefix}` is a map: name a key, `{prefix}[\"KEY\"]`, or count its keys with `len`"
+                        ),
+                        _ => format!("remove `[{n}]`: `{prefix}` is a single value"),
+                    })
+                    .with_secondary(origin.span, (origin.says)().1);
+                    self.report(i, d);
+                    return Ty::Error;
+                }
+            }
+        }
+        if optional { Ty::optional(cur) } else { cur }
+    }
+
+    // ------------------------------------------------------------ steps
+
+    fn check_step(&mut self, i: usize, step: &'a ast::Step, binds: Vec<usize>) -> CheckedStep {
+        let tool = self.tool(i);
+        // A degraded tool's parameters are not known: its one E0111 is
+        // all a call gets, never knock-on argument errors.
+        let args = self.check_args(i, step, tool.filter(|t| t.degraded.is_none()));
+        // Sized once: a step's model lives as long as the compilation, and
+        // a vector grown by pushes keeps room for four.
+        let (n_pre, n_post) = step.clauses.iter().fold((0, 0), |(a, b), c| match c {
+            ast::Clause::Pre(_) => (a + 1, b),
+            ast::Clause::Post(_) => (a, b + 1),
+            _ => (a, b),
+        });
+        let mut pres = Vec::with_capacity(n_pre);
+        let mut posts = Vec::with_capacity(n_post);
+        let mut on_unmet: Option<&Spanned<ast::OnUnmet>> = None;
+        let mut retry: Option<&Spanned<u64>> = None;
+        for clause in &step.clauses {
+            match clause {
+                ast::Clause::Pre(p) => {
+                    if let Some(pre) = self.check_pre(i, p) {
+                        pres.push(pre);
+                    }
+                }
+                ast::Clause::Post(p) => {
+                    if let Some(probe) = self.check_probe(i, p, tool) {
+                        posts.push(probe);
+                    }
+                }
+                ast::Clause::OnUnmet(o) => {
+                    if let Some(first) = on_unmet {
+                        self.duplicate_clause(i, "on_unmet", o.span, first.span);
+                    } else {
+                        on_unmet = Some(o);
+                    }
+                }
+                ast::Clause::Retry(r) => {
+                    if let Some(first) = retry {
+                        self.duplicate_clause(i, "retry", r.span, first.span);
+                        continue;
+                    }
+                    retry = Some(r);
+                    if let Some(t) = tool.filter(|_| self.traits(i).is_some_and(|t| !t.idempotent))
+                    {
+                        let by_policy = self
+                            .rules
+                            .get(i)
+                            .copied()
+                            .flatten()
+                            .and_then(|r| r.idempotent);
+                        let declared = match (by_policy, &t.idempotent) {
+                            (Some(stated), _) => (
+                                stated.span,
+                                format!("the policy states `{}` not idempotent here", t.name),
+                            ),
+                            (None, Some(stated)) => (
+                                stated.span,
+                                format!("`{}` is declared not idempotent here", t.name),
+                            ),
+                            (None, None) => (
+                                t.name_span,
+                                format!("`{}` is declared here without `idempotent`", t.name),
+                            ),
+                        };
+                        let mut d = Diagnostic::new(
+                            Code::E0304,
+                            r.span,
+                            format!("`retry` on `{}`, which is not idempotent", t.name),
+                        )
+                        .with_label("a repeat could act twice")
+                        .with_secondary(declared.0, declared.1);
+                        d = if t.idempotent.is_none() && by_policy.is_none() {
+                            d.with_help(
+                                "remove `retry`: a tool that is not idempotent may have acted before it failed; let `on_unmet` decide; if the tool is idempotent, state it in the catalogue or in the policy's rule",
+                            )
+                        } else {
+                            d.with_help(
+                                "remove `retry`: a tool that is not idempotent may have acted before it failed; let `on_unmet` decide",
+                            )
+                        };
+                        self.report(i, d);
+                    }
+                }
+                ast::Clause::After { steps, .. } => {
+                    for target in steps {
+                        self.after_edge(i, target);
+                    }
+                }
+                ast::Clause::Bind { .. } | ast::Clause::Error(_) => {}
+            }
+        }
+        let untrusted_inputs = args
+            .iter()
+            .filter(|a| a.untrusted_from.is_some())
+            .map(|a| a.name.clone())
+            .collect();
+        CheckedStep {
+            index: i,
+            name: step.name.node.clone(),
+            name_span: step.name.span,
+            span: step.span,
+            doc: step.doc.text(),
+            tool_name: step.tool.node.clone(),
+            tool_span: step.tool.span,
+            tool: tool.zip(self.traits(i)).map(|(t, traits)| ResolvedTool {
+                name: t.name.clone(),
+                effect: traits.effect_or_write(),
+                idempotent: traits.idempotent,
+                untrusted: traits.untrusted,
+                decl_span: t.span,
+            }),
+            args,
+            binds,
+            pres,
+            posts,
+            on_unmet: on_unmet.map_or(ast::OnUnmet::Replan, |o| o.node),
+            retry: retry.map(|r| r.node),
+            depends_on: Vec::new(),
+            // Decided after reuse (`check_plan`).
+            authz: Authz::default(),
+            untrusted_inputs,
+        }
+    }
+
+    fn duplicate_clause(&mut self, i: usize, what: &str, span: Span, first: Span) {
+        let d = Diagnostic::new(
+            Code::E0104,
+            span,
+            format!("the step has more than one `{what}`"),
+        )
+        .with_label("given again here")
+        .with_secondary(first, "first given here")
+        .with_help(format!("keep one `{what}`"));
+        self.report(i, d);
+    }
+}
+
+/// Where a typed path starts, for [`Checker::type_segments`]'s messages:
+/// the text before its segments (`$`, `tags`), where its type is declared,
+/// and what the messages say of it: what the value is (" in the result of
+/// `t`", or nothing) and the label there. Those are written only when a
+/// message needs them (a type's text is long to write, and most paths are
+/// well typed).
+pub(super) struct PathOrigin<'o> {
+    pub root: &'o str,
+    pub span: Span,
+    pub says: &'o dyn Fn() -> (String, String),
+}

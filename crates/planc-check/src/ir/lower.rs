@@ -1,0 +1,328 @@
+//! Lowering: the checker's semantic model to the IR. Nothing is decided
+//! here: every fact comes from [`crate::check::CheckedPlan`]; this only
+//! changes its shape (indices to names, values to tagged IR values, spans to
+//! file/line/column).
+
+use crate::check::{
+    self, CheckedPlan, CheckedStep, DepReason, GuardTest, ProbeKind, TypedValue, ValueKind,
+};
+use crate::source::{SourceMap, Span};
+use crate::syntax::ast;
+use planc_exec::ir::{self, literal, result_type, type_ir};
+
+/// Lowers one checked plan. The plan must have no errors (the checker's
+/// `errors` count is 0 and no front end reported one): the caller decides
+/// that, since it alone knows every diagnostic. A plan whose model still
+/// holds a value an error made unknown is refused with the name of the step.
+pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
+    let source = sources.name(plan.span.file).to_string();
+    let schedule = plan
+        .schedule
+        .as_ref()
+        .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
+    let step_name = |i: usize| -> ir::Str {
+        plan.steps
+            .get(i)
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
+    };
+
+    let mut steps = Vec::with_capacity(plan.steps.len());
+    for step in &plan.steps {
+        steps.push(lower_step(plan, step, sources)?);
+    }
+    let mut ir = ir::PlanIr {
+        ir_version: ir::IR_VERSION.to_string(),
+        fingerprint: String::new(),
+        name: plan.name.clone().into(),
+        goal: plan.goal.clone(),
+        budget: ir::Budget {
+            replans: plan.budget.replans,
+            max_steps: plan.budget.max_steps,
+        },
+        source,
+        steps,
+        schedule: schedule
+            .iter()
+            .map(|wave| wave.iter().map(|&i| step_name(i)).collect())
+            .collect(),
+        approvals: plan.approvals.iter().map(|&i| step_name(i)).collect(),
+        scopes: plan.scopes.clone(),
+        progress: plan.replan.as_ref().map(|r| ir::ProgressIr {
+            replans_used: r.replans_used,
+            artifacts_in: r.artifacts_in.clone(),
+        }),
+    };
+    ir.fingerprint = super::fingerprint(&ir)?;
+    Ok(ir)
+}
+
+fn lower_step(
+    plan: &CheckedPlan,
+    step: &CheckedStep,
+    sources: &SourceMap,
+) -> Result<ir::StepIr, String> {
+    let tool = step
+        .tool
+        .as_ref()
+        .ok_or_else(|| format!("step `{}` calls an unknown tool", step.name))?;
+    let mut args = ir::Map::with_capacity(step.args.len());
+    for arg in &step.args {
+        // A parameter the step leaves out whose default is `null` is left
+        // out of the call too: to many tools `null` is not absence
+        // (`docs/ir.md`). Any other default is passed as declared.
+        if arg.is_left_out() {
+            continue;
+        }
+        let value = value(&arg.value)
+            .ok_or_else(|| format!("step `{}`: argument `{}` has an error", step.name, arg.name))?;
+        args.insert(arg.name.clone(), value);
+    }
+    let mut binds = ir::Map::with_capacity(step.binds.len());
+    let mut result_types = ir::Map::new();
+    for &b in &step.binds {
+        if let Some(binding) = plan.bindings.get(b) {
+            binds.insert(binding.name.clone(), binding.path_text.clone());
+            if let Some(ty) = result_type(&binding.ty) {
+                result_types.insert(binding.name.clone(), ty);
+            }
+        }
+    }
+    let mut arg_types = ir::Map::new();
+    for arg in step.args.iter().filter(|a| a.checked_at_dispatch()) {
+        arg_types.insert(arg.name.clone(), type_ir(&arg.param_ty));
+    }
+    let pre = step.pres.iter().map(pre).collect();
+    let post = step.posts.iter().map(|p| probe(&p.kind)).collect();
+    let guards = step
+        .authz
+        .guards
+        .iter()
+        .map(|g| {
+            let (op, limit) = match &g.test {
+                GuardTest::Cmp(op, limit) => (guard_op(*op), ir::GuardLimit::One(literal(limit))),
+                GuardTest::In { negated, values } => (
+                    if *negated {
+                        ir::GuardOp::NotIn
+                    } else {
+                        ir::GuardOp::In
+                    },
+                    ir::GuardLimit::List(values.iter().map(literal).collect()),
+                ),
+                GuardTest::Matches(p) => (
+                    ir::GuardOp::Matches,
+                    ir::GuardLimit::One(ir::Literal::String(p.clone())),
+                ),
+            };
+            ir::Guard {
+                arg: g.arg.clone(),
+                op,
+                limit,
+                each: g.each,
+            }
+        })
+        .collect();
+    let aggregates = step
+        .authz
+        .aggregates
+        .iter()
+        .map(|a| ir::Aggregate {
+            arg: a.arg.clone(),
+            max: literal(&a.max),
+            per: a.per.clone(),
+        })
+        .collect();
+    Ok(ir::StepIr {
+        name: step.name.clone(),
+        index: step.index,
+        tool: tool.name.clone(),
+        args,
+        pre,
+        post,
+        binds,
+        result_types,
+        arg_types,
+        on_unmet: match step.on_unmet {
+            ast::OnUnmet::Replan => ir::OnUnmet::Replan,
+            ast::OnUnmet::Halt => ir::OnUnmet::Halt,
+            ast::OnUnmet::Escalate => ir::OnUnmet::Escalate,
+        },
+        retry: step.retry.unwrap_or(0),
+        effect: match tool.effect {
+            ast::Effect::Read => ir::Effect::Read,
+            ast::Effect::Write => ir::Effect::Write,
+        },
+        idempotent: tool.idempotent,
+        depends_on: step
+            .depends_on
+            .iter()
+            .map(|d| ir::Dependency {
+                step: d.step_name.clone(),
+                reason: match d.reason {
+                    DepReason::Data => ir::DependencyReason::Data,
+                    DepReason::After => ir::DependencyReason::After,
+                    DepReason::Effect => ir::DependencyReason::Effect,
+                },
+            })
+            .collect(),
+        authz: ir::Authz {
+            scopes: step.authz.scopes.clone(),
+            approval: step
+                .authz
+                .approval
+                .map(|ast::Approval::Human| ir::Approval::Human),
+            guards,
+            aggregates,
+            calls_max: step.authz.calls_max,
+        },
+        untrusted_inputs: step.untrusted_inputs.clone(),
+        span: span(sources, step.span),
+        reuse: plan
+            .replan
+            .as_ref()
+            .map(|r| matches!(r.reuse.get(step.index), Some(Some(_)))),
+        artifacts: plan
+            .replan
+            .as_ref()
+            .and_then(|r| r.reuse.get(step.index).cloned().flatten()),
+    })
+}
+
+/// The IR value of an argument; `None` when an error made it unknown.
+/// Recursion is bounded by the nesting cap of the front ends.
+pub(crate) fn value(v: &TypedValue) -> Option<ir::Value> {
+    Some(match &v.kind {
+        ValueKind::Literal(l) => ir::Value::Literal {
+            literal: literal(l),
+        },
+        ValueKind::Ref(r) => reference(r),
+        ValueKind::List(items) => ir::Value::List {
+            items: items.iter().map(value).collect::<Option<_>>()?,
+        },
+        ValueKind::Record(entries) => ir::Value::Record {
+            fields: entries
+                .iter()
+                .map(|(k, v)| Some((k.clone(), value(v)?)))
+                .collect::<Option<_>>()?,
+        },
+        ValueKind::Interp(parts) => ir::Value::Interpolate {
+            parts: parts
+                .iter()
+                .map(|p| match p {
+                    check::InterpPiece::Text(t) => ir::Value::Literal {
+                        literal: ir::Literal::String(t.clone()),
+                    },
+                    check::InterpPiece::Ref { reference: r, .. } => reference(r),
+                })
+                .collect(),
+        },
+        ValueKind::Error => return None,
+    })
+}
+
+fn reference(r: &check::RefValue) -> ir::Value {
+    ir::Value::Ref {
+        binding: r.binding.clone(),
+        step: r.step_name.clone(),
+        path: r.members.clone(),
+    }
+}
+
+pub(crate) fn cmp(op: ast::CmpOp) -> ir::CmpOp {
+    match op {
+        ast::CmpOp::Eq => ir::CmpOp::Eq,
+        ast::CmpOp::Ne => ir::CmpOp::Ne,
+        ast::CmpOp::Lt => ir::CmpOp::Lt,
+        ast::CmpOp::Le => ir::CmpOp::Le,
+        ast::CmpOp::Gt => ir::CmpOp::Gt,
+        ast::CmpOp::Ge => ir::CmpOp::Ge,
+    }
+}
+
+pub(crate) fn guard_op(op: ast::CmpOp) -> ir::GuardOp {
+    match op {
+        ast::CmpOp::Eq => ir::GuardOp::Eq,
+        ast::CmpOp::Ne => ir::GuardOp::Ne,
+        ast::CmpOp::Lt => ir::GuardOp::Lt,
+        ast::CmpOp::Le => ir::GuardOp::Le,
+        ast::CmpOp::Gt => ir::GuardOp::Gt,
+        ast::CmpOp::Ge => ir::GuardOp::Ge,
+    }
+}
+
+pub(crate) fn probe(p: &ProbeKind) -> ir::Probe {
+    match p {
+        ProbeKind::Len { path: p, op, value } => ir::Probe::Len {
+            path: super::path::write(p),
+            op: cmp(*op),
+            value: *value,
+        },
+        ProbeKind::Compare { path: p, op, value } => ir::Probe::Compare {
+            path: super::path::write(p),
+            op: cmp(*op),
+            value: literal(value),
+        },
+        ProbeKind::In {
+            path: p,
+            negated,
+            values,
+        } => {
+            let values = values.iter().map(literal).collect();
+            if *negated {
+                ir::Probe::NotIn {
+                    path: super::path::write(p),
+                    values,
+                }
+            } else {
+                ir::Probe::In {
+                    path: super::path::write(p),
+                    values,
+                }
+            }
+        }
+        ProbeKind::Contains { path: p, value } => ir::Probe::Contains {
+            path: super::path::write(p),
+            value: literal(value),
+        },
+        ProbeKind::KeysContain { path: p, key } => ir::Probe::KeysContain {
+            path: super::path::write(p),
+            key: key.clone(),
+        },
+        ProbeKind::Exists { path: p } => ir::Probe::Exists {
+            path: super::path::write(p),
+        },
+    }
+}
+
+/// A precondition: the probe's test, of the artifact its subject names.
+fn pre(p: &check::CheckedPre) -> ir::PreProbe {
+    let subject = ir::Subject::Ref {
+        binding: p.subject.binding.clone(),
+        step: p.subject.step_name.clone(),
+        path: p.subject.members.clone(),
+        at: (!p.at.is_empty()).then(|| super::path::write(&p.at).into()),
+    };
+    match probe(&p.kind) {
+        ir::Probe::Len { op, value, .. } => ir::PreProbe::Len { subject, op, value },
+        ir::Probe::Compare { op, value, .. } => ir::PreProbe::Compare { subject, op, value },
+        ir::Probe::In { values, .. } => ir::PreProbe::In { subject, values },
+        ir::Probe::NotIn { values, .. } => ir::PreProbe::NotIn { subject, values },
+        ir::Probe::Contains { value, .. } => ir::PreProbe::Contains { subject, value },
+        ir::Probe::KeysContain { key, .. } => ir::PreProbe::KeysContain { subject, key },
+        ir::Probe::Exists { .. } => ir::PreProbe::Exists { subject },
+    }
+}
+
+fn span(sources: &SourceMap, s: Span) -> ir::SourceSpan {
+    let lc = sources
+        .get(s.file)
+        .map(|f| f.line_col(s.start))
+        .unwrap_or_default();
+    ir::SourceSpan {
+        file: sources.name(s.file).to_string(),
+        start: s.start,
+        end: s.end,
+        line: lc.line,
+        column: lc.column,
+    }
+}

@@ -1,0 +1,619 @@
+//! Source files, spans and positions.
+//!
+//! Every location in planc is a [`Span`]: a file and a half-open byte range.
+//! Line and column numbers (1-based, counted in Unicode scalar values for the
+//! terminal and in UTF-16 code units for the editor) are derived from a
+//! [`SourceFile`]'s line index only when a diagnostic is rendered.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// Identifies one file of a [`SourceMap`]. Index into the map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
+/// A half-open byte range `start..end` inside one file.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span {
+            file,
+            start: clamp_u32(start),
+            end: clamp_u32(end.max(start)),
+        }
+    }
+
+    /// An empty span at `offset`.
+    pub fn point(file: FileId, offset: usize) -> Span {
+        Span::new(file, offset, offset)
+    }
+
+    /// The smallest span covering both. Both must be in the same file; if they
+    /// are not, `self` is returned unchanged.
+    pub fn to(self, other: Span) -> Span {
+        if self.file != other.file {
+            return self;
+        }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    pub fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    pub fn contains(self, other: Span) -> bool {
+        self.file == other.file && self.start <= other.start && other.end <= self.end
+    }
+}
+
+impl fmt::Debug for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}..{}", self.file.0, self.start, self.end)
+    }
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A value with the span it was read from. The span takes no part in
+/// equality: two trees that differ only in positions compare equal.
+#[derive(Clone, Copy)]
+pub struct Spanned<T> {
+    pub node: T,
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(node: T, span: Span) -> Spanned<T> {
+        Spanned { node, span }
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Spanned<U> {
+        Spanned {
+            node: f(self.node),
+            span: self.span,
+        }
+    }
+
+    pub fn as_ref(&self) -> Spanned<&T> {
+        Spanned {
+            node: &self.node,
+            span: self.span,
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Spanned<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.node == other.node
+    }
+}
+
+impl<T: Eq> Eq for Spanned<T> {}
+
+impl<T: fmt::Debug> fmt::Debug for Spanned<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} @ {:?}", self.node, self.span)
+    }
+}
+
+impl<T> std::ops::Deref for Spanned<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.node
+    }
+}
+
+/// What a file holds, which decides the front end that reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// `.plan` text: tool, policy and plan declarations.
+    Text,
+    /// A JSON document: a plan, a catalogue or a policy.
+    Json,
+}
+
+impl SourceKind {
+    /// The kind a file name implies (`.json` is JSON, anything else text).
+    pub fn from_name(name: &str) -> SourceKind {
+        if name.to_ascii_lowercase().ends_with(".json") {
+            SourceKind::Json
+        } else {
+            SourceKind::Text
+        }
+    }
+
+    /// The kind that text implies, for input without a name (stdin): a
+    /// document whose first non-blank character is `{` or `[` is JSON.
+    pub fn sniff(text: &str) -> SourceKind {
+        match text
+            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+            .chars()
+            .next()
+        {
+            Some('{') | Some('[') => SourceKind::Json,
+            _ => SourceKind::Text,
+        }
+    }
+}
+
+/// A 1-based line and column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct LineCol {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One file's name, text and line index (built the first time a position
+/// is asked for).
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    pub id: FileId,
+    /// The name shown in diagnostics: the path as the user gave it, or
+    /// `<stdin>`.
+    pub name: String,
+    pub text: String,
+    pub kind: SourceKind,
+    /// Where each line starts: built from the text the first time a line or
+    /// column is asked for, so a check that renders nothing never scans it.
+    line_starts: OnceLock<Vec<u32>>,
+    /// For JSON files: where each value is and how to spell its RFC 6901
+    /// pointer. Built from the text the first time a diagnostic asks for a
+    /// pointer, so a check that renders none never pays for it.
+    pointers: OnceLock<PointerTable>,
+}
+
+impl SourceFile {
+    pub fn new(
+        id: FileId,
+        name: impl Into<String>,
+        text: impl Into<String>,
+        kind: SourceKind,
+    ) -> SourceFile {
+        SourceFile {
+            id,
+            name: name.into(),
+            text: text.into(),
+            kind,
+            line_starts: OnceLock::new(),
+            pointers: OnceLock::new(),
+        }
+    }
+
+    /// Where each line starts, built on the first call.
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            // memchr scans a word or a vector register at a time, not a byte.
+            let text = self.text.as_bytes();
+            let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+            starts.push(0u32);
+            starts.extend(memchr::memchr_iter(b'\n', text).map(|i| clamp_u32(i + 1)));
+            starts
+        })
+    }
+
+    /// The index of the line holding byte `offset` (0-based).
+    pub fn line_index(&self, offset: u32) -> usize {
+        match self.line_starts().binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+
+    /// The byte offset where 0-based line `line` starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts()
+            .get(line)
+            .map(|&s| s as usize)
+            .unwrap_or(self.text.len())
+    }
+
+    /// The number of lines (a file ending in a newline has an empty last line).
+    pub fn line_count(&self) -> usize {
+        self.line_starts().len()
+    }
+
+    /// Clamps `offset` into the text and back onto a character boundary.
+    fn clamp(&self, offset: u32) -> usize {
+        let mut o = (offset as usize).min(self.text.len());
+        while o > 0 && !self.text.is_char_boundary(o) {
+            o -= 1;
+        }
+        o
+    }
+
+    /// 1-based line and column of a byte offset; the column counts Unicode
+    /// scalar values, as a terminal user counts characters. A byte-order
+    /// mark at the start of the text is not a column (editors hide it);
+    /// offsets still count its three bytes.
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let o = self.clamp(offset);
+        let line = self.line_index(clamp_u32(o));
+        let start = self.line_start(line);
+        let column = self
+            .text
+            .get(start..o)
+            .map(|s| {
+                if start == 0 {
+                    s.strip_prefix('\u{feff}').unwrap_or(s)
+                } else {
+                    s
+                }
+            })
+            .map(|s| s.chars().count())
+            .unwrap_or(0);
+        LineCol {
+            line: clamp_u32(line + 1),
+            column: clamp_u32(column + 1),
+        }
+    }
+
+    /// 0-based line and UTF-16 column of a byte offset, as the Language
+    /// Server Protocol counts them.
+    pub fn utf16_position(&self, offset: u32) -> (u32, u32) {
+        let o = self.clamp(offset);
+        let line = self.line_index(clamp_u32(o));
+        let start = self.line_start(line);
+        let column: usize = self
+            .text
+            .get(start..o)
+            .map(|s| s.chars().map(char::len_utf16).sum())
+            .unwrap_or(0);
+        (clamp_u32(line), clamp_u32(column))
+    }
+
+    /// The byte offset of a 0-based line and UTF-16 column. Positions past
+    /// the end of a line clamp to the line's end, past the last line to the
+    /// end of the text.
+    pub fn offset_of_utf16(&self, line: u32, column: u32) -> usize {
+        let line = line as usize;
+        if line >= self.line_starts().len() {
+            return self.text.len();
+        }
+        let start = self.line_start(line);
+        let end = self.line_start(line + 1);
+        let text = self.text.get(start..end).unwrap_or("");
+        let mut units = 0usize;
+        for (i, c) in text.char_indices() {
+            if units >= column as usize || c == '\n' {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        end
+    }
+
+    /// The RFC 6901 pointer of the innermost JSON value that contains
+    /// `span`; `None` for a text file, a span outside the document, or a
+    /// document that is not JSON. The pointer table
+    /// (`syntax::json::pointer_table`) is built on the first call.
+    pub fn pointer_at(&self, span: Span) -> Option<String> {
+        if self.kind != SourceKind::Json {
+            return None;
+        }
+        self.pointers
+            .get_or_init(|| crate::syntax::json::pointer_table(self.id, &self.text))
+            .pointer_at(&self.text, span)
+    }
+
+    pub fn slice(&self, span: Span) -> &str {
+        self.text.get(span.range()).unwrap_or("")
+    }
+}
+
+/// All the files one compilation reads. The library never touches the file
+/// system: callers add text they have read themselves.
+///
+/// The files are shared: cloning a map copies one pointer per file, not
+/// the texts, so a [`crate::Compiler`] hands its catalogue and policy files
+/// to every check without copying them.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    files: Vec<Arc<SourceFile>>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Adds a file, its kind chosen from its name.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        let name = name.into();
+        let kind = SourceKind::from_name(&name);
+        self.add_with_kind(name, text, kind)
+    }
+
+    pub fn add_with_kind(
+        &mut self,
+        name: impl Into<String>,
+        text: impl Into<String>,
+        kind: SourceKind,
+    ) -> FileId {
+        let id = FileId(clamp_u32(self.files.len()));
+        self.files
+            .push(Arc::new(SourceFile::new(id, name, text, kind)));
+        id
+    }
+
+    pub fn get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize).map(|f| &**f)
+    }
+
+    /// A file to change; one shared with a clone of the map is copied
+    /// first (only a freshly added file is changed in practice).
+    pub fn get_mut(&mut self, id: FileId) -> Option<&mut SourceFile> {
+        self.files.get_mut(id.0 as usize).map(Arc::make_mut)
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = &SourceFile> {
+        self.files.iter().map(|f| &**f)
+    }
+
+    pub fn name(&self, id: FileId) -> &str {
+        self.get(id).map(|f| f.name.as_str()).unwrap_or("<unknown>")
+    }
+}
+
+/// The values of a JSON document, for the RFC 6901 pointer of a span. One
+/// entry per value in document order (so sorted by start, a container before
+/// what it holds), each with its parent and its last reference token; a
+/// pointer is spelt out only when a diagnostic asks for it, so reading a
+/// document allocates nothing per value for it.
+#[derive(Clone, Debug, Default)]
+pub struct PointerTable {
+    entries: Vec<PointerEntry>,
+    /// Keys that are not spelt as they read in the source (they have
+    /// escapes).
+    keys: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PointerEntry {
+    /// The value's span; for an object member, from its key to the end of
+    /// its value, so that a diagnostic on a key gets the member's pointer.
+    span: Span,
+    /// The index of the containing value's entry (the root is its own).
+    parent: u32,
+    token: PointerToken,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum PointerToken {
+    Root,
+    Index(u32),
+    /// A key spelt in the source as it reads: the span of its text.
+    Source {
+        start: u32,
+        end: u32,
+    },
+    /// A key with escapes: its index in `keys`.
+    Decoded(u32),
+}
+
+impl PointerTable {
+    /// Adds the root value; returns its entry index.
+    pub fn root(&mut self, span: Span) -> u32 {
+        self.push(span, None, PointerToken::Root)
+    }
+
+    /// Adds the `index`th item of the array at entry `parent`.
+    pub fn item(&mut self, span: Span, parent: u32, index: usize) -> u32 {
+        self.push(span, Some(parent), PointerToken::Index(clamp_u32(index)))
+    }
+
+    /// Adds a member of the object at entry `parent`: `key` is the decoded
+    /// key, `key_text` the span of its text in the source (no quotes).
+    pub fn member(
+        &mut self,
+        span: Span,
+        parent: u32,
+        key: &str,
+        key_text: Span,
+        source: &str,
+    ) -> u32 {
+        let token = if source.get(key_text.range()) == Some(key) {
+            PointerToken::Source {
+                start: key_text.start,
+                end: key_text.end,
+            }
+        } else {
+            self.keys.push(key.to_string());
+            PointerToken::Decoded(clamp_u32(self.keys.len() - 1))
+        };
+        self.push(span, Some(parent), token)
+    }
+
+    fn push(&mut self, span: Span, parent: Option<u32>, token: PointerToken) -> u32 {
+        let index = clamp_u32(self.entries.len());
+        self.entries.push(PointerEntry {
+            span,
+            parent: parent.unwrap_or(index),
+            token,
+        });
+        index
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Every value's span and pointer, in document order.
+    pub fn all(&self, source: &str) -> Vec<(Span, String)> {
+        (0..self.entries.len())
+            .filter_map(|i| Some((self.entries.get(i)?.span, self.spell(source, i))))
+            .collect()
+    }
+
+    /// The pointer of the innermost value containing `span`.
+    pub fn pointer_at(&self, source: &str, span: Span) -> Option<String> {
+        // Entries are sorted by start; the innermost container of `span` is
+        // the last entry starting at or before it that also ends after it.
+        let upto = self.entries.partition_point(|e| e.span.start <= span.start);
+        let i = (0..upto)
+            .rev()
+            .find(|&i| self.entries.get(i).is_some_and(|e| e.span.end >= span.end))?;
+        Some(self.spell(source, i))
+    }
+
+    /// The pointer of entry `i`: its tokens from the root down, each with
+    /// `~` as `~0` and `/` as `~1`.
+    fn spell(&self, source: &str, i: usize) -> String {
+        let mut chain = Vec::new();
+        let mut at = i;
+        // Parents come before their children, so the walk ends; the bound
+        // keeps it finite whatever the table holds.
+        while let Some(e) = self.entries.get(at) {
+            if chain.len() > self.entries.len() {
+                break;
+            }
+            match e.token {
+                PointerToken::Root => break,
+                token => chain.push(token),
+            }
+            at = e.parent as usize;
+        }
+        let mut out = String::new();
+        for token in chain.iter().rev() {
+            out.push('/');
+            match *token {
+                PointerToken::Root => {}
+                PointerToken::Index(n) => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "{n}");
+                }
+                PointerToken::Source { start, end } => push_pointer_token(
+                    &mut out,
+                    source.get(start as usize..end as usize).unwrap_or(""),
+                ),
+                PointerToken::Decoded(k) => push_pointer_token(
+                    &mut out,
+                    self.keys.get(k as usize).map_or("", String::as_str),
+                ),
+            }
+        }
+        out
+    }
+}
+
+/// Reads an RFC 6901 reference token back into its key: `~1` is `/`, `~0`
+/// is `~` (in that order, so `~01` is `~1`); `None` for a `~` followed by
+/// anything else, which no writer of pointers produces.
+pub fn pointer_token_key(token: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !token.contains('~') {
+        return Some(std::borrow::Cow::Borrowed(token));
+    }
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '~' => match chars.next() {
+                Some('0') => out.push('~'),
+                Some('1') => out.push('/'),
+                _ => return None,
+            },
+            c => out.push(c),
+        }
+    }
+    Some(std::borrow::Cow::Owned(out))
+}
+
+/// Appends a key as an RFC 6901 reference token: `~` as `~0`, `/` as `~1`
+/// ([`pointer_token_key`] reads it back).
+pub fn push_pointer_token(buf: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => buf.push_str("~0"),
+            '/' => buf.push_str("~1"),
+            c => buf.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_tokens_round_trip() {
+        for key in ["a", "a/b", "m~n", "~1", "~01/", ""] {
+            let mut token = String::new();
+            push_pointer_token(&mut token, key);
+            assert_eq!(pointer_token_key(&token).as_deref(), Some(key), "{token}");
+        }
+        assert_eq!(pointer_token_key("~01").as_deref(), Some("~1"));
+        assert_eq!(pointer_token_key("a~2"), None);
+        assert_eq!(pointer_token_key("a~"), None);
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        let f = SourceFile::new(FileId(0), "a", "ab\nçd€x\n", SourceKind::Text);
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        // `x` is after `ç` (2 bytes), `d`, `€` (3 bytes).
+        assert_eq!(f.line_col(9), LineCol { line: 2, column: 4 });
+        assert_eq!(f.line_col(1000), LineCol { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_not_a_column() {
+        let f = SourceFile::new(FileId(0), "a", "\u{feff}ab\n\u{feff}c", SourceKind::Text);
+        assert_eq!(f.line_col(3), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(4), LineCol { line: 1, column: 2 });
+        // Only at the start of the text: elsewhere it is a character.
+        assert_eq!(f.line_col(9), LineCol { line: 2, column: 2 });
+    }
+
+    #[test]
+    fn utf16_round_trip() {
+        let f = SourceFile::new(FileId(0), "a", "x\n😀y\n", SourceKind::Text);
+        // `y` is after an astral character: two UTF-16 units.
+        assert_eq!(f.utf16_position(6), (1, 2));
+        assert_eq!(f.offset_of_utf16(1, 2), 6);
+        assert_eq!(f.offset_of_utf16(1, 99), 7);
+        assert_eq!(f.offset_of_utf16(9, 0), f.text.len());
+    }
+
+    #[test]
+    fn innermost_pointer() {
+        let text = r#"{"a": [1, 2], "x/\u0079": 3}"#;
+        let f = SourceFile::new(FileId(0), "a.json", text, SourceKind::Json);
+        let s = |a, b| Span::new(FileId(0), a, b);
+        assert_eq!(f.pointer_at(s(10, 11)).as_deref(), Some("/a/1"));
+        assert_eq!(f.pointer_at(s(8, 9)).as_deref(), Some("/a"));
+        assert_eq!(f.pointer_at(s(0, 1)).as_deref(), Some(""));
+        assert_eq!(f.pointer_at(s(26, 27)).as_deref(), Some("/x~1y"));
+    }
+
+    #[test]
+    fn spanned_equality_ignores_span() {
+        let a = Spanned::new(1, Span::new(FileId(0), 0, 1));
+        let b = Spanned::new(1, Span::new(FileId(1), 5, 9));
+        assert_eq!(a, b);
+    }
+}

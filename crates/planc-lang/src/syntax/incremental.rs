@@ -1,0 +1,266 @@
+//! Re-reading only the edited step of a `.plan` text: the language
+//! server's path from a keystroke to diagnostics (`docs/performance.md`,
+//! "The language server").
+//!
+//! An edit that lies inside one step of a plan (after its first byte and
+//! before its last) is re-read by lexing and parsing that step's new text
+//! alone; the other steps keep their trees, those after it moved by the
+//! edit's change of length. It is taken only when the result is the tree a
+//! whole parse of the new text gives:
+//!
+//! - the old tree came from a parse with no diagnostic at all;
+//! - the step's new text lexes without a diagnostic, nests no deeper than
+//!   a step inside a plan may, and is exactly one step, read without a
+//!   diagnostic;
+//! - its first and last bytes are unchanged, so the tokens around it split
+//!   where they did (a step ends with `)` or `}`, which no token continues),
+//!   and the step parser, which reads no further than its last token, sees
+//!   the same tokens after it as the old step did.
+//!
+//! Anything else (an edit between steps, in a plan's header, in a later
+//! declaration; a string or comment left open; a syntax error) is a whole
+//! parse, and so is every parse after one that gave a diagnostic.
+
+use super::ast::{self, Clause, ExprKind, InterpPart, Item, ProbeKind};
+use super::{lexer, parser};
+use crate::limits;
+use crate::source::{FileId, Span};
+
+/// Re-reads `module`, the tree of `old` (from a parse of `old` that gave no
+/// diagnostic), for the edited text `new`. `true` when the module is now
+/// the tree of `new`, which then parses without a diagnostic; `false`
+/// when the edit is not one this can re-read, with `module` untouched:
+/// parse `new` whole.
+pub fn reparse(file: FileId, module: &mut ast::Module, old: &str, new: &str) -> bool {
+    if new.len() > limits::MAX_INPUT_BYTES {
+        return false;
+    }
+    let (old_b, new_b) = (old.as_bytes(), new.as_bytes());
+    let shortest = old_b.len().min(new_b.len());
+    let prefix = old_b
+        .iter()
+        .zip(new_b)
+        .position(|(a, b)| a != b)
+        .unwrap_or(shortest);
+    if prefix == old_b.len() && prefix == new_b.len() {
+        return true;
+    }
+    let suffix = old_b
+        .iter()
+        .rev()
+        .zip(new_b.iter().rev())
+        .take(shortest - prefix)
+        .position(|(a, b)| a != b)
+        .unwrap_or(shortest - prefix);
+    // The bytes `old[prefix..old_end]` became `new[prefix..new_end]`.
+    let old_end = old_b.len() - suffix;
+    let delta = new_b.len() as i64 - old_b.len() as i64;
+
+    // Only the last declaration: the spans of a later one would move.
+    let Some(Item::Plan(plan)) = module.items.last_mut() else {
+        return false;
+    };
+    let at = plan
+        .steps
+        .partition_point(|s| (s.span.start as usize) < prefix);
+    let Some(index) = at.checked_sub(1) else {
+        return false;
+    };
+    let Some(step) = plan.steps.get(index) else {
+        return false;
+    };
+    let (start, end) = (step.span.start as usize, step.span.end as usize);
+    // Strictly inside: the step's first and last bytes are unchanged.
+    if !(start < prefix && old_end < end) {
+        return false;
+    }
+    let Ok(new_end) = usize::try_from(end as i64 + delta) else {
+        return false;
+    };
+    let Some(text) = new.get(start..new_end) else {
+        return false;
+    };
+    let Some(step) = read_step(file, text, start) else {
+        return false;
+    };
+    if let Some(s) = plan.steps.get_mut(index) {
+        *s = step;
+    }
+    if delta != 0 {
+        let mv = |span: &mut Span| shift(span, delta);
+        for s in plan.steps.iter_mut().skip(index + 1) {
+            step_spans(s, &mv);
+        }
+        for n in [&mut plan.replans, &mut plan.max_steps]
+            .into_iter()
+            .flatten()
+        {
+            if n.span.start as usize >= end {
+                mv(&mut n.span);
+            }
+        }
+        plan.span.end = moved(plan.span.end, delta);
+    }
+    true
+}
+
+/// The step whose text is `text`, at `offset` in its file; `None` unless
+/// it reads alone exactly as it would in its plan, without a diagnostic.
+fn read_step(file: FileId, text: &str, offset: usize) -> Option<ast::Step> {
+    let mut lexed = lexer::lex(file, text);
+    if !lexed.diagnostics.is_empty() || !lexed.quiet.is_empty() {
+        return None;
+    }
+    // Inside its plan's braces, a step has one bracket fewer to nest in
+    // before the lexer's cut (`limits::MAX_DEPTH`).
+    let mut depth = 0usize;
+    for (token, _) in &lexed.tokens {
+        match token {
+            lexer::Token::LParen | lexer::Token::LBracket | lexer::Token::LBrace => {
+                depth += 1;
+                if depth >= limits::MAX_DEPTH {
+                    return None;
+                }
+            }
+            lexer::Token::RParen | lexer::Token::RBracket | lexer::Token::RBrace => {
+                depth = depth.checked_sub(1)?;
+            }
+            lexer::Token::TooDeep => return None,
+            _ => {}
+        }
+    }
+    for (_, span) in &mut lexed.tokens {
+        *span = (span.start + offset..span.end + offset).into();
+    }
+    parser::parse_step(file, &lexed.tokens, offset + text.len())
+}
+
+fn moved(at: u32, delta: i64) -> u32 {
+    u32::try_from(i64::from(at) + delta).unwrap_or(u32::MAX)
+}
+
+fn shift(span: &mut Span, delta: i64) {
+    span.start = moved(span.start, delta);
+    span.end = moved(span.end, delta);
+}
+
+/// Calls `f` on every span of a step's tree. Every field is named (no
+/// `..`), so a span added to the tree fails to compile here until it is
+/// moved too.
+fn step_spans(step: &mut ast::Step, f: &impl Fn(&mut Span)) {
+    let ast::Step {
+        doc,
+        name,
+        tool,
+        args,
+        json_args,
+        clauses,
+        span,
+    } = step;
+    let ast::Doc {
+        lines: _,
+        span: doc_span,
+    } = doc;
+    doc_span.iter_mut().for_each(f);
+    f(&mut name.span);
+    f(&mut tool.span);
+    for ast::Arg { name, value, span } in args {
+        f(&mut name.span);
+        expr_spans(value, f);
+        f(span);
+    }
+    json_args.iter_mut().for_each(f);
+    for clause in clauses {
+        match clause {
+            Clause::Pre(probe) | Clause::Post(probe) => {
+                let ast::Probe { kind, span } = probe;
+                f(span);
+                match kind {
+                    ProbeKind::Len { path, op, value } | ProbeKind::Compare { path, op, value } => {
+                        path_spans(path, f);
+                        f(&mut op.span);
+                        f(&mut value.span);
+                    }
+                    ProbeKind::In {
+                        path,
+                        negated: _,
+                        values,
+                    } => {
+                        path_spans(path, f);
+                        values.iter_mut().for_each(|v| f(&mut v.span));
+                    }
+                    ProbeKind::Contains { path, value }
+                    | ProbeKind::KeysContain { path, value } => {
+                        path_spans(path, f);
+                        f(&mut value.span);
+                    }
+                    ProbeKind::Exists { path } => path_spans(path, f),
+                    ProbeKind::CountDefault { op, value } => {
+                        f(&mut op.span);
+                        f(&mut value.span);
+                    }
+                    ProbeKind::Error => {}
+                }
+            }
+            Clause::Bind { name, path, span } => {
+                f(&mut name.span);
+                path_spans(path, f);
+                f(span);
+            }
+            Clause::OnUnmet(s) => f(&mut s.span),
+            Clause::Retry(s) => f(&mut s.span),
+            Clause::After { steps, span } => {
+                steps.iter_mut().for_each(|s| f(&mut s.span));
+                f(span);
+            }
+            Clause::Error(span) => f(span),
+        }
+    }
+    f(span);
+}
+
+fn path_spans(path: &mut ast::Path, f: &impl Fn(&mut Span)) {
+    let ast::Path {
+        root,
+        segments,
+        span,
+    } = path;
+    root.iter_mut().for_each(|r| f(&mut r.span));
+    segments.iter_mut().for_each(|s| f(&mut s.span));
+    f(span);
+}
+
+fn expr_spans(expr: &mut ast::Expr, f: &impl Fn(&mut Span)) {
+    f(&mut expr.span);
+    match &mut expr.node {
+        ExprKind::Literal(_) | ExprKind::Error => {}
+        ExprKind::Ref(r) => reference_spans(r, f),
+        ExprKind::List(items) => items.iter_mut().for_each(|e| expr_spans(e, f)),
+        ExprKind::Record(entries) => {
+            for ast::RecordEntry { name, value } in entries {
+                f(&mut name.span);
+                expr_spans(value, f);
+            }
+        }
+        ExprKind::Interp(parts) => {
+            for part in parts {
+                match part {
+                    InterpPart::Text(_) => {}
+                    InterpPart::Ref(r) => {
+                        f(&mut r.span);
+                        reference_spans(&mut r.node, f);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn reference_spans(r: &mut ast::Reference, f: &impl Fn(&mut Span)) {
+    let ast::Reference { name, members } = r;
+    f(&mut name.span);
+    members.iter_mut().for_each(|m| f(&mut m.span));
+}
+
+#[cfg(test)]
+mod tests;
