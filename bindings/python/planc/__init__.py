@@ -28,6 +28,7 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    TypeVar,
     Union,
     cast,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "RunResult",
     "run",
     "run_async",
+    "exact",
     "verify",
     "diff",
     "invalidate",
@@ -433,7 +435,7 @@ class _Driver:
         else:
             retry = self.machine.complete_error(call["step"], *value)
         self.flush()
-        return None if retry is None else json.loads(retry)
+        return None if retry is None else _loads_exact(retry)
 
     def close(self) -> None:
         if self.trace is not None and not self.trace.closed:
@@ -509,6 +511,42 @@ def _dumps(value: Any) -> str:
     return "".join(parts)
 
 
+def _loads_exact(text: str) -> Any:
+    """JSON text with every number written with a fraction or an exponent
+    as a ``decimal.Decimal``, digit for digit (integers stay ``int``): a
+    call's arguments as the machine resolved them."""
+    return json.loads(text, parse_float=decimal.Decimal)
+
+
+def _floats(value: Any) -> Any:
+    """``value`` with each ``decimal.Decimal`` as a ``float``: the
+    arguments of a tool not marked :func:`exact`."""
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_floats(v) for v in value]
+    return value
+
+
+_T = TypeVar("_T")
+
+
+def exact(tool: _T) -> _T:
+    """Marks a tool that takes numbers exactly: its arguments' numbers
+    that are not integers arrive as ``decimal.Decimal`` with the digits
+    the plan or the earlier result wrote (``500.10`` stays ``500.10``),
+    not as ``float``. Tools are not marked by default, so a tool written
+    for floats keeps working; a tool that moves money should be::
+
+        @planc.exact
+        def transfer(iban: str, amount: decimal.Decimal) -> dict: ...
+    """
+    setattr(tool, "planc_exact", True)
+    return tool
+
+
 def _encode(call: Dict[str, Any], value: Any) -> "tuple[bool, Any]":
     try:
         return (True, _dumps(value))
@@ -552,7 +590,7 @@ def _arguments(tool: Tool, call: Dict[str, Any]) -> Dict[str, Any]:
     """The keyword arguments of a call: the step's resolved arguments, and
     a write's ``idempotency_key`` when the tool takes one (the executor's
     key, whatever an argument of that name says; ``docs/executors.md``)."""
-    args = dict(call["args"])
+    args = dict(call["args"]) if getattr(tool, "planc_exact", False) else _floats(call["args"])
     key = call.get("idempotency_key")
     if key is not None and _accepts_key(tool):
         args["idempotency_key"] = key
@@ -638,7 +676,7 @@ def run(
         # Rounds of ready steps, each call in source order with its
         # retries: the trace is the one `planc run` writes.
         while True:
-            round_ = [json.loads(c) for c in d.machine.next(True)]
+            round_ = [_loads_exact(c) for c in d.machine.next(True)]
             d.flush()
             if not round_:
                 break
@@ -677,7 +715,7 @@ async def run_async(
     try:
         while True:
             for c in d.machine.next(True):
-                pending.add(asyncio.ensure_future(one(json.loads(c))))
+                pending.add(asyncio.ensure_future(one(_loads_exact(c))))
             d.flush()
             if not pending:
                 break

@@ -2,9 +2,16 @@
 ``planc run`` (a JSON list of ``{"tool", "args"?, "result"}`` or ``{"tool",
 "args"?, "error": {"code", "retryable", "message"?}}``).
 
-A call gets the first unused entry of its tool whose ``args`` (when given)
-equal the call's; a call no entry matches fails with ``fixture_exhausted``.
-For tests, dry runs and replays::
+The file is read and each call matched by the library's own fixture
+backend, the one ``planc run --tools fixture:FILE`` uses: a malformed file
+is refused with every problem's line, column and pointer, and a call gets
+the first unused entry of its tool whose ``args`` (when given) are the
+call's as exact JSON values (numbers by value, digit for digit: ``500.10``
+is ``500.1``, never ``500.1000000001``); a call no entry matches fails with
+``fixture_exhausted``. The tools take their arguments exactly
+(:func:`planc.exact`) and return results with ``decimal.Decimal`` numbers,
+so nothing passes through binary floating point. For tests, dry runs and
+replays::
 
     recorded = planc.fixture.Recorded.load("tools.json")
     planc.run(ir, recorded.tools())
@@ -12,11 +19,10 @@ For tests, dry runs and replays::
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple, Union
 
-from . import ToolError
+from . import ToolError, _dumps, _loads_exact, _planc, exact
 
 __all__ = ["Recorded"]
 
@@ -25,47 +31,43 @@ class Recorded:
     """The responses of a fixture file, consumed in order per tool."""
 
     def __init__(self, entries: List[Dict[str, Any]]) -> None:
-        self.queues: Dict[str, List[Dict[str, Any]]] = {}
-        for i, entry in enumerate(entries):
-            if not isinstance(entry, dict) or not isinstance(entry.get("tool"), str):
-                raise ValueError(f"entry {i}: expected an object with a `tool` name")
-            if ("result" in entry) == ("error" in entry):
-                raise ValueError(f"entry {i}: an entry has `result` or `error`, not both")
-            self.queues.setdefault(entry["tool"], []).append(entry)
+        self._native = _planc.Fixture(_dumps(entries))
         #: Every call made, in order: ``(tool, args)``.
         self.calls: List[Tuple[str, Dict[str, Any]]] = []
 
     @classmethod
+    def from_text(cls, text: str) -> "Recorded":
+        """A fixture file's text; ``ValueError`` listing what is wrong."""
+        recorded = cls.__new__(cls)
+        recorded._native = _planc.Fixture(text)
+        recorded.calls = []
+        return recorded
+
+    @classmethod
     def load(cls, path: Union[str, Path]) -> "Recorded":
-        entries = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(entries, list):
-            raise ValueError(f"{path}: expected a JSON list of recorded responses")
-        return cls(entries)
+        try:
+            return cls.from_text(Path(path).read_text(encoding="utf-8"))
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
 
     def answer(self, tool: str, args: Dict[str, Any]) -> Any:
         """The next recorded response of ``tool`` for ``args``."""
         self.calls.append((tool, args))
-        queue = self.queues.get(tool, [])
-        for i, entry in enumerate(queue):
-            if entry.get("args") is None or entry["args"] == args:
-                del queue[i]
-                if "error" in entry:
-                    e = entry["error"]
-                    raise ToolError(e["code"], bool(e["retryable"]), e.get("message"))
-                return entry["result"]
-        raise ToolError(
-            "fixture_exhausted",
-            False,
-            f"the fixture has no response left for `{tool}` with arguments {json.dumps(args)}",
-        )
+        ok, text, message, retryable = self._native.answer(tool, _dumps(args))
+        if ok:
+            return _loads_exact(text)
+        raise ToolError(text, retryable, message)
 
     def tools(self, names: Union[List[str], None] = None) -> Dict[str, Callable[..., Any]]:
         """A sync callable per tool (``names``, or every recorded tool)."""
 
         def make(name: str) -> Callable[..., Any]:
-            return lambda **kw: self.answer(name, kw)
+            def call(**kw: Any) -> Any:
+                return self.answer(name, kw)
 
-        return {n: make(n) for n in (names if names is not None else list(self.queues))}
+            return exact(call)
+
+        return {n: make(n) for n in (names if names is not None else self._native.tools())}
 
     def async_tools(self, names: Union[List[str], None] = None) -> Dict[str, Callable[..., Any]]:
         """An async callable per tool."""
@@ -74,6 +76,6 @@ class Recorded:
             async def call(**kw: Any) -> Any:
                 return self.answer(name, kw)
 
-            return call
+            return exact(call)
 
-        return {n: make(n) for n in (names if names is not None else list(self.queues))}
+        return {n: make(n) for n in (names if names is not None else self._native.tools())}

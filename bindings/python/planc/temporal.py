@@ -54,7 +54,15 @@ with workflow.unsafe.imports_passed_through():
     # The native module holds no state between calls, and cannot be loaded
     # twice in one process: the sandbox shares the host's.
     from . import _planc
-    from . import _approved, _call_async, _call_sync, _checked_ir, _json_text
+    from . import (
+        _approved,
+        _call_async,
+        _call_sync,
+        _checked_ir,
+        _dumps,
+        _json_text,
+        _loads_exact,
+    )
 
 __all__ = [
     "MachineVersionError",
@@ -149,7 +157,7 @@ class _Dispatcher:
         tool = self.tools.get(call.tool)
         request = {
             "tool": call.tool,
-            "args": json.loads(call.args),
+            "args": _loads_exact(call.args),
             "idempotency_key": call.idempotency_key,
         }
         if tool is None:
@@ -295,7 +303,7 @@ class PlanWorkflow:
                     StepCall(
                         call["step"],
                         call["tool"],
-                        json.dumps(call["args"]),
+                        _dumps(call["args"]),
                         call.get("idempotency_key"),
                     ),
                     result_type=StepOutcome,
@@ -315,7 +323,7 @@ class PlanWorkflow:
         running: Dict["asyncio.Task[Any]", Dict[str, Any]] = {}
         while True:
             for text in machine.next(True):
-                call = json.loads(text)
+                call = _loads_exact(text)
                 running[start(call)] = call
             self._drain(machine)
             if not running:

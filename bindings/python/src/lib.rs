@@ -295,15 +295,63 @@ struct Machine {
     inner: Core,
 }
 
+/// Recorded tool responses (`fixture:FILE`), read and matched by the
+/// library's backend, as `planc run` reads them: arguments compared as
+/// exact JSON values, numbers by value (`planc.fixture.Recorded`).
+#[pyclass(frozen, module = "planc._planc")]
+struct Fixture {
+    inner: planc::exec::fixture::Fixture,
+}
+
+#[pymethods]
+impl Fixture {
+    /// Reads a fixture file's text; every problem, with its line, column
+    /// and pointer, in one `ValueError`.
+    #[new]
+    fn new(text: &str) -> PyResult<Fixture> {
+        planc::exec::fixture::Fixture::parse(text)
+            .map(|inner| Fixture { inner })
+            .map_err(|errors| {
+                let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                value_error(format!("the fixture is malformed:\n{}", lines.join("\n")))
+            })
+    }
+
+    /// The tools the file has entries for, sorted.
+    fn tools(&self) -> Vec<String> {
+        self.inner.tools()
+    }
+
+    /// The answer to a call of `tool` with the arguments' JSON text:
+    /// `(True, result_json, "", False)`, or `(False, code, message,
+    /// retryable)` for a recorded error or `fixture_exhausted`.
+    fn answer(&self, tool: &str, args: &str) -> PyResult<(bool, String, String, bool)> {
+        let args = Data::parse_text(args).map_err(value_error)?;
+        Ok(match self.inner.answer(tool, &args) {
+            Ok(result) => (true, result.to_json_string(), String::new(), false),
+            Err(e) => (false, e.code, e.message, e.retryable),
+        })
+    }
+}
+
+/// A call due, as JSON text. The arguments are written by the library's
+/// value writer, numbers with the digits they have (a `serde_json::Value`
+/// would round a decimal to the nearest `f64`).
 fn dispatch_json(d: &Dispatch) -> PyResult<String> {
-    to_json(&serde_json::json!({
+    let head = to_json(&serde_json::json!({
         "step": d.step,
         "index": d.index,
         "tool": d.tool,
-        "args": Data::Object(d.args.clone()),
         "attempt": d.attempt,
         "idempotency_key": d.idempotency_key,
-    }))
+    }))?;
+    let Some(fields) = head.strip_suffix('}') else {
+        return Err(PyRuntimeError::new_err(
+            "a call did not serialise to an object",
+        ));
+    };
+    let args = Data::Object(d.args.clone()).to_json_string();
+    Ok(format!("{fields},\"args\":{args}}}"))
 }
 
 #[pymethods]
@@ -459,6 +507,7 @@ fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Compiler>()?;
     m.add_class::<Checked>()?;
     m.add_class::<Machine>()?;
+    m.add_class::<Fixture>()?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
     m.add_function(wrap_pyfunction!(invalidate, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;

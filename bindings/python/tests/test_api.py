@@ -631,6 +631,84 @@ def test_a_decimal_result_keeps_its_digits(compiler: planc.Compiler) -> None:
     assert r.progress["steps"][0]["failure"]["code"] == "invalid_result"
 
 
+EXACT_TOOLS = (
+    "tool pay.send(amount: decimal, memo: string) -> { ok: bool, fee: decimal } write\n"
+)
+EXACT_POLICY = "policy p {\n    actor [p:w]\n    pay.send requires [p:w]\n}\n"
+
+
+def _send(amount: str) -> planc.CheckResult:
+    c = planc.Compiler(catalog=[EXACT_TOOLS], policy=EXACT_POLICY)
+    text = (
+        '{"name": "pay", "steps": [{"name": "s", "tool": "pay.send", '
+        f'"args": {{"amount": {amount}, "memo": "m"}}}}]}}'
+    )
+    checked = c.check(text)
+    assert checked.ok, checked.render("short")
+    return checked
+
+
+def test_a_tool_marked_exact_takes_decimals_digit_for_digit() -> None:
+    from decimal import Decimal
+
+    got: List[Any] = []
+
+    @planc.exact
+    def exact_send(amount: Any, memo: str) -> Dict[str, Any]:
+        got.append(amount)
+        return {"ok": True, "fee": Decimal("0.10")}
+
+    def float_send(amount: Any, memo: str) -> Dict[str, Any]:
+        got.append(amount)
+        return {"ok": True, "fee": 0.1}
+
+    checked = _send("12345678901234567.891")
+    assert run(checked, {"pay.send": exact_send}).exit_code == 0
+    assert got[-1] == Decimal("12345678901234567.891") and isinstance(got[-1], Decimal)
+    # A tool not marked keeps receiving floats, as tools written for them expect.
+    assert run(checked, {"pay.send": float_send}).exit_code == 0
+    assert isinstance(got[-1], float)
+
+
+def test_a_fixture_matches_exact_values_as_planc_run_does(tmp_path: Path) -> None:
+    from decimal import Decimal
+
+    from planc.fixture import Recorded
+
+    # Two amounts one float apart: a float comparison takes one for the
+    # other (both read as 12345678901234568.0) and answers the wrong entry.
+    text = (
+        '[{"tool": "pay.send", "args": {"amount": 12345678901234567.892, "memo": "m"},'
+        ' "result": {"ok": false, "fee": 0}},'
+        ' {"tool": "pay.send", "args": {"amount": 12345678901234567.891, "memo": "m"},'
+        ' "result": {"ok": true, "fee": 0.10}}]'
+    )
+    path = tmp_path / "tools.json"
+    path.write_text(text)
+    recorded = Recorded.load(path)
+    r = run(_send("12345678901234567.891"), recorded.tools())
+    assert r.exit_code == 0, r.events
+    # The entry of the other amount is still there: only that amount gets it.
+    other = {"amount": Decimal("12345678901234567.892"), "memo": "m"}
+    assert recorded.answer("pay.send", other) == {"ok": False, "fee": 0}
+    # Numbers by value: 0.10 is 0.1, as for planc run's fixture backend.
+    again = Recorded([{"tool": "t", "args": {"x": 0.1}, "result": 1}])
+    assert again.answer("t", {"x": 0.10}) == 1
+    with pytest.raises(planc.ToolError) as e:
+        again.answer("t", {"x": 0.1})
+    assert e.value.code == "fixture_exhausted"
+
+
+def test_a_malformed_fixture_is_refused_with_where(tmp_path: Path) -> None:
+    from planc.fixture import Recorded
+
+    path = tmp_path / "tools.json"
+    path.write_text('[{"tool": "t", "result": 1, "error": {"code": "x", "retryable": false}}]')
+    with pytest.raises(ValueError) as e:
+        Recorded.load(path)
+    assert str(path) in str(e.value) and "1:" in str(e.value)
+
+
 def test_a_record_of_another_plan_is_refused(ir: Dict[str, Any], tmp_path: Path) -> None:
     """A record whose complete write was made with other arguments: running
     would repeat a committed write, so nothing runs (as `planc run`, exit 2)."""

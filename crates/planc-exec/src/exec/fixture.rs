@@ -276,8 +276,13 @@ fn escape(key: &str) -> String {
     token
 }
 
-impl Backend for Fixture {
-    fn call(&self, call: &Call<'_>) -> Result<Data, ToolError> {
+impl Fixture {
+    /// The answer to a call of `tool` with `args` (a JSON object): the
+    /// tool's first unconsumed entry whose `args`, when given, are the
+    /// same (numbers by value, exactly), consumed. The Python package's
+    /// `planc.fixture.Recorded` answers through this, so both read and
+    /// match a fixture file alike.
+    pub fn answer(&self, tool: &str, args: &Data) -> Result<Data, ToolError> {
         let Ok(mut queues) = self.queues.lock() else {
             return Err(ToolError {
                 code: "fixture_poisoned".into(),
@@ -285,13 +290,11 @@ impl Backend for Fixture {
                 retryable: false,
             });
         };
-        let tool = call.tool();
-        let actual = call.args_data();
         let queue = queues.get_mut(tool);
         let found = queue.and_then(|q| {
             let at = q
                 .iter()
-                .position(|e| e.args.as_ref().is_none_or(|a| a.same(&actual)))?;
+                .position(|e| e.args.as_ref().is_none_or(|a| a.same(args)))?;
             q.remove(at)
         });
         match found {
@@ -300,11 +303,25 @@ impl Backend for Fixture {
                 code: "fixture_exhausted".into(),
                 message: format!(
                     "the fixture has no response left for `{tool}` with arguments {}",
-                    actual.to_json_string()
+                    args.to_json_string()
                 ),
                 retryable: false,
             }),
         }
+    }
+
+    /// The tools the file has entries for (consumed or not), sorted.
+    pub fn tools(&self) -> Vec<String> {
+        self.queues
+            .lock()
+            .map(|q| q.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+impl Backend for Fixture {
+    fn call(&self, call: &Call<'_>) -> Result<Data, ToolError> {
+        self.answer(call.tool(), &call.args_data())
     }
 
     fn parallel(&self) -> bool {
