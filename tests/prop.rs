@@ -916,6 +916,9 @@ proptest! {
             s.args.values().for_each(|v| shape(v, &mut artifacts));
         }
         let mut record = ProgressRecord::new(ir.name.clone());
+        // Written by this plan's own run: it names the plan's fingerprint,
+        // so the plan again is a resume even with its replans spent.
+        record.fingerprint = Some(ir.fingerprint.clone());
         for s in &ir.steps {
             let mut step = StepRecord::pending(s.name.as_str(), s.tool.as_str());
             step.status = Status::Complete;
@@ -944,6 +947,13 @@ proptest! {
         );
         let irs = driver::lower(&job, &outcome).map_err(TestCaseError::fail)?;
         let replan = irs.first().unwrap();
+        // The plan compiled against its own record is that plan: the
+        // executor takes it for a resume (`docs/ir.md`, "Fingerprint").
+        prop_assert_eq!(
+            planc::ir::plan_fingerprint(replan).map_err(TestCaseError::fail)?,
+            ir.fingerprint.clone(),
+            "{}", listed
+        );
         for s in &replan.steps {
             prop_assert_eq!(s.reuse, Some(true), "`{}` is not reused:\n{}", s.name, listed);
             let recorded = &record.step(&s.name).unwrap().binds;

@@ -331,7 +331,7 @@ fn review_with_a_record_says_where_the_run_stands() {
     ));
     assert!(page.contains("data-step=\"fetch_schema\" data-status=\"failed\">"));
     assert!(page.contains(
-        "<article class=\"card write approval status-pending invalidated\" id=\"step-3\" data-step=\"provision_db\" data-status=\"pending\">"
+        "<article class=\"card write approval guard status-pending invalidated\" id=\"step-3\" data-step=\"provision_db\" data-status=\"pending\">"
     ));
     // The subgraph: the failed step and the two reading its data, not the
     // configuration before it.

@@ -444,9 +444,15 @@ impl Compiler {
         let modules: Vec<&ast::Module> = parsed.iter().map(|p| &*p.module).collect();
         let record = progress.map(|id| driver::read_progress(&mut sources, id));
         let progress = driver::progress_of(record.as_ref(), &mut diagnostics);
-        let (mut plan_diags, plans) =
+        let (mut plan_diags, mut plans) =
             check::check_plans(&self.models, &modules, &syntax_errors, progress);
         diagnostics.append(&mut plan_diags);
+        driver::resume_fingerprints(
+            &mut plans,
+            record.as_ref().and_then(|r| r.record.as_ref()),
+            &sources,
+            &mut diagnostics,
+        );
         diagnostics::sort(&mut diagnostics);
         parsed.extend(self.parsed.iter().cloned());
         let outcome = Outcome {

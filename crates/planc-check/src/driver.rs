@@ -238,6 +238,12 @@ pub fn run(job: &mut Job) -> Outcome {
     });
     let mut checked = checked;
     diagnostics.append(&mut checked.diagnostics);
+    resume_fingerprints(
+        &mut checked.plans,
+        record.as_ref().and_then(|r| r.record.as_ref()),
+        &job.sources,
+        &mut diagnostics,
+    );
     diagnostics::sort(&mut diagnostics);
     // Each file once, in its first role's reading: plans first.
     let mut parsed: Vec<Parsed> = Vec::with_capacity(trees.len());
@@ -375,6 +381,50 @@ pub(crate) fn misplaced(
                 .with_label(label)
                 .with_help(help),
         );
+    }
+}
+
+/// The resumes the checker could not confirm by name alone
+/// ([`check::Replan::resume_unless`]): each such plan is lowered and its
+/// plan fingerprint compared with the one its record names, as the
+/// executor compares them (`docs/replanning.md`). A record that names
+/// another plan (a step that had not run changed) or none is a replan's
+/// record, and the run's replans are spent: E0305, as the run would stop.
+pub(crate) fn resume_fingerprints(
+    plans: &mut [check::CheckedPlan],
+    record: Option<&crate::progress::ProgressRecord>,
+    sources: &SourceMap,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(record) = record else {
+        return;
+    };
+    let named = record.fingerprint.as_deref().filter(|f| !f.is_empty());
+    for plan in plans.iter_mut() {
+        let Some(d) = plan.replan.as_mut().and_then(|r| r.resume_unless.take()) else {
+            continue;
+        };
+        // A plan with errors is refused already, and is not lowered.
+        if plan.errors > 0 {
+            continue;
+        }
+        let ours = ir::lower(plan, sources)
+            .and_then(|ir| Ok((ir::plan_fingerprint(&ir)?, ir.fingerprint)));
+        let note = match (named, ours) {
+            (Some(f), Ok((plan_fp, ir_fp))) if f == plan_fp || f == ir_fp => continue,
+            (None, _) => "the record names no plan fingerprint, so no plan is its resume: \
+                the executor counts this plan a replan"
+                .to_string(),
+            (Some(f), Ok((plan_fp, _))) => format!(
+                "the record was written by the plan `{f}`, and this plan is `{plan_fp}`: \
+                 a step that had not run changed, so this plan is a replan, not a resume"
+            ),
+            (Some(_), Err(e)) => {
+                format!("this plan's fingerprint could not be computed ({e}): taken for a replan")
+            }
+        };
+        diagnostics.push((*d).with_note(note));
+        plan.errors += 1;
     }
 }
 

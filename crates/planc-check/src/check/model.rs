@@ -49,6 +49,12 @@ pub struct CheckedPlan {
 pub struct Replan {
     /// How many replans the run had used when the record was written.
     pub replans_used: u64,
+    /// The run's replans are spent and the plan has the record's name,
+    /// steps and tools and reuses every step the record completed: it is
+    /// a resume only if the record names its plan fingerprint, and this
+    /// E0305 is reported otherwise ([`crate::check::resume_fingerprints`],
+    /// once the plan is lowered; `docs/replanning.md`).
+    pub resume_unless: Option<Box<crate::diagnostics::Diagnostic>>,
     /// The recorded artifacts the plan refers to without binding them, with
     /// their values (each reference was checked as that value, a literal).
     pub artifacts_in: std::collections::BTreeMap<String, crate::progress::JsonValue>,

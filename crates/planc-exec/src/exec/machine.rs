@@ -500,10 +500,8 @@ impl Machine {
                 .iter()
                 .map(|s| (s.name.as_str(), s.tool.as_str())),
         );
-        // The replan budget, held here for every driver: a replan whose
-        // steps keep the record's names and tools is taken for a resume
-        // by the checker's test (`replans_used` against `replans`), but
-        // not by its fingerprint.
+        // The replan budget, held here for every driver, whatever was
+        // checked before (the checker compares the same fingerprints).
         if !same_plan
             && let Some(budget) = self.ir.budget.replans
             && record.replans_used >= budget

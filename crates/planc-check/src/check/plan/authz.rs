@@ -148,6 +148,18 @@ impl<'a> Checker<'a, '_> {
                     }
                     None => self.ceiling_incomparable(i, step, arg, &arg.value.ty, c, &origin),
                 }
+                // Its reference keeps the guard it has without a record
+                // (silently): the IR of a plan compiled against its own
+                // record is that plan's, by its plan fingerprint
+                // (`docs/ir.md`), and the executor checks the value again.
+                if !arg.value.references().is_empty() && may_compare(&arg.value.ty, limit) {
+                    authz.guards.push(Guard {
+                        arg: c.arg.clone(),
+                        test: GuardTest::Cmp(c.op, limit.clone()),
+                        each: false,
+                        ceiling_span: c.span,
+                    });
+                }
                 continue;
             }
             match &arg.value.kind {

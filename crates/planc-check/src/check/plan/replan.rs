@@ -362,8 +362,9 @@ impl<'a> Checker<'a, '_> {
     /// without a progress record.
     pub(super) fn replan(&mut self) -> Option<Replan> {
         let record = self.record()?;
-        self.replan_budget(record);
+        let resume_unless = self.replan_budget(record).map(Box::new);
         Some(Replan {
+            resume_unless,
             replans_used: record.replans_used,
             artifacts_in: std::mem::take(&mut self.artifacts_in),
             reuse: std::mem::take(&mut self.reuse),
@@ -500,8 +501,12 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// E0305 when the run has used its replans. The record of this very
-    /// plan is a resume, not a replan (as the executor counts).
-    fn replan_budget(&mut self, record: &ProgressRecord) {
+    /// plan is a resume, not a replan (as the executor counts): a plan
+    /// with the record's name, steps and tools that reuses every step the
+    /// record completed is one only if the record names its plan
+    /// fingerprint, known once it is lowered. The E0305 it gets otherwise
+    /// is returned, for [`crate::check::resume_fingerprints`] to decide.
+    fn replan_budget(&mut self, record: &ProgressRecord) -> Option<Diagnostic> {
         // The stricter of the plan's `replans` and the policy's `replans <=`:
         // the operator's bound holds whatever the planner writes.
         let ours = self.plan.replans.map(|b| (b, "plan"));
@@ -510,19 +515,17 @@ impl<'a> Checker<'a, '_> {
             .policy
             .and_then(|p| p.replans)
             .map(|b| (b, "policy"));
-        let Some((budget, whose)) = (match (ours, theirs) {
+        let (budget, whose) = match (ours, theirs) {
             (Some(a), Some(b)) => Some(if b.0.node < a.0.node { b } else { a }),
             (a, b) => a.or(b),
-        }) else {
-            return;
-        };
+        }?;
         let steps = self
             .plan
             .steps
             .iter()
             .map(|s| (s.name.node.as_str(), s.tool.node.as_str()));
         if record.replans_used < budget.node {
-            return;
+            return None;
         }
         // The record's plan again (its name, steps and tools) is a resume
         // only if every step it completed is reused here: a complete step
@@ -543,9 +546,6 @@ impl<'a> Checker<'a, '_> {
             })
             .map(|s| s.name.clone());
         let same_plan = record.is_of(&self.plan.name.node, steps);
-        if same_plan && changed.is_none() {
-            return;
-        }
         let mut d = Diagnostic::new(
             Code::E0305,
             budget.span,
@@ -571,7 +571,11 @@ impl<'a> Checker<'a, '_> {
                 format!("the record says {} replans were used", record.replans_used),
             );
         }
+        if same_plan && changed.is_none() {
+            return Some(d);
+        }
         self.diags.push(d);
+        None
     }
 
     /// The recorded binds of `step` when it is reused, reporting N0303 or,

@@ -73,16 +73,22 @@ impl<'a> Checker<'a, '_> {
             } else {
                 self.decide_one(i, step, arg, None, &arg.value, c, &origin)
             };
-            if guard {
+            if let Some(note) = guard {
                 authz.guards.push(Guard {
                     arg: c.arg.clone(),
                     test,
                     each: c.each,
                     ceiling_span: c.span,
                 });
-                let d =
-                    super::authz::guarded_at_dispatch(arg, ("rule", &c.text()), c.span, &origin);
-                self.report(i, d);
+                if note {
+                    let d = super::authz::guarded_at_dispatch(
+                        arg,
+                        ("rule", &c.text()),
+                        c.span,
+                        &origin,
+                    );
+                    self.report(i, d);
+                }
             }
         }
     }
@@ -91,7 +97,11 @@ impl<'a> Checker<'a, '_> {
     /// element `element` of it): decided now when the value is known now
     /// (a literal, a reused step's recorded value), refused when it is
     /// neither known nor bound by a reference (a record, a nested list).
-    /// Whether it needs a guard at dispatch.
+    /// Whether it needs a guard at dispatch (`None`: no), and whether that
+    /// guard is worth a note: a reused step's recorded value is decided
+    /// now, and its reference keeps the guard it has without a record
+    /// (silently), so that the IR of a plan compiled against its own
+    /// record is that plan's (its plan fingerprint, `docs/ir.md`).
     #[allow(clippy::too_many_arguments)]
     fn decide_one(
         &mut self,
@@ -102,7 +112,7 @@ impl<'a> Checker<'a, '_> {
         value: &TypedValue,
         c: &ArgCondition,
         origin: &dyn fmt::Display,
-    ) -> bool {
+    ) -> Option<bool> {
         let known = match (self.reused_literal(i, value), &value.kind) {
             (Some((v, by, at)), _) => Some((v, Some((by, at)))),
             (None, ValueKind::Literal(v)) => Some((v.clone(), None)),
@@ -114,6 +124,7 @@ impl<'a> Checker<'a, '_> {
             element: element.map(|k| (k, value.span)),
         };
         if let Some((v, recorded)) = known {
+            let reused = recorded.is_some() && !value.references().is_empty();
             // A `null` given for a list is not a list: no element holds.
             let admitted = if c.each && element.is_none() {
                 false
@@ -134,22 +145,22 @@ impl<'a> Checker<'a, '_> {
                 }
                 self.report(i, d);
             }
-            return false;
+            return reused.then_some(false);
         }
         if value.references().is_empty() {
             // A list, a record: no single value the rule decides, and
             // nothing a guard could bind.
             let d = refusal(&at, None, c, origin);
             self.report(i, d);
-            return false;
+            return None;
         }
-        true
+        Some(true)
     }
 
     /// A rule over each element of a list argument: the elements known now
     /// decided now, one guard at dispatch over the whole list when any
     /// element (or the list itself) is bound by a reference. Whether it
-    /// needs that guard.
+    /// needs that guard, and a note (as [`Self::decide_one`]).
     fn decide_each(
         &mut self,
         i: usize,
@@ -157,18 +168,20 @@ impl<'a> Checker<'a, '_> {
         arg: &CheckedArg,
         c: &ArgCondition,
         origin: &dyn fmt::Display,
-    ) -> bool {
+    ) -> Option<bool> {
         let ValueKind::List(items) = &arg.value.kind else {
             // The list itself from a reference, or a value that is not a
             // list (`null`): one value to decide.
             return self.decide_one(i, step, arg, None, &arg.value, c, origin);
         };
-        let mut guard = false;
+        let mut guard = None;
         for (k, item) in items.iter().enumerate() {
             if item.ty.is_error() || matches!(item.kind, ValueKind::Error) {
                 continue;
             }
-            guard |= self.decide_one(i, step, arg, Some(k), item, c, origin);
+            if let Some(note) = self.decide_one(i, step, arg, Some(k), item, c, origin) {
+                guard = Some(note || guard.unwrap_or(false));
+            }
         }
         guard
     }
