@@ -54,9 +54,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "syntax",
         ],
     ),
-    // The IR's values are the record's exact JSON values, and the record's
-    // reader checks the IR's fingerprint.
-    ("planc-exec", &["ir", "progress"]),
     // The checker decides a replan's recorded values with the lowering's
     // forms and `eval`; the lowering and `verify` read the checker's model.
     ("planc-check", &["check", "exec", "ir"]),
