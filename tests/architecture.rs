@@ -54,9 +54,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "syntax",
         ],
     ),
-    // The checker decides a replan's recorded values with the lowering's
-    // forms and `eval`; the lowering and `verify` read the checker's model.
-    ("planc-check", &["check", "exec", "ir"]),
 ];
 
 fn root() -> PathBuf {
