@@ -29,10 +29,18 @@
 
 pub use planc_check::{check, compiler, driver, exec, ir, plan_schema, project};
 pub use planc_exec::progress;
-pub use planc_lang::{catalog, diagnostics, limits, policy, source, suggest, syntax};
+pub use planc_lang::{ast, catalog, limits, policy, render, source, suggest, syntax};
 #[cfg(feature = "cli")]
 pub use planc_lsp::lsp;
 pub use planc_view::{fmt, view};
+
+/// The diagnostic model (`planc_lang::diagnostics`) with its renderers
+/// under the name they have always had here (`diagnostics::render`); in
+/// `planc-lang` the renderers stand above the front ends (`render`).
+pub mod diagnostics {
+    pub use planc_lang::diagnostics::*;
+    pub use planc_lang::render;
+}
 
 pub use compiler::{Checked, Compiler, Unlowered};
 pub use diagnostics::{Code, Diagnostic, Severity};

@@ -59,7 +59,7 @@ pub struct Compiler {
 #[derive(Clone, Debug)]
 pub struct Checked {
     /// The catalogue and policy files and the plan's (last), for the
-    /// renderers of [`crate::diagnostics::render`]. The catalogue and
+    /// renderers of [`planc_lang::render`]. The catalogue and
     /// policy texts are shared with the [`Compiler`], not copied.
     pub sources: SourceMap,
     /// The plan text's file in `sources`.

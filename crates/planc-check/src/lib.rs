@@ -19,11 +19,7 @@ pub mod ir {
 
     mod lower;
 
-    pub(crate) use lower::guard_op as lower_guard_op;
     pub use lower::lower;
-    pub(crate) use lower::probe as lower_probe;
-    pub(crate) use lower::value as lower_value;
-    pub(crate) use planc_exec::ir::literal as lower_literal;
 }
 
 /// The executor (`planc_exec::exec`) and the verification of an IR file

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-pub use crate::diagnostics::render::{ArtifactUri, encode_uri_path};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::driver::Job;
 use crate::source::{FileId, SourceFile, SourceKind, Span};
+pub use planc_lang::render::{ArtifactUri, encode_uri_path};
 
 /// The name of the project file, looked for in the plan's folder and above.
 pub const CONFIG_FILE: &str = "planc.toml";

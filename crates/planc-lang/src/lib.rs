@@ -1,16 +1,20 @@
 //! planc's language: the bottom layer of the compiler (`ARCHITECTURE.md`).
 //!
 //! Source text and its spans (`source`), the one diagnostic model and the
-//! registry of codes (`diagnostics`), the input limits (`limits`), both
-//! front ends (`syntax`: the `.plan` text and the JSON forms, read into one
-//! syntax tree), and the models the checker checks against: the tool
-//! catalogue (`catalog`, with the exact values) and the policy (`policy`).
-//! It does no IO and knows nothing of the checker, the IR or the executor.
+//! registry of codes (`diagnostics`), the input limits (`limits`), the
+//! syntax tree (`ast`), both front ends (`syntax`: the `.plan` text and the
+//! JSON forms, read into that one tree), the models the checker checks
+//! against: the tool catalogue (`catalog`, with the exact values) and the
+//! policy (`policy`), and the diagnostics' renderers (`render`, above the
+//! front ends). It does no IO and knows nothing of the checker, the IR or
+//! the executor.
 
+pub mod ast;
 pub mod catalog;
 pub mod diagnostics;
 pub mod limits;
 pub mod policy;
+pub mod render;
 pub mod seen;
 pub mod source;
 pub mod suggest;

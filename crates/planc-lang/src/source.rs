@@ -302,17 +302,12 @@ impl SourceFile {
         end
     }
 
-    /// The RFC 6901 pointer of the innermost JSON value that contains
-    /// `span`; `None` for a text file, a span outside the document, or a
-    /// document that is not JSON. The pointer table
-    /// (`syntax::json::pointer_table`) is built on the first call.
-    pub fn pointer_at(&self, span: Span) -> Option<String> {
-        if self.kind != SourceKind::Json {
-            return None;
-        }
-        self.pointers
-            .get_or_init(|| crate::syntax::json::pointer_table(self.id, &self.text))
-            .pointer_at(&self.text, span)
+    /// The file's pointer table, built by `build` on the first call. Only
+    /// the JSON parser builds one: `SourceFile::pointer_at`, which parses
+    /// the text, is `syntax::json`'s (`syntax/json/pointer.rs`), so the
+    /// source map stays below the front ends.
+    pub(crate) fn pointers(&self, build: impl FnOnce() -> PointerTable) -> &PointerTable {
+        self.pointers.get_or_init(build)
     }
 
     pub fn slice(&self, span: Span) -> &str {

@@ -60,6 +60,7 @@
 
 pub mod graph;
 pub mod hidden;
+pub(crate) mod ir_form;
 pub mod model;
 mod plan;
 

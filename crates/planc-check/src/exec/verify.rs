@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use super::eval::{self, Artifacts};
 use crate::catalog::{self, Ty};
 use crate::check::Models;
+use crate::check::ir_form::guard_op;
 use crate::ir::{
     self, DependencyReason, Effect, Guard, GuardLimit, GuardOp, PlanIr, StepIr, Value,
 };
@@ -363,8 +364,8 @@ fn authorised(
         };
         let guard = Guard {
             arg: ceiling.arg.clone(),
-            op: ir::lower_guard_op(ceiling.op),
-            limit: GuardLimit::One(ir::lower_literal(limit)),
+            op: guard_op(ceiling.op),
+            limit: GuardLimit::One(ir::literal(limit)),
             each: false,
         };
         guarded(step, known, &guard, &ceiling.text(), false, out);
@@ -386,7 +387,7 @@ fn authorised(
                     } else {
                         GuardOp::In
                     },
-                    limit: GuardLimit::List(values.iter().map(ir::lower_literal).collect()),
+                    limit: GuardLimit::List(values.iter().map(ir::literal).collect()),
                     each: condition.each,
                 };
                 guarded(step, known, &guard, &text, optional, out);
@@ -403,7 +404,7 @@ fn authorised(
             Condition::Total { max, per } => {
                 let aggregate = ir::Aggregate {
                     arg: condition.arg.clone(),
-                    max: ir::lower_literal(max),
+                    max: ir::literal(max),
                     per: per.clone(),
                 };
                 if !step.authz.aggregates.contains(&aggregate) {

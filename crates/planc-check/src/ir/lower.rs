@@ -3,9 +3,8 @@
 //! changes its shape (indices to names, values to tagged IR values, spans to
 //! file/line/column).
 
-use crate::check::{
-    self, CheckedPlan, CheckedStep, DepReason, GuardTest, ProbeKind, TypedValue, ValueKind,
-};
+use crate::check::ir_form::{guard_op, probe, value};
+use crate::check::{self, CheckedPlan, CheckedStep, DepReason, GuardTest};
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast;
 use planc_exec::ir::{self, literal, result_type, type_ir};
@@ -186,112 +185,6 @@ fn lower_step(
             .as_ref()
             .and_then(|r| r.reuse.get(step.index).cloned().flatten()),
     })
-}
-
-/// The IR value of an argument; `None` when an error made it unknown.
-/// Recursion is bounded by the nesting cap of the front ends.
-pub(crate) fn value(v: &TypedValue) -> Option<ir::Value> {
-    Some(match &v.kind {
-        ValueKind::Literal(l) => ir::Value::Literal {
-            literal: literal(l),
-        },
-        ValueKind::Ref(r) => reference(r),
-        ValueKind::List(items) => ir::Value::List {
-            items: items.iter().map(value).collect::<Option<_>>()?,
-        },
-        ValueKind::Record(entries) => ir::Value::Record {
-            fields: entries
-                .iter()
-                .map(|(k, v)| Some((k.clone(), value(v)?)))
-                .collect::<Option<_>>()?,
-        },
-        ValueKind::Interp(parts) => ir::Value::Interpolate {
-            parts: parts
-                .iter()
-                .map(|p| match p {
-                    check::InterpPiece::Text(t) => ir::Value::Literal {
-                        literal: ir::Literal::String(t.clone()),
-                    },
-                    check::InterpPiece::Ref { reference: r, .. } => reference(r),
-                })
-                .collect(),
-        },
-        ValueKind::Error => return None,
-    })
-}
-
-fn reference(r: &check::RefValue) -> ir::Value {
-    ir::Value::Ref {
-        binding: r.binding.clone(),
-        step: r.step_name.clone(),
-        path: r.members.clone(),
-    }
-}
-
-pub(crate) fn cmp(op: ast::CmpOp) -> ir::CmpOp {
-    match op {
-        ast::CmpOp::Eq => ir::CmpOp::Eq,
-        ast::CmpOp::Ne => ir::CmpOp::Ne,
-        ast::CmpOp::Lt => ir::CmpOp::Lt,
-        ast::CmpOp::Le => ir::CmpOp::Le,
-        ast::CmpOp::Gt => ir::CmpOp::Gt,
-        ast::CmpOp::Ge => ir::CmpOp::Ge,
-    }
-}
-
-pub(crate) fn guard_op(op: ast::CmpOp) -> ir::GuardOp {
-    match op {
-        ast::CmpOp::Eq => ir::GuardOp::Eq,
-        ast::CmpOp::Ne => ir::GuardOp::Ne,
-        ast::CmpOp::Lt => ir::GuardOp::Lt,
-        ast::CmpOp::Le => ir::GuardOp::Le,
-        ast::CmpOp::Gt => ir::GuardOp::Gt,
-        ast::CmpOp::Ge => ir::GuardOp::Ge,
-    }
-}
-
-pub(crate) fn probe(p: &ProbeKind) -> ir::Probe {
-    match p {
-        ProbeKind::Len { path: p, op, value } => ir::Probe::Len {
-            path: super::path::write(p),
-            op: cmp(*op),
-            value: *value,
-        },
-        ProbeKind::Compare { path: p, op, value } => ir::Probe::Compare {
-            path: super::path::write(p),
-            op: cmp(*op),
-            value: literal(value),
-        },
-        ProbeKind::In {
-            path: p,
-            negated,
-            values,
-        } => {
-            let values = values.iter().map(literal).collect();
-            if *negated {
-                ir::Probe::NotIn {
-                    path: super::path::write(p),
-                    values,
-                }
-            } else {
-                ir::Probe::In {
-                    path: super::path::write(p),
-                    values,
-                }
-            }
-        }
-        ProbeKind::Contains { path: p, value } => ir::Probe::Contains {
-            path: super::path::write(p),
-            value: literal(value),
-        },
-        ProbeKind::KeysContain { path: p, key } => ir::Probe::KeysContain {
-            path: super::path::write(p),
-            key: key.clone(),
-        },
-        ProbeKind::Exists { path: p } => ir::Probe::Exists {
-            path: super::path::write(p),
-        },
-    }
 }
 
 /// A precondition: the probe's test, of the artifact its subject names.

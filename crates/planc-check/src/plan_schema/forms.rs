@@ -407,7 +407,7 @@ pub(crate) fn with_description(mut schema: Value, text: &str) -> Value {
 
 /// The `--format json` report, from the types the renderer serialises.
 pub fn diagnostics() -> Value {
-    let schema = schemars::schema_for!(crate::diagnostics::render::JsonReport<'static>);
+    let schema = schemars::schema_for!(planc_lang::render::JsonReport<'static>);
     let mut v = schema.to_value();
     if let Some(o) = v.as_object_mut() {
         o.insert("title".into(), json!("planc --format json report"));

@@ -14,7 +14,7 @@ use crate::syntax::json;
 
 /// Run-time values are the progress record's plain JSON: one value type
 /// from the tool's answer to the record.
-pub use crate::progress::{JsonNumber, JsonValue as Data};
+pub use crate::value::{JsonNumber, JsonValue as Data};
 
 impl Data {
     /// Parses JSON text; the error is a message with the line and column.

@@ -439,7 +439,7 @@ impl ser::SerializeStruct for Obj {
         let node = value.serialize(Canon)?;
         if self.raw {
             return match node {
-                Node::String(text) if crate::progress::types::is_json_number(&text) => {
+                Node::String(text) if crate::value::is_json_number(&text) => {
                     self.members.push((String::new(), Node::Number(text)));
                     Ok(())
                 }
@@ -489,7 +489,7 @@ mod tests {
 
     #[test]
     fn numbers_keep_their_text_and_floats_are_refused() {
-        let v = crate::progress::JsonValue::parse(
+        let v = crate::value::JsonValue::parse(
             "{\"b\": 500.00, \"a\": [1e3, -0, 123456789012345678901234567890]}",
         )
         .unwrap();

@@ -62,7 +62,7 @@ pub struct ProgressIr {
     /// The recorded artifacts the plan refers to without binding them, with
     /// their recorded values. Each such reference is written in the
     /// arguments as that value, a literal.
-    pub artifacts_in: BTreeMap<String, crate::progress::JsonValue>,
+    pub artifacts_in: BTreeMap<String, crate::value::JsonValue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -125,7 +125,7 @@ pub struct StepIr {
     /// A reused step's binds, with their recorded values: the artifacts an
     /// executor takes instead of running the step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub artifacts: Option<BTreeMap<String, crate::progress::JsonValue>>,
+    pub artifacts: Option<BTreeMap<String, crate::value::JsonValue>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -10,10 +10,10 @@ pub mod types;
 pub mod value;
 
 use crate::FastMap;
+use crate::ast::{self, Str};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::seen::Seen;
 use crate::source::{Span, Spanned};
-use crate::syntax::ast::{self, Str};
 
 pub use types::{Counted, FieldTy, PathStep, Ty};
 pub use value::{Date, Datetime, LiteralError, Value};

@@ -9,8 +9,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::value::{self, Value};
+use crate::ast::{self, PathSeg, Str};
 use crate::limits;
-use crate::syntax::ast::{self, PathSeg, Str};
 
 /// A type of the plan language (`docs/language.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 
 use super::types::Ty;
-use crate::syntax::ast::{CmpOp, Literal, Str};
+use crate::ast::{CmpOp, Literal, Str};
 
 /// A literal's exact value.
 #[derive(Clone, Debug, PartialEq, Eq)]

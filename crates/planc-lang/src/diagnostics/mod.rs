@@ -1,13 +1,13 @@
 //! The one diagnostic model of planc.
 //!
 //! Every stage (lexer, parser, JSON front end, checker) reports a
-//! [`Diagnostic`]; the renderers (`human`, `short`, `json`, `sarif`) and the
-//! language server read it unchanged. A diagnostic always has a primary span:
+//! [`Diagnostic`]; the renderers (`human`, `short`, `json`, `sarif`, in
+//! `crate::render`, above the front ends whose lexicon and JSON pointers
+//! they use) and the language server read it unchanged. A diagnostic always has a primary span:
 //! there is no diagnostic without a location.
 
 mod codes;
 pub mod explain;
-pub mod render;
 
 pub use codes::Code;
 

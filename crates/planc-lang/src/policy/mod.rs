@@ -8,10 +8,10 @@
 //! other rule names a rule of its own, built from the `*` rule's clauses.
 
 use crate::FastMap;
+use crate::ast::{self, CmpOp, Str};
 use crate::catalog::{self, Catalog, Value};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Span, Spanned};
-use crate::syntax::ast::{self, CmpOp, Str};
 
 mod rules;
 pub use rules::{ArgCondition, Condition, admits_in, whole_match};

@@ -12,10 +12,10 @@
 
 use regex::Regex;
 
+use crate::ast::{self, Str};
 use crate::catalog::{self, Ty, Value};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Span;
-use crate::syntax::ast::{self, Str};
 
 /// The most memory one compiled pattern may take: a policy's pattern is
 /// small, and a larger one is refused rather than built.

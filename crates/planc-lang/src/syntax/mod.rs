@@ -1,7 +1,6 @@
 //! The front ends: text (logos lexer, chumsky parser) and JSON, both
 //! producing the syntax tree of [`ast`].
 
-pub mod ast;
 pub mod incremental;
 pub mod json;
 pub mod json_catalog;
@@ -14,6 +13,8 @@ pub mod lexicon;
 pub mod literal;
 pub mod parser;
 pub mod path;
+
+pub use crate::ast;
 
 use crate::diagnostics::{self, Code, Diagnostic};
 use crate::limits;

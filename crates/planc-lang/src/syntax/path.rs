@@ -9,7 +9,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::ast::{PathSeg, Str};
+use super::ast::{self, PathSeg, Str};
 use super::{lexicon, literal};
 
 /// What [`parse`] reads, as a JSON Schema `pattern`: `$`, then `.field`,
@@ -205,6 +205,21 @@ impl Segments<'_> {
         };
         self.at = i;
         Some(Ok(seg))
+    }
+}
+
+/// A reference path as every form spells it: its root (`$` for the result)
+/// and each [`write_segment`].
+impl fmt::Display for ast::Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.root {
+            Some(name) => f.write_str(&name.node)?,
+            None => f.write_str("$")?,
+        }
+        for s in &self.segments {
+            write_segment(f, &s.node)?;
+        }
+        Ok(())
     }
 }
 

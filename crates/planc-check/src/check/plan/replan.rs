@@ -22,7 +22,7 @@
 //! - A step named like a `complete` step, with the same tool, the same
 //!   resolved arguments and binds the record holds, is reused (N0303). The
 //!   arguments are resolved as the executor resolves them
-//!   ([`crate::exec::eval::resolve`]), from the recorded values of the
+//!   ([`planc_exec::exec::eval::resolve`]), from the recorded values of the
 //!   steps reused before it, so the checker and the executor agree on what
 //!   "the same call" is.
 //! - Not reused, a `complete` step that is not repeatable (a `write` that is
@@ -35,8 +35,9 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::exec::eval;
+use crate::check::ir_form;
 use crate::progress::{FailureKind, JsonValue, ProgressRecord, Status, StepRecord};
+use planc_exec::exec::eval;
 
 /// Where a recorded artifact comes from.
 enum Recorded<'r> {
@@ -307,7 +308,7 @@ impl<'a> Checker<'a, '_> {
         let Some(kind) = self.probe_test(i, &probe.kind, path, &Ty::Any, Vec::new()) else {
             return;
         };
-        if eval::probe_holds(&crate::ir::lower_probe(&kind), found) {
+        if eval::probe_holds(&ir_form::probe(&kind), found) {
             return;
         }
         let name = r.name.node.as_str();
@@ -807,7 +808,7 @@ fn compare_call(step: &CheckedStep, done: &StepRecord, known: &eval::Artifacts) 
     let mut unknown = None;
     let mut free_text = None;
     for arg in &step.args {
-        let value = crate::ir::lower_value(&arg.value)?;
+        let value = ir_form::value(&arg.value)?;
         match eval::resolve(&value, known) {
             Ok(v) => {
                 let recorded = done.args.get(arg.name.as_str()).unwrap_or(&JsonValue::Null);

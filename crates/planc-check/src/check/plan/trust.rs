@@ -9,8 +9,8 @@ use rust_decimal::Decimal;
 
 use super::authz::PolicyNamed;
 use super::*;
-use crate::exec::data::Data;
 use crate::policy::{ArgCondition, Condition};
+use planc_exec::exec::data::Data;
 
 impl<'a> Checker<'a, '_> {
     /// The rules of `rule` over one step's arguments, after its ceilings.

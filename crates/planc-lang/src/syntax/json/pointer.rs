@@ -1,7 +1,7 @@
 //! The RFC 6901 pointer table of a parsed document.
 
 use super::{Json, Value};
-use crate::source::PointerTable;
+use crate::source::{PointerTable, SourceFile, SourceKind, Span};
 
 /// The pointer table of a document (see [`PointerTable`]): every value with
 /// its span. For an object member the span runs from the key to the end of
@@ -21,6 +21,20 @@ pub fn pointer_table(file: crate::source::FileId, text: &str) -> PointerTable {
     match super::parse(file, text) {
         Ok(root) => pointers(text, &root),
         Err(_) => PointerTable::default(),
+    }
+}
+
+impl SourceFile {
+    /// The RFC 6901 pointer of the innermost JSON value that contains
+    /// `span`; `None` for a text file, a span outside the document, or a
+    /// document that is not JSON. The pointer table ([`pointer_table`]) is
+    /// built on the first call.
+    pub fn pointer_at(&self, span: Span) -> Option<String> {
+        if self.kind != SourceKind::Json {
+            return None;
+        }
+        self.pointers(|| pointer_table(self.id, &self.text))
+            .pointer_at(&self.text, span)
     }
 }
 

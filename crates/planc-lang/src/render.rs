@@ -3,6 +3,13 @@
 //! of the lines a report shows), `short` uses codespan-reporting's short
 //! style (over the source map's own line index), `json` writes the document agent loops
 //! read (`docs/json.md`), `sarif` writes SARIF 2.1.0 for code scanning.
+//!
+//! They stand above the front ends (`syntax`): a hidden character is shown
+//! escaped by the lexicon's own test (`syntax::lexicon`), and a JSON file's
+//! RFC 6901 pointers come from [`SourceFile::pointer_at`], which parses the
+//! file with the JSON parser (`syntax::json`).
+//!
+//! [`SourceFile::pointer_at`]: crate::source::SourceFile::pointer_at
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -10,8 +17,9 @@ use std::ops::Range;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{Diagnostic, Severity, counts};
+use crate::diagnostics::{Code, Diagnostic, Severity, counts, explain};
 use crate::source::{FileId, SourceMap, Span};
+use crate::syntax::lexicon;
 
 // ---------------------------------------------------------------- human
 
@@ -99,7 +107,7 @@ const LONG_LINE: usize = 240;
 
 /// What a diagnostic shows of one file: the lines from its first label to
 /// its last, a long line cut to windows around the labels' ends, and every
-/// hidden character ([`crate::syntax::lexicon::is_hidden`]) written as its
+/// hidden character ([`lexicon::is_hidden`]) written as its
 /// escape, so that the terminal shows what the file holds. `at` maps the
 /// labels' ends (file offsets) to offsets in `text`.
 struct Excerpt {
@@ -179,7 +187,7 @@ impl Excerpt {
                         }
                         next_end += 1;
                     }
-                    if crate::syntax::lexicon::is_hidden(c) && !matches!(c, '\t') {
+                    if lexicon::is_hidden(c) && !matches!(c, '\t') {
                         let _ = write!(out.text, "\\u{{{:04X}}}", u32::from(c));
                         escaped = true;
                     } else {
@@ -300,7 +308,7 @@ pub fn human_to(
         };
         let primary = AriadneSpan(*primary_file, place(*primary_file, primary_range));
         let orders = label_orders(d);
-        let message = crate::syntax::lexicon::show_hidden(&d.message);
+        let message = lexicon::show_hidden(&d.message);
         let mut report = ariadne::Report::build(kind, primary.clone())
             .with_config(config)
             .with_code(d.code.as_str())
@@ -308,7 +316,7 @@ pub fn human_to(
         let order = |i: usize| orders.get(i).copied().unwrap_or(i32::MAX);
         let mut label = ariadne::Label::new(primary).with_order(order(0));
         if !d.label.is_empty() {
-            label = label.with_message(crate::syntax::lexicon::show_hidden(&d.label));
+            label = label.with_message(lexicon::show_hidden(&d.label));
         }
         if color {
             label = label.with_color(match d.severity {
@@ -320,7 +328,7 @@ pub fn human_to(
         report.add_label(label);
         for (i, (l, (file, range))) in d.labels.iter().zip(spans.iter().skip(1)).enumerate() {
             let mut label = ariadne::Label::new(AriadneSpan(*file, place(*file, range)))
-                .with_message(crate::syntax::lexicon::show_hidden(&l.message))
+                .with_message(lexicon::show_hidden(&l.message))
                 .with_order(order(i + 1));
             if color {
                 label = label.with_color(ariadne::Color::Blue);
@@ -328,10 +336,10 @@ pub fn human_to(
             report.add_label(label);
         }
         if let Some(help) = &d.help {
-            report.set_help(crate::syntax::lexicon::show_hidden(help));
+            report.set_help(lexicon::show_hidden(help));
         }
         for note in &d.notes {
-            report.add_note(crate::syntax::lexicon::show_hidden(note));
+            report.add_note(lexicon::show_hidden(note));
         }
         let mut one = Vec::new();
         if let Err(e) = report.finish().write(&mut cache, &mut one) {
@@ -521,7 +529,7 @@ pub fn short(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
         };
         let mut report = cs::Diagnostic::new(severity)
             .with_code(d.code.as_str())
-            .with_message(crate::syntax::lexicon::show_hidden(&d.message));
+            .with_message(lexicon::show_hidden(&d.message));
         if sources.get(d.span.file).is_some() {
             report = report.with_labels(vec![cs::Label::primary(
                 d.span.file,
@@ -536,7 +544,7 @@ pub fn short(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
                 "{}[{}]: {}",
                 d.severity.as_str(),
                 d.code.as_str(),
-                crate::syntax::lexicon::show_hidden(&d.message)
+                lexicon::show_hidden(&d.message)
             );
         }
     }
@@ -773,13 +781,13 @@ pub fn sarif(sources: &SourceMap, diagnostics: &[Diagnostic], options: &SarifOpt
         .iter()
         .filter(|d| options.include_notes || d.severity != Severity::Note)
         .collect();
-    let mut codes: Vec<super::Code> = diagnostics.iter().map(|d| d.code).collect();
+    let mut codes: Vec<Code> = diagnostics.iter().map(|d| d.code).collect();
     codes.sort();
     codes.dedup();
     let rules: Vec<Value> = codes
         .iter()
         .map(|c| {
-            let page = super::explain::page(*c);
+            let page = explain::page(*c);
             let mut rule = json!({
                 "id": c.as_str(),
                 "name": c.as_str(),
@@ -954,7 +962,6 @@ fn fingerprint(sources: &SourceMap, d: &Diagnostic) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::Code;
 
     fn sample() -> (SourceMap, Vec<Diagnostic>) {
         let mut sources = SourceMap::new();

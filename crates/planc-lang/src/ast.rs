@@ -1,10 +1,16 @@
 //! The syntax tree, shared by the text and the JSON front ends.
 //!
-//! Both front ends produce this tree; everything after them (the catalogue
-//! and policy models, the checker, the lowering, the language server) reads
-//! only this. A part the parser could not read is an `Error` node carrying
-//! its span; the diagnostic for it has already been reported, so later passes
-//! skip error nodes silently.
+//! Both front ends (`syntax`) produce this tree; everything after them (the
+//! catalogue and policy models, the checker, the lowering, the language
+//! server) reads only this. It stands below the front ends, as the
+//! catalogue model that reads it does: the front ends check literal dates
+//! and merge JSON Schema types with the catalogue's `Date` and `Ty`.
+//! `syntax::ast` names it too. A path is written as text by `syntax::path`,
+//! with the lexicon's rules, so `Path`'s `Display` is there.
+//!
+//! A part the parser could not read is an `Error` node carrying its span;
+//! the diagnostic for it has already been reported, so later passes skip
+//! error nodes silently.
 
 use crate::source::{Span, Spanned};
 
@@ -516,19 +522,6 @@ impl Path {
             })
             .collect();
         Some((Reference { name, members }, rest))
-    }
-}
-
-impl std::fmt::Display for Path {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.root {
-            Some(name) => f.write_str(&name.node)?,
-            None => f.write_str("$")?,
-        }
-        for s in &self.segments {
-            super::path::write_segment(f, &s.node)?;
-        }
-        Ok(())
     }
 }
 
