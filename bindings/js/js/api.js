@@ -269,8 +269,10 @@ export class Compiler {
   /** Checks one plan: a JSON text, a JSON object, or plan-language text.
    * `kind`: `"json"` or `"plan"` (default: an object or a text starting
    * with `{` is JSON). `progress`: a record (object or text) to check the
-   * plan as a replan against. `name`: the file name diagnostics give. */
-  check(plan, { kind, progress, name } = {}) {
+   * plan as a replan against. `name`: the file name diagnostics give.
+   * `recordKey` (a `Uint8Array`): the operator's record key; a record that
+   * reads is used only when its seal verifies, else this throws. */
+  check(plan, { kind, progress, name, recordKey } = {}) {
     let text = plan;
     if (typeof plan !== "string") {
       if (plan === null || typeof plan !== "object") throw new TypeError("check: expected a plan text or object");
@@ -280,7 +282,7 @@ export class Compiler {
     kind ??= text.trimStart().startsWith("{") ? "json" : "plan";
     const record = progress === undefined || progress === null ? undefined : jsonText(progress, "progress");
     const file = name ?? (kind === "json" ? "plan.json" : "plan.plan");
-    return new CheckResult(this.#native.check(file, text, kind, record));
+    return new CheckResult(this.#native.check(file, text, kind, record, keyBytes(recordKey)));
   }
   /** The planner's schema (`planc schema`): `dialect` `json-schema`,
    * `openai` or `anthropic`; `wrap: true` gives the `submit_plan` tool. */
@@ -343,11 +345,20 @@ async function callTool(tools, call) {
   }
 }
 
+/** The operator's record key as bytes for the native module: a
+ * `Uint8Array` (or a Node `Buffer`), or `undefined` for none. */
+function keyBytes(recordKey) {
+  if (recordKey === undefined || recordKey === null) return undefined;
+  if (!(recordKey instanceof Uint8Array)) throw new TypeError("recordKey: expected a Uint8Array (the key's bytes)");
+  return recordKey;
+}
+
 /** Runs a compiled plan with JavaScript functions as its tools, on planc's
  * own executor (the machine every driver uses): the same record, trace and
  * exit status as `planc run`. */
 export async function run(ir, options = {}) {
-  const { tools = {}, approve, progress, onEvent, onProgress, concurrent = true, compiler, fingerprint } = options;
+  const { tools = {}, approve, progress, onEvent, onProgress, concurrent = true, compiler, fingerprint, recordKey } = options;
+  const key = keyBytes(recordKey);
   const irText = jsonText(ir, "ir");
   const irObj = parseExact(irText);
   // What is approved is what runs (docs/executors.md): an IR not compiled
@@ -379,7 +390,10 @@ export async function run(ir, options = {}) {
     throw new TypeError(`no function for the tools ${missing.map((t) => `\`${t}\``).join(", ")} (pass them in tools)`);
   }
   const prior = progress === undefined || progress === null ? undefined : jsonText(progress, "progress");
-  const machine = new (native().Machine)(irText, approvedSteps(irObj, approve), prior);
+  const machine = new (native().Machine)(irText, approvedSteps(irObj, approve), prior, key);
+  // With a record key, every record given out is sealed with it, as
+  // `planc run --record-key` writes it (docs/replanning.md).
+  const sealed = (text) => (key === undefined ? text : native().sealRecord(text, key));
   const events = [];
   let progressText = null;
   const flush = async () => {
@@ -395,6 +409,7 @@ export async function run(ir, options = {}) {
       }
     }
     if (last !== null) {
+      last = sealed(last);
       progressText = last;
       // Before any further call: a driver that persists the record writes it here.
       if (onProgress) await onProgress(parseExact(last), last);
@@ -449,7 +464,7 @@ export async function run(ir, options = {}) {
     const finished = machine.finished();
     if (finished === undefined) throw new Error("planc: the run ended with calls in flight");
     const [exitCode, reason, step] = JSON.parse(finished);
-    progressText = machine.record();
+    progressText = sealed(machine.record());
     return {
       exitCode,
       ok: exitCode === 0,

@@ -90,6 +90,9 @@ export interface CheckOptions {
   progress?: object | string | null;
   /** The file name the diagnostics give (default `plan.json` or `plan.plan`). */
   name?: string;
+  /** The operator's record key: a `progress` record that reads is used
+   * only when its seal verifies under it; otherwise `check` throws. */
+  recordKey?: Uint8Array;
 }
 
 export class CheckResult {
@@ -205,6 +208,10 @@ export interface RunOptions {
   /** The fingerprint the approvals were given for: required with
    * `approve` for an IR not compiled here; a different one refuses the run. */
   fingerprint?: string;
+  /** The operator's record key: `progress` is used only when its seal
+   * verifies (else the run throws before any call), and every record
+   * given out (`onProgress`, `progressText`) is sealed with it. */
+  recordKey?: Uint8Array;
 }
 
 export interface RunResult {
@@ -225,7 +232,7 @@ export function versions(): { version: string; irVersion: string };
 
 /** The executor's state machine, for other drivers: methods take and give JSON texts. */
 export class Machine {
-  constructor(ir: string, approved: string[], progress?: string | null);
+  constructor(ir: string, approved: string[], progress?: string | null, recordKey?: Uint8Array);
   approvals(): string[];
   next(together: boolean): string[];
   completeOk(step: string, result: string): string | undefined;

@@ -41,8 +41,23 @@ fn read_ir(text: &str) -> Result<planc::ir::PlanIr, JsError> {
     planc::ir::from_json(text).map_err(error)
 }
 
+/// A record through the library's one reader (E0601–E0605: a step
+/// recorded twice, an unknown status, a missing field), and with a record
+/// key only when its seal verifies (`progress::read::read_trusted`).
+fn read_record_keyed(text: &str, key: Option<&[u8]>) -> Result<ProgressRecord, JsError> {
+    planc::progress::read::read_trusted(text, key).map_err(error)
+}
+
 fn read_record(text: &str) -> Result<ProgressRecord, JsError> {
-    serde_json::from_str(text).map_err(|e| error(format!("not a progress record: {e}")))
+    read_record_keyed(text, None)
+}
+
+/// The record's JSON text sealed with `key` (its `hmac` set), as
+/// `planc run --record-key` writes it (`docs/replanning.md`, "Sealed
+/// records").
+#[wasm_bindgen(js_name = sealRecord)]
+pub fn seal_record(text: &str, key: &[u8]) -> Result<String, JsError> {
+    planc::progress::read::seal_text(text, key).map_err(error)
 }
 
 fn kind_of(kind: &str) -> Result<SourceKind, JsError> {
@@ -108,14 +123,21 @@ impl Compiler {
     }
 
     /// Checks one plan text; `kind` is `"json"` or `"plan"`. With
-    /// `progress` (a record's JSON text), as a replan against what ran.
+    /// `progress` (a record's JSON text), as a replan against what ran;
+    /// with `record_key`, a record that reads is used only when its seal
+    /// verifies (as `planc check --record-key`), else an error and nothing
+    /// is checked.
     pub fn check(
         &self,
         name: &str,
         text: &str,
         kind: &str,
         progress: Option<String>,
+        record_key: Option<Vec<u8>>,
     ) -> Result<Checked, JsError> {
+        if let Some(record) = progress.as_deref() {
+            planc::progress::read::verify_text(record, record_key.as_deref()).map_err(error)?;
+        }
         let kind = kind_of(kind)?;
         if !self.configured {
             return Ok(self_contained(name, text, kind, progress.as_deref()));
@@ -377,12 +399,15 @@ fn dispatch_json(d: &Dispatch) -> String {
 #[wasm_bindgen]
 impl Machine {
     /// `ir`: the IR's JSON text; `approved`: the approved steps;
-    /// `progress`: an earlier record's JSON text.
+    /// `progress`: an earlier record's JSON text, read by the library's
+    /// one reader and, with `record_key`, used only when its seal
+    /// verifies.
     #[wasm_bindgen(constructor)]
     pub fn new(
         ir: &str,
         approved: Vec<String>,
         progress: Option<String>,
+        record_key: Option<Vec<u8>>,
     ) -> Result<Machine, JsError> {
         let ir = read_ir(ir)?;
         for name in &approved {
@@ -392,7 +417,10 @@ impl Machine {
                 )));
             }
         }
-        let record = progress.as_deref().map(read_record).transpose()?;
+        let record = progress
+            .as_deref()
+            .map(|text| read_record_keyed(text, record_key.as_deref()))
+            .transpose()?;
         let approved: BTreeSet<String> = approved.into_iter().collect();
         let inner = Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(error)?;
         Ok(Machine { inner })

@@ -198,6 +198,41 @@ test("a resumed run dispatches no complete step again", async () => {
   assert.ok(resumed.events.every((e) => e.step !== "change"));
 });
 
+test("records: read by the library's one reader, and sealed with the operator's key", async () => {
+  const checked = compiler.check(planText);
+  const key = new TextEncoder().encode("the operator's key");
+  let record = null;
+  const crashed = await run(checked, {
+    tools: { ...northwindTools(), "billing.issue_credit": async () => { throw new ToolError("down", false); } },
+    approve: "all",
+    recordKey: key,
+    onProgress: (_r, text) => (record = text),
+  });
+  assert.notEqual(crashed.exitCode, 0);
+  // Every record given out carries the seal, the final one too.
+  assert.match(record, /"hmac": "hmac-sha256:[0-9a-f]{64}"/);
+  assert.match(crashed.progressText, /"hmac": "hmac-sha256:/);
+  // With the key: the sealed record resumes; edited, or without its
+  // seal, or under another key, it is refused before any call.
+  const resumed = await run(checked, { tools: northwindTools(), approve: "all", progress: record, recordKey: key });
+  assert.ok(resumed.reused.includes("change"), resumed.reused.join(" "));
+  const edited = record.replace('"attempts": 1', '"attempts": 2');
+  assert.notEqual(edited, record);
+  const never = { ...northwindTools(), "billing.change_plan": async () => assert.fail("ran from a record that lies") };
+  await assert.rejects(run(checked, { tools: never, approve: "all", progress: edited, recordKey: key }), /hmac|seal/);
+  const unsealed = JSON.stringify({ ...JSON.parse(record), hmac: undefined });
+  await assert.rejects(run(checked, { tools: never, approve: "all", progress: unsealed, recordKey: key }), /no `hmac`/);
+  const other = new TextEncoder().encode("another key");
+  await assert.rejects(run(checked, { tools: never, approve: "all", progress: record, recordKey: other }), /hmac|seal/);
+  assert.throws(() => compiler.check(planText, { progress: edited, recordKey: key }), /hmac|seal/);
+  assert.equal(compiler.check(planText, { progress: record, recordKey: key }).errors, 0);
+  assert.throws(() => compiler.check(planText, { progress: record, recordKey: "text" }), /Uint8Array/);
+  // A step recorded twice is E0603 for every reader, run included.
+  const doc = JSON.parse(resumed.progressText);
+  doc.steps.push(doc.steps[0]);
+  await assert.rejects(run(checked, { tools: never, approve: "all", progress: JSON.stringify(doc) }), /not a progress record/);
+});
+
 test("exact numbers: digits a double cannot hold cross as strings, both ways", async () => {
   const c = new Compiler({
     catalog: "tool a.get(id: string) -> { big: int, price: decimal } read idempotent\ntool a.put(big: int, price: decimal) -> { ok: bool } write\n",

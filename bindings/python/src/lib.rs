@@ -37,18 +37,9 @@ fn read_ir(text: &str) -> PyResult<planc::ir::PlanIr> {
 }
 
 /// A record through the library's one reader; with a record key, only
-/// when its seal verifies (`progress::read::verify`).
+/// when its seal verifies (`progress::read::read_trusted`).
 fn read_record_keyed(text: &str, key: Option<&[u8]>) -> PyResult<ProgressRecord> {
-    let read = planc::progress::read::read(planc::FileId::default(), text);
-    let Some(record) = read.record else {
-        let why = read
-            .diagnostics
-            .first()
-            .map_or_else(String::new, |d| format!(": {}", d.message));
-        return Err(value_error(format!("not a progress record{why}")));
-    };
-    planc::progress::read::verify(&record, key).map_err(value_error)?;
-    Ok(record)
+    planc::progress::read::read_trusted(text, key).map_err(value_error)
 }
 
 fn read_record(text: &str) -> PyResult<ProgressRecord> {
@@ -59,10 +50,7 @@ fn read_record(text: &str) -> PyResult<ProgressRecord> {
 /// (`progress::read::seal`), written as `planc run` writes it.
 #[pyfunction]
 fn seal_record(text: &str, key: &[u8]) -> PyResult<String> {
-    let mut record = read_record(text)?;
-    record.hmac = None;
-    record.hmac = Some(planc::progress::read::seal(&record, key).map_err(value_error)?);
-    to_json_pretty(&record)
+    planc::progress::read::seal_text(text, key).map_err(value_error)
 }
 
 /// A catalogue and a policy, read and checked once.

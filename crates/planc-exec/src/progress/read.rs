@@ -105,6 +105,34 @@ pub fn verify_text(text: &str, key: Option<&[u8]>) -> Result<(), String> {
     }
 }
 
+/// A record's text for a driver that runs from it (the Python and npm
+/// packages' `Machine`, their `diff` and `invalidate`): read by [`read`],
+/// refused with the first of its diagnostics (E0601–E0605) when it does
+/// not read, and with a key used only when its seal verifies ([`verify`]).
+pub fn read_trusted(text: &str, key: Option<&[u8]>) -> Result<ProgressRecord, String> {
+    let read = read(FileId::default(), text);
+    let Some(record) = read.record else {
+        let why = read
+            .diagnostics
+            .first()
+            .map_or_else(String::new, |d| format!(": {}", d.message));
+        return Err(format!("not a progress record{why}"));
+    };
+    verify(&record, key)?;
+    Ok(record)
+}
+
+/// A record's text sealed with `key`: read by [`read_trusted`], its
+/// `hmac` set by [`seal`], written as `planc run` writes a record (pretty
+/// JSON). The drivers that keep the record themselves (the Python and npm
+/// packages) seal each one they persist with this.
+pub fn seal_text(text: &str, key: &[u8]) -> Result<String, String> {
+    let mut record = read_trusted(text, None)?;
+    record.hmac = None;
+    record.hmac = Some(seal(&record, key)?);
+    serde_json::to_string_pretty(&record).map_err(|e| e.to_string())
+}
+
 /// Every reader's check of a record when the operator configured a record
 /// key (`--record-key`, `[run] record_key`): its `hmac` must be present and
 /// be the record's under that key, compared in constant time. Without a key
