@@ -1,6 +1,8 @@
 //! Property tests over generated plans (`support/gen.rs`): well-typed plans
-//! over a generated catalogue and policy, written as `.plan` text and as the
-//! JSON plan form, and mutations of them.
+//! over a generated catalogue and policy (ceilings, and allowlists over
+//! strings whose literals are drawn from them and whose references get
+//! guards), written as `.plan` text and as the JSON plan form, and
+//! mutations of them.
 //!
 //! - Soundness: a generated plan compiles without errors, and its IR is
 //!   valid against `schema/plan-ir.schema.json` and satisfies the invariants
@@ -167,6 +169,18 @@ fn plain_world(world: &World) -> invariants::World {
                     .filter_map(|p| {
                         p.ceiling
                             .map(|l| (p.name.clone(), CmpOp::Le, Literal::Int(l)))
+                    })
+                    .collect(),
+                lists: t
+                    .params
+                    .iter()
+                    .filter_map(|p| {
+                        let values = p.allow.as_ref()?;
+                        let literals = values
+                            .iter()
+                            .map(|v| Literal::String(v.as_str().into()))
+                            .collect();
+                        Some((p.name.clone(), false, literals))
                     })
                     .collect(),
                 ..invariants::ToolRule::default()
@@ -903,6 +917,13 @@ proptest! {
         let (text, _) = plangen::plan_text(&plan);
         let run = compile(&world, "gen.plan", &text);
         let ir = sound_ir(&run, &world)?;
+        // A recorded string is one sample value: under an allowlist it is
+        // (rightly) E0311, which is not what this property is about.
+        prop_assume!(!ir.steps.iter().any(|s| s
+            .authz
+            .guards
+            .iter()
+            .any(|g| matches!(g.limit, planc::ir::GuardLimit::List(_)))));
         // Every binding recorded as a value of its declared type (a
         // reused step's recorded values must fit it: E0309), the least
         // one, so that it is within the generated `<=` ceilings.

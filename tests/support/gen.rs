@@ -138,6 +138,9 @@ pub struct Param {
     pub ty: Ty,
     /// `where NAME <= LIMIT` in the policy (numbers only).
     pub ceiling: Option<i64>,
+    /// `where NAME in [...]` in the policy (strings without a default):
+    /// literals are drawn from it, references get its guard.
+    pub allow: Option<Vec<String>>,
     /// `= VALUE` in the declaration (`default` in the JSON schema).
     pub default: Option<Val>,
 }
@@ -249,6 +252,10 @@ pub struct Plan {
 
 // ---------------------------------------------------------------- generation
 
+/// The strings an allowlist is drawn from: empty, accented, a quote and a
+/// backslash to escape.
+const ALLOWED: &[&str] = &["a", "b é", "", "q\"u", "t\\b", "acc_4711"];
+
 pub fn world(c: &mut Choices<'_>) -> World {
     let n = c.range(1, 5);
     let mut tools = Vec::with_capacity(n);
@@ -275,10 +282,23 @@ pub fn world(c: &mut Choices<'_>) -> World {
             } else {
                 None
             };
+            // An allowlist over a string with no default, whose values
+            // need escaping in both forms.
+            let allow = (ty == Ty::Str && default.is_none() && c.one_in(3)).then(|| {
+                let mut values: Vec<String> = Vec::new();
+                for _ in 0..c.range(1, 3) {
+                    let v = (*c.pick(ALLOWED).unwrap_or(&"a")).to_string();
+                    if !values.contains(&v) {
+                        values.push(v);
+                    }
+                }
+                values
+            });
             params.push(Param {
                 name: format!("p{p}"),
                 ty,
                 ceiling,
+                allow,
                 default,
             });
         }
@@ -341,7 +361,13 @@ fn date(c: &mut Choices<'_>) -> String {
 /// The bindings of earlier steps: name and type.
 type Scope = Vec<(String, Option<Ty>)>;
 
-fn value(c: &mut Choices<'_>, ty: Ty, ceiling: Option<i64>, scope: &Scope) -> Val {
+fn value(
+    c: &mut Choices<'_>,
+    ty: Ty,
+    ceiling: Option<i64>,
+    allow: Option<&[String]>,
+    scope: &Scope,
+) -> Val {
     // A reference to an earlier binding of the same type, sometimes.
     let refs: Vec<Val> = scope
         .iter()
@@ -385,7 +411,10 @@ fn value(c: &mut Choices<'_>, ty: Ty, ceiling: Option<i64>, scope: &Scope) -> Va
                     return Val::Interp(parts);
                 }
             }
-            Val::Str(any_text(c))
+            match allow {
+                Some(values) => Val::Str(c.pick(values).cloned().unwrap_or_default()),
+                None => Val::Str(any_text(c)),
+            }
         }
         Ty::Int => Val::Int(c.range(0, ceiling.unwrap_or(100_000) as usize) as i64),
         Ty::Dec => Val::Dec(c.range(0, (ceiling.unwrap_or(100_000) * 100) as usize) as i64),
@@ -402,13 +431,13 @@ fn value(c: &mut Choices<'_>, ty: Ty, ceiling: Option<i64>, scope: &Scope) -> Va
         Ty::Enum => Val::Enum(if c.one_in(2) { "b" } else { "a" }),
         Ty::ListStr => Val::List(
             (0..c.range(0, 3))
-                .map(|_| value(c, Ty::Str, None, scope))
+                .map(|_| value(c, Ty::Str, None, None, scope))
                 .collect(),
         ),
         Ty::Rec => Val::Rec(vec![
-            ("x".to_string(), value(c, Ty::Int, None, scope)),
-            ("y".to_string(), value(c, Ty::Str, None, scope)),
-            ("when".to_string(), value(c, Ty::Date, None, scope)),
+            ("x".to_string(), value(c, Ty::Int, None, None, scope)),
+            ("y".to_string(), value(c, Ty::Str, None, None, scope)),
+            ("when".to_string(), value(c, Ty::Date, None, None, scope)),
         ]),
     }
 }
@@ -464,7 +493,8 @@ pub fn plan(c: &mut Choices<'_>, world: &World) -> Plan {
             if p.default.is_some() && c.one_in(2) {
                 continue;
             }
-            args.push((p.name.clone(), value(c, p.ty, p.ceiling, &scope)));
+            let value = value(c, p.ty, p.ceiling, p.allow.as_deref(), &scope);
+            args.push((p.name.clone(), value));
         }
         let mut binds = Vec::new();
         for k in 0..c.range(0, 2) {
@@ -626,11 +656,20 @@ pub fn policy_text(world: &World) -> String {
         if t.approval {
             out.push_str(" approval human");
         }
-        let ceilings: Vec<String> = t
+        let mut ceilings: Vec<String> = t
             .params
             .iter()
             .filter_map(|p| p.ceiling.map(|l| format!("{} <= {l}", p.name)))
             .collect();
+        for p in &t.params {
+            if let Some(values) = &p.allow {
+                let quoted: Vec<String> = values
+                    .iter()
+                    .map(|v| serde_json::to_string(v).unwrap_or_default())
+                    .collect();
+                ceilings.push(format!("{} in [{}]", p.name, quoted.join(", ")));
+            }
+        }
         if !ceilings.is_empty() {
             let _ = write!(out, " where {}", ceilings.join(", "));
         }
@@ -988,6 +1027,14 @@ pub fn policy_json(world: &World) -> String {
                 .collect();
             if !max.is_empty() {
                 rule["max"] = serde_json::Value::Object(max);
+            }
+            let allow: serde_json::Map<String, serde_json::Value> = t
+                .params
+                .iter()
+                .filter_map(|p| p.allow.as_ref().map(|v| (p.name.clone(), json!(v))))
+                .collect();
+            if !allow.is_empty() {
+                rule["in"] = serde_json::Value::Object(allow);
             }
             if t.approval {
                 rule["approval"] = json!("human");
