@@ -322,24 +322,22 @@ impl Fixture {
     }
 }
 
-/// A call due, as JSON text. The arguments are written by the library's
-/// value writer, numbers with the digits they have (a `serde_json::Value`
-/// would round a decimal to the nearest `f64`).
-fn dispatch_json(d: &Dispatch) -> PyResult<String> {
-    let head = to_json(&serde_json::json!({
-        "step": d.step,
-        "index": d.index,
-        "tool": d.tool,
-        "attempt": d.attempt,
-        "idempotency_key": d.idempotency_key,
-    }))?;
-    let Some(fields) = head.strip_suffix('}') else {
-        return Err(PyRuntimeError::new_err(
-            "a call did not serialise to an object",
-        ));
-    };
-    let args = Data::Object(d.args.clone()).to_json_string();
-    Ok(format!("{fields},\"args\":{args}}}"))
+/// A call due, as JSON text, written by the library's value writer:
+/// numbers keep their digits (a `serde_json::Value` would round a decimal
+/// to the nearest `f64`).
+fn dispatch_json(d: &Dispatch) -> String {
+    Data::object([
+        ("step", Data::String(d.step.clone())),
+        ("index", Data::number(&d.index.to_string())),
+        ("tool", Data::String(d.tool.clone())),
+        ("args", Data::Object(d.args.clone())),
+        ("attempt", Data::number(&d.attempt.to_string())),
+        (
+            "idempotency_key",
+            d.idempotency_key.clone().map_or(Data::Null, Data::String),
+        ),
+    ])
+    .to_json_string()
 }
 
 #[pymethods]
@@ -392,7 +390,7 @@ impl Machine {
             .inner
             .next(together)
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        calls.iter().map(dispatch_json).collect()
+        Ok(calls.iter().map(dispatch_json).collect())
     }
 
     /// A call's result (JSON text).
@@ -470,7 +468,7 @@ impl Machine {
             .inner
             .complete(step, result)
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        retry.as_ref().map(dispatch_json).transpose()
+        Ok(retry.as_ref().map(dispatch_json))
     }
 }
 
