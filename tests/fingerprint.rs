@@ -68,6 +68,31 @@ fn lowering_fills_the_fingerprint_and_it_recomputes() {
         let ir = compile(rel);
         assert!(is_fingerprint(&ir.fingerprint), "{rel}: {}", ir.fingerprint);
         assert_eq!(ir::fingerprint(&ir).unwrap(), ir.fingerprint, "{rel}");
+        // The digest streamed a step at a time is the digest of the whole
+        // canonical text, which leaves out only the IR's fingerprint, its
+        // source and the steps' spans.
+        let canonical = ir::fingerprint::canonical_ir(&ir).unwrap();
+        assert_eq!(
+            ir::fingerprint::digest_of(&canonical),
+            ir.fingerprint,
+            "{rel}"
+        );
+        assert!(
+            canonical.starts_with("{\"approvals\":"),
+            "{rel}: {canonical}"
+        );
+        assert!(canonical.contains(",\"steps\":[{"), "{rel}");
+        assert!(!canonical.contains("\"span\":") && !canonical.contains("\"source\":"));
+        assert!(!canonical.contains("\"fingerprint\":"), "{rel}");
+        let mut none = ir.clone();
+        none.steps.clear();
+        let canonical = ir::fingerprint::canonical_ir(&none).unwrap();
+        assert!(canonical.contains(",\"steps\":[]"), "{rel}: {canonical}");
+        assert_eq!(
+            ir::fingerprint(&none).unwrap(),
+            ir::fingerprint::digest_of(&canonical),
+            "{rel}"
+        );
         // Through the IR's JSON and back: the same.
         let back = ir::from_json(&ir::to_json(&ir).unwrap()).unwrap();
         assert_eq!(ir::fingerprint(&back).unwrap(), ir.fingerprint, "{rel}");

@@ -232,12 +232,12 @@ impl TypedValue {
             ValueKind::Ref(r) => return vec![r],
             _ => {}
         }
-        let mut out = Vec::new();
+        let mut out: Vec<&RefValue> = Vec::new();
         let mut stack = vec![self];
         while let Some(v) = stack.pop() {
             match &v.kind {
                 ValueKind::Literal(_) | ValueKind::Error => {}
-                ValueKind::Ref(r) => out.push(r),
+                ValueKind::Ref(r) => out.push(&**r),
                 ValueKind::Interp(parts) => out.extend(parts.iter().filter_map(|p| match p {
                     InterpPiece::Ref { reference, .. } => Some(reference),
                     InterpPiece::Text(_) => None,
@@ -257,8 +257,10 @@ pub enum ValueKind {
     /// A literal, typed against the parameter (a string passed as a date is
     /// a [`Value::Date`]).
     Literal(Value),
-    /// A binding of an earlier step, with member access.
-    Ref(RefValue),
+    /// A binding of an earlier step, with member access. Boxed: a
+    /// reference is 104 bytes, a literal 24, and every value would
+    /// otherwise be as large as a reference.
+    Ref(Box<RefValue>),
     List(Vec<TypedValue>),
     /// Entries in source order.
     Record(Vec<(Str, TypedValue)>),

@@ -493,7 +493,7 @@ impl Spec {
         let mut alts: Vec<Value> = Vec::new();
         for m in ty.members() {
             match m {
-                Ty::Lit(v) if within(v) => match v {
+                Ty::Lit(v) if within(v) => match &**v {
                     V::Bool(b) => bools.push(json!(b)),
                     V::Int(i) => numbers.push(json!(i)),
                     other => numbers.extend(exact_number(other).map(Value::Number)),

@@ -241,7 +241,9 @@ impl Data {
                 parse_decimal(n.as_str()).ok().map(Value::Decimal)
             }
             (Data::String(s), Value::Date(_)) => Date::parse(s).map(Value::Date),
-            (Data::String(s), Value::Datetime(_)) => Datetime::parse(s).map(Value::Datetime),
+            (Data::String(s), Value::Datetime(_)) => {
+                Datetime::parse(s).map(|d| Value::Datetime(Box::new(d)))
+            }
             (Data::String(s), Value::String(_)) => Some(Value::String(s.clone().into())),
             (Data::Bool(b), Value::Bool(_)) => Some(Value::Bool(*b)),
             (Data::Null, _) => Some(Value::Null),

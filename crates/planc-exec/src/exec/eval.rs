@@ -440,7 +440,7 @@ pub fn literal_value(lit: &Literal) -> Option<Value> {
         Literal::Bool(b) => Value::Bool(*b),
         Literal::Null => Value::Null,
         Literal::Date(d) => Value::Date(Date::parse(d)?),
-        Literal::Datetime(d) => Value::Datetime(Datetime::parse(d)?),
+        Literal::Datetime(d) => Value::Datetime(Box::new(Datetime::parse(d)?)),
     })
 }
 

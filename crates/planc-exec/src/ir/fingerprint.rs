@@ -28,7 +28,39 @@ pub const PREFIX: &str = "sha256:";
 /// The fingerprint of `ir`: `sha256:` and 64 lowercase hex digits. The
 /// `fingerprint` field `ir` already carries is not part of it.
 pub fn fingerprint(ir: &PlanIr) -> Result<String, String> {
-    digest(&canonical_ir(ir)?)
+    // The canonical text streamed into the digest: the IR's members that
+    // sort before `steps`, the steps one at a time, then the members after
+    // (each part is [`canonical_ir`]'s text, which the tests compare). The
+    // canonical text of a large IR is never in memory whole.
+    let fail = |e: Error| format!("cannot fingerprint the IR: {}", e.0);
+    let before = ir.serialize(Canon(Skip::TopBefore)).map_err(fail)?;
+    let after = ir.serialize(Canon(Skip::TopAfter)).map_err(fail)?;
+    let inner = |text: &str| -> String {
+        let t = text.strip_prefix('{').unwrap_or(text);
+        t.strip_suffix('}').unwrap_or(t).to_string()
+    };
+    let (before, after) = (inner(&before), inner(&after));
+    let mut hasher = Sha256::new();
+    hasher.update(b"{");
+    if !before.is_empty() {
+        hasher.update(before.as_bytes());
+        hasher.update(b",");
+    }
+    hasher.update(b"\"steps\":[");
+    for (i, step) in ir.steps.iter().enumerate() {
+        if i > 0 {
+            hasher.update(b",");
+        }
+        let text = step.serialize(Canon(Skip::Step)).map_err(fail)?;
+        hasher.update(text.as_bytes());
+    }
+    hasher.update(b"]");
+    if !after.is_empty() {
+        hasher.update(b",");
+        hasher.update(after.as_bytes());
+    }
+    hasher.update(b"}");
+    Ok(hex(hasher))
 }
 
 /// The fingerprint of the plan `ir` runs, whatever record it was compiled
@@ -56,95 +88,108 @@ pub fn plan_fingerprint(ir: &PlanIr) -> Result<String, String> {
     fingerprint(&plan)
 }
 
-fn digest(text: &str) -> Result<String, String> {
-    let digest = Sha256::digest(text.as_bytes());
+/// `sha256:` and the hex SHA-256 of `text`: the fingerprint of an IR whose
+/// canonical text ([`canonical_ir`]) is `text`.
+pub fn digest_of(text: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(text.as_bytes());
+    hex(hasher)
+}
+
+fn hex(hasher: Sha256) -> String {
+    let digest = hasher.finalize();
     let mut out = String::with_capacity(PREFIX.len() + 64);
     out.push_str(PREFIX);
     for byte in digest.iter() {
         let _ = write!(out, "{byte:02x}");
     }
-    Ok(out)
+    out
 }
 
 /// The canonical JSON the fingerprint is the digest of: the IR without
 /// `fingerprint`, `source` and the steps' `span`.
 pub fn canonical_ir(ir: &PlanIr) -> Result<String, String> {
-    let mut tree = ir
-        .serialize(Canon)
-        .map_err(|e| format!("cannot fingerprint the IR: {}", e.0))?;
-    if let Node::Object(members) = &mut tree {
-        members.retain(|(k, _)| k != "fingerprint" && k != "source");
-        for (key, value) in members.iter_mut() {
-            if key != "steps" {
-                continue;
-            }
-            if let Node::Array(steps) = value {
-                for step in steps {
-                    if let Node::Object(fields) = step {
-                        fields.retain(|(k, _)| k != "span");
-                    }
-                }
-            }
-        }
-    }
-    let mut out = String::new();
-    write_node(&tree, &mut out);
-    Ok(out)
+    ir.serialize(Canon(Skip::Top))
+        .map_err(|e| format!("cannot fingerprint the IR: {}", e.0))
 }
 
 /// RFC 8785 canonical JSON of any value serde can serialise (numbers as
 /// above: integers in decimal, `RawValue` numbers as written).
 pub fn canonical<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
-    let tree = value.serialize(Canon).map_err(|e| e.0)?;
-    let mut out = String::new();
-    write_node(&tree, &mut out);
-    Ok(out)
+    value.serialize(Canon(Skip::Nothing)).map_err(|e| e.0)
 }
 
-/// A serialised value before it is written: objects keep their members so
-/// they can be sorted.
-#[derive(Debug)]
-enum Node {
-    Null,
-    Bool(bool),
-    /// A number's JSON text.
-    Number(String),
-    String(String),
-    Array(Vec<Node>),
-    Object(Vec<(String, Node)>),
+/// What the serializer leaves out where it is: the IR's own members
+/// (`fingerprint`, `source`), and each step's `span`. Each value is written
+/// as canonical text as soon as it is serialised (an object keeps its
+/// members' texts until it sorts them), so the canonical form of an IR
+/// costs about its own text in memory, not a tree of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Skip {
+    Nothing,
+    /// The IR object.
+    Top,
+    /// Its `steps` array.
+    Steps,
+    /// One step.
+    Step,
+    /// The IR object's members that sort before `steps`, and those after
+    /// ([`fingerprint`]).
+    TopBefore,
+    TopAfter,
 }
 
-fn write_node(node: &Node, out: &mut String) {
-    match node {
-        Node::Null => out.push_str("null"),
-        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Number(n) => out.push_str(n),
-        Node::String(s) => write_string(s, out),
-        Node::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_node(item, out);
+impl Skip {
+    fn leaves_out(self, key: &str) -> bool {
+        match self {
+            Skip::Top => key == "fingerprint" || key == "source",
+            Skip::TopBefore => {
+                Skip::Top.leaves_out(key)
+                    || key.encode_utf16().cmp("steps".encode_utf16()) != std::cmp::Ordering::Less
             }
-            out.push(']');
-        }
-        Node::Object(members) => {
-            let mut sorted: Vec<&(String, Node)> = members.iter().collect();
-            sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-            out.push('{');
-            for (i, (key, value)) in sorted.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(key, out);
-                out.push(':');
-                write_node(value, out);
+            Skip::TopAfter => {
+                Skip::Top.leaves_out(key)
+                    || key.encode_utf16().cmp("steps".encode_utf16()) != std::cmp::Ordering::Greater
             }
-            out.push('}');
+            Skip::Step => key == "span",
+            Skip::Nothing | Skip::Steps => false,
         }
     }
+
+    /// Where a member's value is serialised.
+    fn member(self, key: &str) -> Skip {
+        match self {
+            Skip::Top if key == "steps" => Skip::Steps,
+            _ => Skip::Nothing,
+        }
+    }
+
+    /// Where an array's element is serialised.
+    fn element(self) -> Skip {
+        match self {
+            Skip::Steps => Skip::Step,
+            _ => Skip::Nothing,
+        }
+    }
+}
+
+/// An object's members, sorted by the UTF-16 code units of their keys (a
+/// stable sort: a key written twice keeps its order), written as one text.
+fn write_object(mut members: Vec<(String, String)>) -> String {
+    members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+    let len: usize = members.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
+    let mut out = String::with_capacity(len + 2);
+    out.push('{');
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(&key, &mut out);
+        out.push(':');
+        out.push_str(&value);
+    }
+    out.push('}');
+    out
 }
 
 /// A string as RFC 8785 writes it (ECMAScript's `JSON.stringify`): `"` and
@@ -170,6 +215,12 @@ fn write_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    write_string(s, &mut out);
+    out
+}
+
 #[derive(Debug)]
 pub struct Error(String);
 
@@ -190,8 +241,8 @@ impl ser::Error for Error {
 /// serde_json's name for the struct a `RawValue` serialises as.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// The serializer building a [`Node`].
-struct Canon;
+/// The serializer writing a value's canonical text.
+struct Canon(Skip);
 
 fn float() -> Error {
     Error("the IR holds a binary floating-point number, which has no exact canonical form".into())
@@ -200,14 +251,14 @@ fn float() -> Error {
 /// The serializer's integer methods: every integer in decimal.
 macro_rules! integers {
     ($($method:ident: $ty:ty),* $(,)?) => {
-        $(fn $method(self, v: $ty) -> Result<Node, Error> {
-            Ok(Node::Number(v.to_string()))
+        $(fn $method(self, v: $ty) -> Result<String, Error> {
+            Ok(v.to_string())
         })*
     };
 }
 
 impl ser::Serializer for Canon {
-    type Ok = Node;
+    type Ok = String;
     type Error = Error;
     type SerializeSeq = Seq;
     type SerializeTuple = Seq;
@@ -217,55 +268,54 @@ impl ser::Serializer for Canon {
     type SerializeStruct = Obj;
     type SerializeStructVariant = Variant<Obj>;
 
-    fn serialize_bool(self, v: bool) -> Result<Node, Error> {
-        Ok(Node::Bool(v))
+    fn serialize_bool(self, v: bool) -> Result<String, Error> {
+        Ok(String::from(if v { "true" } else { "false" }))
     }
     integers!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
         serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
         serialize_u64: u64, serialize_u128: u128);
-    fn serialize_f32(self, _: f32) -> Result<Node, Error> {
+    fn serialize_f32(self, _: f32) -> Result<String, Error> {
         Err(float())
     }
-    fn serialize_f64(self, _: f64) -> Result<Node, Error> {
+    fn serialize_f64(self, _: f64) -> Result<String, Error> {
         Err(float())
     }
-    fn serialize_char(self, v: char) -> Result<Node, Error> {
-        Ok(Node::String(v.to_string()))
+    fn serialize_char(self, v: char) -> Result<String, Error> {
+        Ok(quoted(v.encode_utf8(&mut [0; 4])))
     }
-    fn serialize_str(self, v: &str) -> Result<Node, Error> {
-        Ok(Node::String(v.to_string()))
+    fn serialize_str(self, v: &str) -> Result<String, Error> {
+        Ok(quoted(v))
     }
-    fn serialize_bytes(self, v: &[u8]) -> Result<Node, Error> {
-        Ok(Node::Array(
-            v.iter().map(|b| Node::Number(b.to_string())).collect(),
-        ))
+    fn serialize_bytes(self, v: &[u8]) -> Result<String, Error> {
+        let items: Vec<String> = v.iter().map(u8::to_string).collect();
+        Ok(format!("[{}]", items.join(",")))
     }
-    fn serialize_none(self) -> Result<Node, Error> {
-        Ok(Node::Null)
+    fn serialize_none(self) -> Result<String, Error> {
+        Ok(String::from("null"))
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Node, Error> {
-        value.serialize(Canon)
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<String, Error> {
+        value.serialize(self)
     }
-    fn serialize_unit(self) -> Result<Node, Error> {
-        Ok(Node::Null)
+    fn serialize_unit(self) -> Result<String, Error> {
+        Ok(String::from("null"))
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<Node, Error> {
-        Ok(Node::Null)
+    fn serialize_unit_struct(self, _: &'static str) -> Result<String, Error> {
+        Ok(String::from("null"))
     }
     fn serialize_unit_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<Node, Error> {
-        Ok(Node::String(variant.to_string()))
+    ) -> Result<String, Error> {
+        Ok(quoted(variant))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<Node, Error> {
-        value.serialize(Canon)
+    ) -> Result<String, Error> {
+        value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -273,35 +323,35 @@ impl ser::Serializer for Canon {
         _: u32,
         variant: &'static str,
         value: &T,
-    ) -> Result<Node, Error> {
-        Ok(Node::Object(vec![(
+    ) -> Result<String, Error> {
+        Ok(write_object(vec![(
             variant.to_string(),
-            value.serialize(Canon)?,
+            value.serialize(Canon(Skip::Nothing))?,
         )]))
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Seq, Error> {
-        Ok(Seq(Vec::with_capacity(len.unwrap_or(0))))
+    fn serialize_seq(self, _: Option<usize>) -> Result<Seq, Error> {
+        Ok(Seq::new(self.0))
     }
-    fn serialize_tuple(self, len: usize) -> Result<Seq, Error> {
-        Ok(Seq(Vec::with_capacity(len)))
+    fn serialize_tuple(self, _: usize) -> Result<Seq, Error> {
+        Ok(Seq::new(self.0))
     }
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq, Error> {
-        Ok(Seq(Vec::with_capacity(len)))
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Seq, Error> {
+        Ok(Seq::new(self.0))
     }
     fn serialize_tuple_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-        len: usize,
+        _: usize,
     ) -> Result<Variant<Seq>, Error> {
-        Ok(Variant(variant, Seq(Vec::with_capacity(len))))
+        Ok(Variant(variant, Seq::new(Skip::Nothing)))
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Obj, Error> {
-        Ok(Obj::new(len.unwrap_or(0), false))
+        Ok(Obj::new(len.unwrap_or(0), false, self.0))
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Obj, Error> {
-        Ok(Obj::new(len, name == RAW_VALUE_TOKEN))
+        Ok(Obj::new(len, name == RAW_VALUE_TOKEN, self.0))
     }
     fn serialize_struct_variant(
         self,
@@ -310,42 +360,60 @@ impl ser::Serializer for Canon {
         variant: &'static str,
         len: usize,
     ) -> Result<Variant<Obj>, Error> {
-        Ok(Variant(variant, Obj::new(len, false)))
+        Ok(Variant(variant, Obj::new(len, false, Skip::Nothing)))
     }
 }
 
-struct Seq(Vec<Node>);
+/// An array's text so far, `[` and the elements written.
+struct Seq {
+    text: String,
+    skip: Skip,
+}
+
+impl Seq {
+    fn new(skip: Skip) -> Seq {
+        Seq {
+            text: String::from("["),
+            skip,
+        }
+    }
+}
 
 impl ser::SerializeSeq for Seq {
-    type Ok = Node;
+    type Ok = String;
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.0.push(value.serialize(Canon)?);
+        if self.text.len() > 1 {
+            self.text.push(',');
+        }
+        let item = value.serialize(Canon(self.skip.element()))?;
+        self.text.push_str(&item);
         Ok(())
     }
-    fn end(self) -> Result<Node, Error> {
-        Ok(Node::Array(self.0))
+    fn end(mut self) -> Result<String, Error> {
+        self.text.push(']');
+        Ok(self.text)
     }
 }
 
 impl ser::SerializeTuple for Seq {
-    type Ok = Node;
+    type Ok = String;
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         ser::SerializeSeq::serialize_element(self, value)
     }
-    fn end(self) -> Result<Node, Error> {
+    fn end(self) -> Result<String, Error> {
         ser::SerializeSeq::end(self)
     }
 }
 
 impl ser::SerializeTupleStruct for Seq {
-    type Ok = Node;
+    type Ok = String;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         ser::SerializeSeq::serialize_element(self, value)
     }
-    fn end(self) -> Result<Node, Error> {
+    fn end(self) -> Result<String, Error> {
         ser::SerializeSeq::end(self)
     }
 }
@@ -354,21 +422,21 @@ impl ser::SerializeTupleStruct for Seq {
 struct Variant<T>(&'static str, T);
 
 impl ser::SerializeTupleVariant for Variant<Seq> {
-    type Ok = Node;
+    type Ok = String;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         ser::SerializeSeq::serialize_element(&mut self.1, value)
     }
-    fn end(self) -> Result<Node, Error> {
-        Ok(Node::Object(vec![(
+    fn end(self) -> Result<String, Error> {
+        Ok(write_object(vec![(
             self.0.to_string(),
-            Node::Array(self.1.0),
+            ser::SerializeSeq::end(self.1)?,
         )]))
     }
 }
 
 impl ser::SerializeStructVariant for Variant<Obj> {
-    type Ok = Node;
+    type Ok = String;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
@@ -377,86 +445,202 @@ impl ser::SerializeStructVariant for Variant<Obj> {
     ) -> Result<(), Error> {
         ser::SerializeStruct::serialize_field(&mut self.1, key, value)
     }
-    fn end(self) -> Result<Node, Error> {
-        Ok(Node::Object(vec![(
+    fn end(self) -> Result<String, Error> {
+        Ok(write_object(vec![(
             self.0.to_string(),
             ser::SerializeStruct::end(self.1)?,
         )]))
     }
 }
 
-/// An object's members, or (`raw`) serde_json's `RawValue`, whose one
-/// field is a number's text.
+/// An object's members (key, canonical text of the value), or (`raw`)
+/// serde_json's `RawValue`, whose one field is a number's text.
 struct Obj {
-    members: Vec<(String, Node)>,
+    members: Vec<(String, String)>,
     key: Option<String>,
-    raw: bool,
+    raw: Option<String>,
+    is_raw: bool,
+    skip: Skip,
 }
 
 impl Obj {
-    fn new(len: usize, raw: bool) -> Obj {
+    fn new(len: usize, is_raw: bool, skip: Skip) -> Obj {
         Obj {
             members: Vec::with_capacity(len),
             key: None,
-            raw,
+            raw: None,
+            is_raw,
+            skip,
         }
     }
 }
 
 impl ser::SerializeMap for Obj {
-    type Ok = Node;
+    type Ok = String;
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        match key.serialize(Canon)? {
-            Node::String(k) => {
-                self.key = Some(k);
-                Ok(())
-            }
-            _ => Err(Error("a map key that is not a string".into())),
-        }
+        self.key = Some(key.serialize(Text)?);
+        Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         let key = self
             .key
             .take()
             .ok_or_else(|| Error("a map value without its key".into()))?;
-        self.members.push((key, value.serialize(Canon)?));
+        if self.skip.leaves_out(&key) {
+            return Ok(());
+        }
+        let text = value.serialize(Canon(self.skip.member(&key)))?;
+        self.members.push((key, text));
         Ok(())
     }
-    fn end(self) -> Result<Node, Error> {
-        Ok(Node::Object(self.members))
+    fn end(self) -> Result<String, Error> {
+        Ok(write_object(self.members))
     }
 }
 
 impl ser::SerializeStruct for Obj {
-    type Ok = Node;
+    type Ok = String;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        let node = value.serialize(Canon)?;
-        if self.raw {
-            return match node {
-                Node::String(text) if crate::value::is_json_number(&text) => {
-                    self.members.push((String::new(), Node::Number(text)));
-                    Ok(())
-                }
-                _ => Err(Error("raw JSON that is not a number".into())),
-            };
+        if self.is_raw {
+            let text = value.serialize(Text)?;
+            if !crate::value::is_json_number(&text) || self.raw.is_some() {
+                return Err(Error("raw JSON that is not a number".into()));
+            }
+            self.raw = Some(text);
+            return Ok(());
         }
-        self.members.push((key.to_string(), node));
+        if self.skip.leaves_out(key) {
+            return Ok(());
+        }
+        let text = value.serialize(Canon(self.skip.member(key)))?;
+        self.members.push((key.to_string(), text));
         Ok(())
     }
-    fn end(self) -> Result<Node, Error> {
-        if self.raw {
-            return match self.members.into_iter().next() {
-                Some((_, number)) => Ok(number),
-                None => Err(Error("an empty raw JSON value".into())),
-            };
+    fn end(self) -> Result<String, Error> {
+        if self.is_raw {
+            return self
+                .raw
+                .ok_or_else(|| Error("an empty raw JSON value".into()));
         }
-        Ok(Node::Object(self.members))
+        Ok(write_object(self.members))
+    }
+}
+
+/// The serializer of what must be a string (a map's key, a raw number's
+/// text): the string itself, not its JSON.
+struct Text;
+
+fn not_text() -> Error {
+    Error("a map key or raw JSON value that is not a string".into())
+}
+
+macro_rules! not_text {
+    ($($method:ident: $ty:ty),* $(,)?) => {
+        $(fn $method(self, _: $ty) -> Result<String, Error> {
+            Err(not_text())
+        })*
+    };
+}
+
+impl ser::Serializer for Text {
+    type Ok = String;
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<String, Error>;
+    type SerializeTuple = ser::Impossible<String, Error>;
+    type SerializeTupleStruct = ser::Impossible<String, Error>;
+    type SerializeTupleVariant = ser::Impossible<String, Error>;
+    type SerializeMap = ser::Impossible<String, Error>;
+    type SerializeStruct = ser::Impossible<String, Error>;
+    type SerializeStructVariant = ser::Impossible<String, Error>;
+
+    fn serialize_str(self, v: &str) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_char(self, v: char) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    not_text!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
+        serialize_u32: u32, serialize_u64: u64, serialize_u128: u128, serialize_f32: f32,
+        serialize_f64: f64, serialize_bytes: &[u8]);
+    fn serialize_none(self) -> Result<String, Error> {
+        Err(not_text())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<String, Error> {
+        Err(not_text())
+    }
+    fn serialize_unit(self) -> Result<String, Error> {
+        Err(not_text())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<String, Error> {
+        Err(not_text())
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<String, Error> {
+        Ok(variant.to_string())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<String, Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<String, Error> {
+        Err(not_text())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(not_text())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(not_text())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(not_text())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(not_text())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(not_text())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        Err(not_text())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(not_text())
     }
 }
 

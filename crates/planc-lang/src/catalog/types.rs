@@ -35,8 +35,10 @@ pub enum Ty {
     /// `"a" | "b"`: a string that is one of these, in declaration order.
     Enum(Arc<[Str]>),
     /// `1`, `2.5`, `true`: the one number or boolean a literal type names
-    /// (a string literal type is an [`Ty::Enum`] of one value).
-    Lit(Value),
+    /// (a string literal type is an [`Ty::Enum`] of one value). Shared, as
+    /// the other compound types are: a type is 24 bytes, not 40, and the
+    /// checked model holds two per argument.
+    Lit(Arc<Value>),
     /// `string | int`, `1 | 2 | 5`: a value of any member. Built only by
     /// [`Ty::union`]: at least two members, none a union, `null`, `any` or
     /// optional (those go outside, as `(…)?`), string literals merged into
@@ -153,7 +155,7 @@ impl Ty {
     /// type: the catalogue reports it ([`Ty::literal_problem`]).
     pub fn literal(lit: &ast::Literal) -> Ty {
         match Ty::literal_value(lit) {
-            Some(v) => Ty::Lit(v),
+            Some(v) => Ty::Lit(Arc::new(v)),
             None => Ty::Error,
         }
     }
@@ -280,7 +282,7 @@ impl Ty {
     pub fn is_ordered(&self) -> bool {
         match self.strip_optional() {
             Ty::Int | Ty::Decimal | Ty::Date | Ty::Datetime | Ty::Any | Ty::Error => true,
-            Ty::Lit(v) => matches!(v, Value::Int(_) | Value::Decimal(_)),
+            Ty::Lit(v) => matches!(**v, Value::Int(_) | Value::Decimal(_)),
             Ty::Union(ms) => ms.iter().any(Ty::is_ordered),
             _ => false,
         }
@@ -624,7 +626,7 @@ mod tests {
     }
 
     fn lit(v: i64) -> Ty {
-        Ty::Lit(Value::Int(v))
+        Ty::Lit(Arc::new(Value::Int(v)))
     }
 
     #[test]
@@ -655,8 +657,8 @@ mod tests {
         assert!(lit(2).assignable_to(&levels));
         assert!(!lit(3).assignable_to(&levels));
         assert!(lit(2).assignable_to(&Ty::Decimal));
-        assert!(Ty::Lit(Value::Decimal(2.into())).assignable_to(&levels));
-        assert!(!Ty::Lit(Value::Bool(true)).assignable_to(&lit(1)));
+        assert!(Ty::Lit(Arc::new(Value::Decimal(2.into()))).assignable_to(&levels));
+        assert!(!Ty::Lit(Arc::new(Value::Bool(true))).assignable_to(&lit(1)));
         assert!(!Ty::Int.assignable_to(&levels));
         assert!(levels.assignable_to(&Ty::Int));
         assert!(levels.is_ordered());

@@ -365,7 +365,7 @@ fn is_text(ty: &Ty) -> bool {
 fn is_number(ty: &Ty) -> bool {
     match ty.strip_optional() {
         Ty::Int | Ty::Decimal | Ty::Error => true,
-        Ty::Lit(v) => matches!(v, Value::Int(_) | Value::Decimal(_)),
+        Ty::Lit(v) => matches!(**v, Value::Int(_) | Value::Decimal(_)),
         Ty::Union(members) => members.iter().all(is_number),
         _ => false,
     }

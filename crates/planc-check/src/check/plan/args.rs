@@ -251,13 +251,13 @@ impl<'a> Checker<'a, '_> {
                     }
                     self.report(i, d);
                     return TypedValue {
-                        kind: ValueKind::Ref(rv),
+                        kind: ValueKind::Ref(Box::new(rv)),
                         ty: Ty::Error,
                         span: expr.span,
                     };
                 }
                 TypedValue {
-                    kind: ValueKind::Ref(rv),
+                    kind: ValueKind::Ref(Box::new(rv)),
                     ty,
                     span: expr.span,
                 }

@@ -7,6 +7,7 @@ mod authz;
 mod order;
 mod pinning;
 mod resolution;
+mod sizes;
 mod writes;
 
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -189,14 +189,21 @@ pub(super) fn step<'t, 's: 't, I: Toks<'t, 's>, E: SynErr<'t, I>>(
         .then(tool_name(file))
         .then(args)
         .then(clauses.or_not())
-        .map_with(|((((doc, name), tool), args), clauses), e| ast::Step {
-            doc,
-            name,
-            tool,
-            args,
-            json_args: None,
-            clauses: clauses.unwrap_or_default(),
-            span: sp(e),
+        .map_with(|((((doc, name), tool), mut args), clauses), e| {
+            // The collected vectors grew from a capacity of four: a step of
+            // two clauses kept room for four (docs/performance.md).
+            let mut clauses: Vec<ast::Clause> = clauses.unwrap_or_default();
+            args.shrink_to_fit();
+            clauses.shrink_to_fit();
+            ast::Step {
+                doc,
+                name,
+                tool,
+                args,
+                json_args: None,
+                clauses,
+                span: sp(e),
+            }
         })
 }
 
