@@ -437,6 +437,18 @@ fn the_operator_bounds_replans_and_a_changed_plan_is_one() {
         out.contains("E0305") && out.contains("1 of its 1 replans"),
         "{out}"
     );
+    // The refusal names both plans: the record's and this one's.
+    let ir: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("a.ir.json")).unwrap()).unwrap();
+    let recorded = record(&dir)["fingerprint"].as_str().unwrap().to_string();
+    assert!(
+        out.contains(&format!("the record is of plan {recorded}"))
+            && out.contains(&format!(
+                "this is plan {}",
+                ir["fingerprint"].as_str().unwrap()
+            )),
+        "{out}"
+    );
     assert_eq!(record(&dir)["replans_used"], 1);
     // A second replan: the plan allows itself 5, the operator 1.
     let second = READ.replace("}\n}", "}\n    step more = kv.get(key: \"k3\") { }\n}");

@@ -36,9 +36,18 @@ pub enum MachineError {
     /// and the policy's): nothing runs; a person decides.
     #[error(
         "the run has used {used} of its {budget} replans: this plan is another replan over the \
-         budget (E0305); stop replanning and escalate to a person"
+         budget (E0305); the record is of plan {}, this is plan {plan_fingerprint}; stop \
+         replanning and escalate to a person",
+        record_fingerprint.as_deref().unwrap_or("(none: a record without a fingerprint)")
     )]
-    ReplanBudget { used: u64, budget: u64 },
+    ReplanBudget {
+        used: u64,
+        budget: u64,
+        /// The plan fingerprint the record names, if any.
+        record_fingerprint: Option<String>,
+        /// This plan's fingerprint (`docs/ir.md`, "Fingerprint").
+        plan_fingerprint: String,
+    },
     /// A redispatch asked for after the first `next`.
     #[error("a redispatch is decided before the run starts")]
     RedispatchAfterStart,

@@ -509,6 +509,8 @@ impl Machine {
             return Err(MachineError::ReplanBudget {
                 used: record.replans_used,
                 budget,
+                record_fingerprint: record.fingerprint.clone(),
+                plan_fingerprint: self.plan_fingerprint.clone(),
             });
         }
         self.replans_used = record.replans_used + u64::from(!same_plan);
