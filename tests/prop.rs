@@ -1,7 +1,8 @@
 //! Property tests over generated plans (`support/gen.rs`): well-typed plans
-//! over a generated catalogue and policy (ceilings, and allowlists over
-//! strings whose literals are drawn from them and whose references get
-//! guards), written as `.plan` text and as the JSON plan form, and
+//! over a generated catalogue and policy (ceilings, and allowlists and
+//! patterns over strings whose literals are drawn from them and whose
+//! references get guards), written as `.plan` text and as the JSON plan
+//! form, and
 //! mutations of them.
 //!
 //! - Soundness: a generated plan compiles without errors, and its IR is
@@ -13,7 +14,8 @@
 //!   policy) forms of the catalogue and policy; compiling twice gives the
 //!   same bytes.
 //! - Each mutation (forward reference, literal over a ceiling, unknown tool,
-//!   missing scope, ill-typed argument) is rejected with its code, in the
+//!   missing scope, ill-typed argument, a literal outside an allowlist or a
+//!   pattern) is rejected with its code, in the
 //!   step it was made in, at the span it was made at in the text form, and
 //!   with the JSON pointer of what it changed in the JSON form.
 //! - `planc fmt`'s layout of a generated plan, catalogue and policy, with
@@ -183,6 +185,11 @@ fn plain_world(world: &World) -> invariants::World {
                         Some((p.name.clone(), false, literals))
                     })
                     .collect(),
+                patterns: t
+                    .params
+                    .iter()
+                    .filter_map(|p| Some((p.name.clone(), p.regex()?.to_string())))
+                    .collect(),
                 ..invariants::ToolRule::default()
             },
         );
@@ -283,6 +290,8 @@ enum Mutation {
     UnknownTool,
     MissingScope,
     IllTyped,
+    OutsideList,
+    OutsidePattern,
 }
 
 impl Mutation {
@@ -293,6 +302,8 @@ impl Mutation {
             Mutation::UnknownTool => Code::E0101,
             Mutation::MissingScope => Code::E0302,
             Mutation::IllTyped => Code::E0201,
+            Mutation::OutsideList => Code::E0311,
+            Mutation::OutsidePattern => Code::E0312,
         }
     }
 }
@@ -379,6 +390,36 @@ fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_
             world.actor.retain(|s| *s != scope);
             Some(Site { step: j, arg: None })
         }
+        Mutation::OutsideList | Mutation::OutsidePattern => {
+            // A literal in no allowlist and matched by no pattern.
+            let mut sites = Vec::new();
+            for (j, s) in plan.steps.iter().enumerate() {
+                let Some(tool) = s.tool_index.and_then(|t| world.tools.get(t)) else {
+                    continue;
+                };
+                for p in &tool.params {
+                    let ruled = match m {
+                        Mutation::OutsideList => p.allow.is_some(),
+                        _ => p.pattern.is_some(),
+                    };
+                    if ruled && s.args.iter().any(|(a, _)| *a == p.name) {
+                        sites.push((j, p.name.clone()));
+                    }
+                }
+            }
+            let (j, arg) = pick.pick(&sites)?.clone();
+            let slot = plan
+                .steps
+                .get_mut(j)?
+                .args
+                .iter_mut()
+                .find(|(a, _)| *a == arg)?;
+            slot.1 = Val::Str("zz outside".to_string());
+            Some(Site {
+                step: j,
+                arg: Some(arg),
+            })
+        }
         Mutation::IllTyped => {
             let mut sites = Vec::new();
             for (j, s) in plan.steps.iter().enumerate() {
@@ -413,6 +454,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         Just(Mutation::UnknownTool),
         Just(Mutation::MissingScope),
         Just(Mutation::IllTyped),
+        Just(Mutation::OutsideList),
+        Just(Mutation::OutsidePattern),
     ]
 }
 
@@ -917,13 +960,12 @@ proptest! {
         let (text, _) = plangen::plan_text(&plan);
         let run = compile(&world, "gen.plan", &text);
         let ir = sound_ir(&run, &world)?;
-        // A recorded string is one sample value: under an allowlist it is
-        // (rightly) E0311, which is not what this property is about.
-        prop_assume!(!ir.steps.iter().any(|s| s
-            .authz
-            .guards
-            .iter()
-            .any(|g| matches!(g.limit, planc::ir::GuardLimit::List(_)))));
+        // A recorded string is one sample value: under an allowlist or a
+        // pattern it is (rightly) E0311 or E0312, which is not what this
+        // property is about.
+        prop_assume!(!ir.steps.iter().any(|s| s.authz.guards.iter().any(|g| {
+            matches!(g.limit, planc::ir::GuardLimit::List(_)) || g.op == planc::ir::GuardOp::Matches
+        })));
         // Every binding recorded as a value of its declared type (a
         // reused step's recorded values must fit it: E0309), the least
         // one, so that it is within the generated `<=` ceilings.

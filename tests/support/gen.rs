@@ -141,6 +141,10 @@ pub struct Param {
     /// `where NAME in [...]` in the policy (strings without a default):
     /// literals are drawn from it, references get its guard.
     pub allow: Option<Vec<String>>,
+    /// `where NAME matches "RE"` in the policy (strings without a default
+    /// or an allowlist): an index into [`PATTERNS`]; literals are drawn
+    /// from its samples, references get its guard.
+    pub pattern: Option<usize>,
     /// `= VALUE` in the declaration (`default` in the JSON schema).
     pub default: Option<Val>,
 }
@@ -256,6 +260,33 @@ pub struct Plan {
 /// backslash to escape.
 const ALLOWED: &[&str] = &["a", "b é", "", "q\"u", "t\\b", "acc_4711"];
 
+/// The patterns a policy may hold, each with strings it matches as a
+/// whole: a quote and a backslash to escape in both forms, a non-ASCII
+/// letter, an alternation that only matches whole.
+pub const PATTERNS: &[(&str, &[&str])] = &[
+    ("acc_[0-9]+", &["acc_4711", "acc_1"]),
+    ("q\"u|t\\\\b", &["q\"u", "t\\b"]),
+    ("[a-z]+ é", &["b é", "ab é"]),
+    ("a|ab", &["a", "ab"]),
+];
+
+impl Param {
+    /// The literals a plan may pass: the allowlist, or the pattern's
+    /// samples.
+    pub fn literals(&self) -> Option<Vec<String>> {
+        if let Some(values) = &self.allow {
+            return Some(values.clone());
+        }
+        let (_, samples) = PATTERNS.get(self.pattern?)?;
+        Some(samples.iter().map(|s| (*s).to_string()).collect())
+    }
+
+    /// The pattern's regular expression, if the policy holds one.
+    pub fn regex(&self) -> Option<&'static str> {
+        PATTERNS.get(self.pattern?).map(|(re, _)| *re)
+    }
+}
+
 pub fn world(c: &mut Choices<'_>) -> World {
     let n = c.range(1, 5);
     let mut tools = Vec::with_capacity(n);
@@ -294,11 +325,14 @@ pub fn world(c: &mut Choices<'_>) -> World {
                 }
                 values
             });
+            let pattern = (ty == Ty::Str && default.is_none() && allow.is_none() && c.one_in(3))
+                .then(|| c.below(PATTERNS.len()));
             params.push(Param {
                 name: format!("p{p}"),
                 ty,
                 ceiling,
                 allow,
+                pattern,
                 default,
             });
         }
@@ -493,7 +527,7 @@ pub fn plan(c: &mut Choices<'_>, world: &World) -> Plan {
             if p.default.is_some() && c.one_in(2) {
                 continue;
             }
-            let value = value(c, p.ty, p.ceiling, p.allow.as_deref(), &scope);
+            let value = value(c, p.ty, p.ceiling, p.literals().as_deref(), &scope);
             args.push((p.name.clone(), value));
         }
         let mut binds = Vec::new();
@@ -668,6 +702,10 @@ pub fn policy_text(world: &World) -> String {
                     .map(|v| serde_json::to_string(v).unwrap_or_default())
                     .collect();
                 ceilings.push(format!("{} in [{}]", p.name, quoted.join(", ")));
+            }
+            if let Some(re) = p.regex() {
+                let quoted = serde_json::to_string(re).unwrap_or_default();
+                ceilings.push(format!("{} matches {quoted}", p.name));
             }
         }
         if !ceilings.is_empty() {
@@ -1035,6 +1073,14 @@ pub fn policy_json(world: &World) -> String {
                 .collect();
             if !allow.is_empty() {
                 rule["in"] = serde_json::Value::Object(allow);
+            }
+            let patterns: serde_json::Map<String, serde_json::Value> = t
+                .params
+                .iter()
+                .filter_map(|p| p.regex().map(|re| (p.name.clone(), json!(re))))
+                .collect();
+            if !patterns.is_empty() {
+                rule["matches"] = serde_json::Value::Object(patterns);
             }
             if t.approval {
                 rule["approval"] = json!("human");
