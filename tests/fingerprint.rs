@@ -373,3 +373,50 @@ fn every_change_to_what_runs_in_the_ir_changes_it() {
     }
     assert_eq!(ir::fingerprint(&ir).unwrap(), fp);
 }
+
+/// The plan fingerprint of an IR compiled against a record is the
+/// fingerprint of that IR with what it took from the record removed
+/// (`progress`, each step's `reuse` and `artifacts`), and of the same plan
+/// compiled without the record.
+#[test]
+fn the_plan_fingerprint_leaves_out_what_came_from_the_record() {
+    let dir = root().join("examples/config_dag");
+    let text = std::fs::read_to_string(dir.join("replan.plan")).unwrap();
+    let alone = compile_text(&dir, "examples/config_dag/replan.plan", &text);
+    let mut job = Job::default();
+    let id = job
+        .sources
+        .add("examples/config_dag/replan.plan".to_string(), text.clone());
+    job.plans.push(id);
+    planc::project::settings(&dir, &Default::default())
+        .unwrap()
+        .add_to(&mut job, |p: &Path| {
+            p.strip_prefix(root())
+                .unwrap_or(p)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .unwrap();
+    let record = std::fs::read_to_string(dir.join("progress.json")).unwrap();
+    job.progress = Some(job.sources.add_with_kind(
+        "progress.json",
+        record,
+        planc::SourceKind::Json,
+    ));
+    let outcome = driver::run(&mut job);
+    assert!(!outcome.has_errors(), "{:?}", outcome.diagnostics);
+    let replan = driver::lower(&job, &outcome).unwrap().remove(0);
+    assert!(replan.progress.is_some());
+    assert!(replan.steps.iter().any(|s| s.reuse == Some(true)));
+    assert_ne!(replan.fingerprint, alone.fingerprint);
+    let mut stripped = replan.clone();
+    stripped.progress = None;
+    for s in &mut stripped.steps {
+        s.reuse = None;
+        s.artifacts = None;
+    }
+    let plan = ir::plan_fingerprint(&replan).unwrap();
+    assert_eq!(plan, ir::fingerprint(&stripped).unwrap());
+    assert_eq!(plan, alone.fingerprint);
+    assert_eq!(ir::plan_fingerprint(&alone).unwrap(), alone.fingerprint);
+}

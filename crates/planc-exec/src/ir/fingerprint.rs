@@ -28,13 +28,30 @@ pub const PREFIX: &str = "sha256:";
 /// The fingerprint of `ir`: `sha256:` and 64 lowercase hex digits. The
 /// `fingerprint` field `ir` already carries is not part of it.
 pub fn fingerprint(ir: &PlanIr) -> Result<String, String> {
-    // The canonical text streamed into the digest: the IR's members that
-    // sort before `steps`, the steps one at a time, then the members after
-    // (each part is [`canonical_ir`]'s text, which the tests compare). The
-    // canonical text of a large IR is never in memory whole.
+    streamed(ir, false)
+}
+
+/// The fingerprint of the plan `ir` runs, whatever record it was compiled
+/// against (`docs/ir.md`, "Fingerprint"): the fingerprint of `ir` without
+/// what it took from a progress record (`progress`, and each step's
+/// `reuse` and `artifacts`). For an IR compiled without a record it is
+/// [`fingerprint`]. A progress record carries it, so that a run resumed
+/// with the same plan compiled against the record is a resume, and a plan
+/// that differs in anything that runs is a replan.
+pub fn plan_fingerprint(ir: &PlanIr) -> Result<String, String> {
+    streamed(ir, true)
+}
+
+/// The digest of `ir`'s canonical text (with `plan`, without what it took
+/// from a record: those members are written only when present, so leaving
+/// them out is the text of the IR without them), streamed: the IR's
+/// members that sort before `steps`, the steps one at a time, then the
+/// members after. Each part is [`canonical_ir`]'s text, which the tests
+/// compare; the canonical text of a large IR is never in memory whole.
+fn streamed(ir: &PlanIr, plan: bool) -> Result<String, String> {
     let fail = |e: Error| format!("cannot fingerprint the IR: {}", e.0);
-    let before = ir.serialize(Canon(Skip::TopBefore)).map_err(fail)?;
-    let after = ir.serialize(Canon(Skip::TopAfter)).map_err(fail)?;
+    let before = ir.serialize(Canon(Skip::TopBefore, plan)).map_err(fail)?;
+    let after = ir.serialize(Canon(Skip::TopAfter, plan)).map_err(fail)?;
     let inner = |text: &str| -> String {
         let t = text.strip_prefix('{').unwrap_or(text);
         t.strip_suffix('}').unwrap_or(t).to_string()
@@ -51,7 +68,7 @@ pub fn fingerprint(ir: &PlanIr) -> Result<String, String> {
         if i > 0 {
             hasher.update(b",");
         }
-        let text = step.serialize(Canon(Skip::Step)).map_err(fail)?;
+        let text = step.serialize(Canon(Skip::Step, plan)).map_err(fail)?;
         hasher.update(text.as_bytes());
     }
     hasher.update(b"]");
@@ -61,31 +78,6 @@ pub fn fingerprint(ir: &PlanIr) -> Result<String, String> {
     }
     hasher.update(b"}");
     Ok(hex(hasher))
-}
-
-/// The fingerprint of the plan `ir` runs, whatever record it was compiled
-/// against (`docs/ir.md`, "Fingerprint"): the fingerprint of `ir` without
-/// what it took from a progress record (`progress`, and each step's
-/// `reuse` and `artifacts`). For an IR compiled without a record it is
-/// [`fingerprint`]. A progress record carries it, so that a run resumed
-/// with the same plan compiled against the record is a resume, and a plan
-/// that differs in anything that runs is a replan.
-pub fn plan_fingerprint(ir: &PlanIr) -> Result<String, String> {
-    if ir.progress.is_none()
-        && ir
-            .steps
-            .iter()
-            .all(|s| s.reuse.is_none() && s.artifacts.is_none())
-    {
-        return fingerprint(ir);
-    }
-    let mut plan = ir.clone();
-    plan.progress = None;
-    for step in &mut plan.steps {
-        step.reuse = None;
-        step.artifacts = None;
-    }
-    fingerprint(&plan)
 }
 
 /// `sha256:` and the hex SHA-256 of `text`: the fingerprint of an IR whose
@@ -109,14 +101,16 @@ fn hex(hasher: Sha256) -> String {
 /// The canonical JSON the fingerprint is the digest of: the IR without
 /// `fingerprint`, `source` and the steps' `span`.
 pub fn canonical_ir(ir: &PlanIr) -> Result<String, String> {
-    ir.serialize(Canon(Skip::Top))
+    ir.serialize(Canon(Skip::Top, false))
         .map_err(|e| format!("cannot fingerprint the IR: {}", e.0))
 }
 
 /// RFC 8785 canonical JSON of any value serde can serialise (numbers as
 /// above: integers in decimal, `RawValue` numbers as written).
 pub fn canonical<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
-    value.serialize(Canon(Skip::Nothing)).map_err(|e| e.0)
+    value
+        .serialize(Canon(Skip::Nothing, false))
+        .map_err(|e| e.0)
 }
 
 /// What the serializer leaves out where it is: the IR's own members
@@ -140,18 +134,20 @@ enum Skip {
 }
 
 impl Skip {
-    fn leaves_out(self, key: &str) -> bool {
+    /// Whether the member `key` is left out here; with `plan`, also what
+    /// the IR took from a progress record ([`plan_fingerprint`]).
+    fn leaves_out(self, key: &str, plan: bool) -> bool {
         match self {
-            Skip::Top => key == "fingerprint" || key == "source",
+            Skip::Top => key == "fingerprint" || key == "source" || (plan && key == "progress"),
             Skip::TopBefore => {
-                Skip::Top.leaves_out(key)
+                Skip::Top.leaves_out(key, plan)
                     || key.encode_utf16().cmp("steps".encode_utf16()) != std::cmp::Ordering::Less
             }
             Skip::TopAfter => {
-                Skip::Top.leaves_out(key)
+                Skip::Top.leaves_out(key, plan)
                     || key.encode_utf16().cmp("steps".encode_utf16()) != std::cmp::Ordering::Greater
             }
-            Skip::Step => key == "span",
+            Skip::Step => key == "span" || (plan && (key == "reuse" || key == "artifacts")),
             Skip::Nothing | Skip::Steps => false,
         }
     }
@@ -241,8 +237,10 @@ impl ser::Error for Error {
 /// serde_json's name for the struct a `RawValue` serialises as.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// The serializer writing a value's canonical text.
-struct Canon(Skip);
+/// The serializer writing a value's canonical text: what it leaves out
+/// where it is, and whether it writes the plan's text without what the IR
+/// took from a record.
+struct Canon(Skip, bool);
 
 fn float() -> Error {
     Error("the IR holds a binary floating-point number, which has no exact canonical form".into())
@@ -326,17 +324,17 @@ impl ser::Serializer for Canon {
     ) -> Result<String, Error> {
         Ok(write_object(vec![(
             variant.to_string(),
-            value.serialize(Canon(Skip::Nothing))?,
+            value.serialize(Canon(Skip::Nothing, self.1))?,
         )]))
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Seq, Error> {
-        Ok(Seq::new(self.0))
+        Ok(Seq::new(self.0, self.1))
     }
     fn serialize_tuple(self, _: usize) -> Result<Seq, Error> {
-        Ok(Seq::new(self.0))
+        Ok(Seq::new(self.0, self.1))
     }
     fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Seq, Error> {
-        Ok(Seq::new(self.0))
+        Ok(Seq::new(self.0, self.1))
     }
     fn serialize_tuple_variant(
         self,
@@ -345,13 +343,13 @@ impl ser::Serializer for Canon {
         variant: &'static str,
         _: usize,
     ) -> Result<Variant<Seq>, Error> {
-        Ok(Variant(variant, Seq::new(Skip::Nothing)))
+        Ok(Variant(variant, Seq::new(Skip::Nothing, self.1)))
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Obj, Error> {
-        Ok(Obj::new(len.unwrap_or(0), false, self.0))
+        Ok(Obj::new(len.unwrap_or(0), false, self.0, self.1))
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Obj, Error> {
-        Ok(Obj::new(len, name == RAW_VALUE_TOKEN, self.0))
+        Ok(Obj::new(len, name == RAW_VALUE_TOKEN, self.0, self.1))
     }
     fn serialize_struct_variant(
         self,
@@ -360,7 +358,10 @@ impl ser::Serializer for Canon {
         variant: &'static str,
         len: usize,
     ) -> Result<Variant<Obj>, Error> {
-        Ok(Variant(variant, Obj::new(len, false, Skip::Nothing)))
+        Ok(Variant(
+            variant,
+            Obj::new(len, false, Skip::Nothing, self.1),
+        ))
     }
 }
 
@@ -368,13 +369,15 @@ impl ser::Serializer for Canon {
 struct Seq {
     text: String,
     skip: Skip,
+    plan: bool,
 }
 
 impl Seq {
-    fn new(skip: Skip) -> Seq {
+    fn new(skip: Skip, plan: bool) -> Seq {
         Seq {
             text: String::from("["),
             skip,
+            plan,
         }
     }
 }
@@ -386,7 +389,7 @@ impl ser::SerializeSeq for Seq {
         if self.text.len() > 1 {
             self.text.push(',');
         }
-        let item = value.serialize(Canon(self.skip.element()))?;
+        let item = value.serialize(Canon(self.skip.element(), self.plan))?;
         self.text.push_str(&item);
         Ok(())
     }
@@ -461,16 +464,18 @@ struct Obj {
     raw: Option<String>,
     is_raw: bool,
     skip: Skip,
+    plan: bool,
 }
 
 impl Obj {
-    fn new(len: usize, is_raw: bool, skip: Skip) -> Obj {
+    fn new(len: usize, is_raw: bool, skip: Skip, plan: bool) -> Obj {
         Obj {
             members: Vec::with_capacity(len),
             key: None,
             raw: None,
             is_raw,
             skip,
+            plan,
         }
     }
 }
@@ -487,10 +492,10 @@ impl ser::SerializeMap for Obj {
             .key
             .take()
             .ok_or_else(|| Error("a map value without its key".into()))?;
-        if self.skip.leaves_out(&key) {
+        if self.skip.leaves_out(&key, self.plan) {
             return Ok(());
         }
-        let text = value.serialize(Canon(self.skip.member(&key)))?;
+        let text = value.serialize(Canon(self.skip.member(&key), self.plan))?;
         self.members.push((key, text));
         Ok(())
     }
@@ -515,10 +520,10 @@ impl ser::SerializeStruct for Obj {
             self.raw = Some(text);
             return Ok(());
         }
-        if self.skip.leaves_out(key) {
+        if self.skip.leaves_out(key, self.plan) {
             return Ok(());
         }
-        let text = value.serialize(Canon(self.skip.member(key)))?;
+        let text = value.serialize(Canon(self.skip.member(key), self.plan))?;
         self.members.push((key.to_string(), text));
         Ok(())
     }

@@ -25,7 +25,7 @@ pub enum Value {
     Null,
     Date(Date),
     /// Boxed: rare, and 40 bytes with its text, which would make every
-    /// value 40 bytes instead of 32.
+    /// value 40 bytes instead of 24.
     Datetime(Box<Datetime>),
 }
 
