@@ -18,9 +18,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Compiles `text` as the plan file `name` in the folder `dir` (with that
-/// folder's `planc.toml`).
-fn compile_text(dir: &Path, name: &str, text: &str) -> PlanIr {
+/// The job of the plan file `name` holding `text`, in the folder `dir`
+/// (with that folder's `planc.toml`).
+fn job_for(dir: &Path, name: &str, text: &str) -> Job {
     let mut job = Job::default();
     let id = job.sources.add(name.to_string(), text.to_string());
     job.plans.push(id);
@@ -33,6 +33,13 @@ fn compile_text(dir: &Path, name: &str, text: &str) -> PlanIr {
                 .into_owned()
         })
         .unwrap();
+    job
+}
+
+/// Compiles `text` as the plan file `name` in the folder `dir` (with that
+/// folder's `planc.toml`).
+fn compile_text(dir: &Path, name: &str, text: &str) -> PlanIr {
+    let mut job = job_for(dir, name, text);
     let outcome = driver::run(&mut job);
     assert!(!outcome.has_errors(), "{name}: {:?}", outcome.diagnostics);
     let mut irs = driver::lower(&job, &outcome).unwrap();
@@ -383,20 +390,7 @@ fn the_plan_fingerprint_leaves_out_what_came_from_the_record() {
     let dir = root().join("examples/config_dag");
     let text = std::fs::read_to_string(dir.join("replan.plan")).unwrap();
     let alone = compile_text(&dir, "examples/config_dag/replan.plan", &text);
-    let mut job = Job::default();
-    let id = job
-        .sources
-        .add("examples/config_dag/replan.plan".to_string(), text.clone());
-    job.plans.push(id);
-    planc::project::settings(&dir, &Default::default())
-        .unwrap()
-        .add_to(&mut job, |p: &Path| {
-            p.strip_prefix(root())
-                .unwrap_or(p)
-                .to_string_lossy()
-                .into_owned()
-        })
-        .unwrap();
+    let mut job = job_for(&dir, "examples/config_dag/replan.plan", &text);
     let record = std::fs::read_to_string(dir.join("progress.json")).unwrap();
     job.progress = Some(job.sources.add_with_kind(
         "progress.json",
