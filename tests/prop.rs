@@ -315,6 +315,22 @@ struct Site {
     arg: Option<String>,
 }
 
+/// Gives the argument `arg` of step `j` the value `value`: the site of a
+/// mutation.
+fn set_arg(plan: &mut Plan, j: usize, arg: String, value: Val) -> Option<Site> {
+    let slot = plan
+        .steps
+        .get_mut(j)?
+        .args
+        .iter_mut()
+        .find(|(a, _)| *a == arg)?;
+    slot.1 = value;
+    Some(Site {
+        step: j,
+        arg: Some(arg),
+    })
+}
+
 /// Applies a mutation at a place chosen by `pick`; `None` when the plan has
 /// no place for it.
 fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_>) -> Option<Site> {
@@ -339,13 +355,7 @@ fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_
                 }
             }
             let (j, arg, binding) = pick.pick(&sites)?.clone();
-            let step = plan.steps.get_mut(j)?;
-            let slot = step.args.iter_mut().find(|(a, _)| *a == arg)?;
-            slot.1 = Val::Ref(binding, None);
-            Some(Site {
-                step: j,
-                arg: Some(arg),
-            })
+            set_arg(plan, j, arg, Val::Ref(binding, None))
         }
         Mutation::OverCeiling => {
             let mut sites = Vec::new();
@@ -364,17 +374,7 @@ fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_
                 Ty::Int => Val::Int(limit + 1 + pick.below(1000) as i64),
                 _ => Val::Dec(limit * 100 + 1 + pick.below(100_000) as i64),
             };
-            let slot = plan
-                .steps
-                .get_mut(j)?
-                .args
-                .iter_mut()
-                .find(|(a, _)| *a == arg)?;
-            slot.1 = over;
-            Some(Site {
-                step: j,
-                arg: Some(arg),
-            })
+            set_arg(plan, j, arg, over)
         }
         Mutation::UnknownTool => {
             let j = pick.below(plan.steps.len());
@@ -408,17 +408,7 @@ fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_
                 }
             }
             let (j, arg) = pick.pick(&sites)?.clone();
-            let slot = plan
-                .steps
-                .get_mut(j)?
-                .args
-                .iter_mut()
-                .find(|(a, _)| *a == arg)?;
-            slot.1 = Val::Str("zz outside".to_string());
-            Some(Site {
-                step: j,
-                arg: Some(arg),
-            })
+            set_arg(plan, j, arg, Val::Str("zz outside".to_string()))
         }
         Mutation::IllTyped => {
             let mut sites = Vec::new();
@@ -432,17 +422,7 @@ fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_
                 Ty::Bool => Val::Int(7),
                 _ => Val::Bool(true),
             };
-            let slot = plan
-                .steps
-                .get_mut(j)?
-                .args
-                .iter_mut()
-                .find(|(a, _)| *a == arg)?;
-            slot.1 = wrong;
-            Some(Site {
-                step: j,
-                arg: Some(arg),
-            })
+            set_arg(plan, j, arg, wrong)
         }
     }
 }

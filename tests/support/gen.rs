@@ -1058,29 +1058,23 @@ pub fn policy_json(world: &World) -> String {
         .iter()
         .map(|t| {
             let mut rule = json!({ "scopes": t.scopes });
-            let max: serde_json::Map<String, serde_json::Value> = t
-                .params
-                .iter()
-                .filter_map(|p| p.ceiling.map(|l| (p.name.clone(), json!(l))))
-                .collect();
-            if !max.is_empty() {
-                rule["max"] = serde_json::Value::Object(max);
+            // One member per rule kind: each parameter it holds of, by name.
+            let per_param = |f: &dyn Fn(&Param) -> Option<serde_json::Value>| {
+                let m: serde_json::Map<String, serde_json::Value> = t
+                    .params
+                    .iter()
+                    .filter_map(|p| f(p).map(|v| (p.name.clone(), v)))
+                    .collect();
+                (!m.is_empty()).then_some(serde_json::Value::Object(m))
+            };
+            if let Some(max) = per_param(&|p| p.ceiling.map(|l| json!(l))) {
+                rule["max"] = max;
             }
-            let allow: serde_json::Map<String, serde_json::Value> = t
-                .params
-                .iter()
-                .filter_map(|p| p.allow.as_ref().map(|v| (p.name.clone(), json!(v))))
-                .collect();
-            if !allow.is_empty() {
-                rule["in"] = serde_json::Value::Object(allow);
+            if let Some(allow) = per_param(&|p| p.allow.as_ref().map(|v| json!(v))) {
+                rule["in"] = allow;
             }
-            let patterns: serde_json::Map<String, serde_json::Value> = t
-                .params
-                .iter()
-                .filter_map(|p| p.regex().map(|re| (p.name.clone(), json!(re))))
-                .collect();
-            if !patterns.is_empty() {
-                rule["matches"] = serde_json::Value::Object(patterns);
+            if let Some(patterns) = per_param(&|p| p.regex().map(|re| json!(re))) {
+                rule["matches"] = patterns;
             }
             if t.approval {
                 rule["approval"] = json!("human");
