@@ -31,7 +31,7 @@ impl Severity {
 }
 
 /// A secondary location that explains the primary one ("bound here").
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Label {
     pub span: Span,
     pub message: String,
@@ -40,7 +40,7 @@ pub struct Label {
 /// A machine-applicable edit that fixes the problem, such as the "did you
 /// mean" replacement of a misspelt name. The language server offers these as
 /// quick fixes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Fix {
     /// What the fix does, for a menu: "replace with `billing.issue_credit`".
     pub title: String,
@@ -48,7 +48,7 @@ pub struct Fix {
     pub replacement: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub code: Code,
     pub severity: Severity,
