@@ -226,6 +226,22 @@ export interface RunResult {
   reused: string[];
 }
 
+/** What `run` (and `new Machine`) throw for a replan over the run's replan
+ * budget (E0305): nothing ran; the loop stops replanning and asks a
+ * person. Every other refusal is a plain `Error` with its message. */
+export interface ReplanBudgetExceeded extends Error {
+  name: "ReplanBudgetExceeded";
+  code: "E0305";
+  /** Replans the record had used. */
+  used: number;
+  /** The budget: the stricter of the plan's and the policy's. */
+  budget: number;
+  /** The plan fingerprint the record names; `null` for a record without one. */
+  recordFingerprint: string | null;
+  /** This plan's fingerprint. */
+  planFingerprint: string;
+}
+
 export function run(ir: IrLike, options: RunOptions): Promise<RunResult>;
 
 export function versions(): { version: string; irVersion: string };

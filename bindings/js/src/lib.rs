@@ -33,6 +33,50 @@ fn error(message: impl Into<String>) -> JsError {
     JsError::new(&message.into())
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// `Reflect.set`: a field on the thrown `Error`.
+    #[wasm_bindgen(js_namespace = Reflect, js_name = set)]
+    fn reflect_set(target: &JsValue, key: &str, value: &JsValue) -> bool;
+}
+
+/// A refusal of the machine as a thrown `Error`: a replan over the budget
+/// (E0305) is named `ReplanBudgetExceeded` and carries `code`, `used`,
+/// `budget`, `recordFingerprint` (`null` for a record without one) and
+/// `planFingerprint`; the rest carry their message alone.
+fn machine_error(e: planc::exec::MachineError) -> JsValue {
+    let thrown: JsValue = error(e.to_string()).into();
+    if let planc::exec::MachineError::ReplanBudget {
+        used,
+        budget,
+        record_fingerprint,
+        plan_fingerprint,
+    } = &e
+    {
+        let code = e
+            .code()
+            .map_or(JsValue::NULL, |c| JsValue::from_str(c.as_str()));
+        let fields = [
+            ("name", JsValue::from_str("ReplanBudgetExceeded")),
+            ("code", code),
+            // Replan counts: far below 2^53, exact as a double.
+            ("used", JsValue::from_f64(*used as f64)),
+            ("budget", JsValue::from_f64(*budget as f64)),
+            (
+                "recordFingerprint",
+                record_fingerprint
+                    .as_deref()
+                    .map_or(JsValue::NULL, JsValue::from_str),
+            ),
+            ("planFingerprint", JsValue::from_str(plan_fingerprint)),
+        ];
+        for (key, value) in &fields {
+            reflect_set(&thrown, key, value);
+        }
+    }
+    thrown
+}
+
 fn to_json(value: &impl serde::Serialize) -> Result<String, JsError> {
     serde_json::to_string(value).map_err(|e| error(e.to_string()))
 }
@@ -408,13 +452,13 @@ impl Machine {
         approved: Vec<String>,
         progress: Option<String>,
         record_key: Option<Vec<u8>>,
-    ) -> Result<Machine, JsError> {
+    ) -> Result<Machine, JsValue> {
         let ir = read_ir(ir)?;
         for name in &approved {
             if !ir.steps.iter().any(|s| s.name == name) {
-                return Err(error(format!(
-                    "approve `{name}`: the plan has no step `{name}`"
-                )));
+                return Err(
+                    error(format!("approve `{name}`: the plan has no step `{name}`")).into(),
+                );
             }
         }
         let record = progress
@@ -422,7 +466,7 @@ impl Machine {
             .map(|text| read_record_keyed(text, record_key.as_deref()))
             .transpose()?;
         let approved: BTreeSet<String> = approved.into_iter().collect();
-        let inner = Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(error)?;
+        let inner = Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(machine_error)?;
         Ok(Machine { inner })
     }
 

@@ -198,6 +198,43 @@ test("a resumed run dispatches no complete step again", async () => {
   assert.ok(resumed.events.every((e) => e.step !== "change"));
 });
 
+test("a replan over the budget is refused with its fields (E0305)", async () => {
+  const once = { ...JSON.parse(planText), budget: { replans: 0 } };
+  const first = compiler.check(once);
+  assert.ok(first.ok);
+  const done = await run(first, { tools: northwindTools(), approve: "all" });
+  assert.equal(done.exitCode, 0);
+  // The same plan again is a resume, not a replan.
+  const again = await run(first, { tools: northwindTools(), approve: "all", progress: done.progressText });
+  assert.equal(again.exitCode, 0);
+  const other = structuredClone(once);
+  other.steps[5].args.template = "another_template";
+  const second = compiler.check(other);
+  assert.ok(second.ok, second.render("short"));
+  const calls = [];
+  await assert.rejects(run(second, { tools: northwindTools(calls), approve: "all", progress: done.progressText }), (e) => {
+    assert.ok(e instanceof Error);
+    assert.equal(e.name, "ReplanBudgetExceeded");
+    assert.equal(e.code, "E0305");
+    assert.equal(e.used, 0);
+    assert.equal(e.budget, 0);
+    assert.equal(e.recordFingerprint, done.progress.fingerprint);
+    assert.equal(e.planFingerprint, second.ir.fingerprint);
+    assert.notEqual(e.recordFingerprint, e.planFingerprint);
+    assert.match(e.message, /E0305/);
+    return true;
+  });
+  assert.deepEqual(calls, []);
+  // Another refusal of the machine keeps its message alone.
+  const edited = structuredClone(done.progress);
+  edited.steps[2].args.plan = "enterprise";
+  await assert.rejects(run(first, { tools: northwindTools(), approve: "all", progress: edited }), (e) => {
+    assert.equal(e.name, "Error");
+    assert.equal(e.code, undefined);
+    return true;
+  });
+});
+
 test("records: read by the library's one reader, and sealed with the operator's key", async () => {
   const checked = compiler.check(planText);
   const key = new TextEncoder().encode("the operator's key");

@@ -47,6 +47,7 @@ __all__ = [
     "diff",
     "invalidate",
     "Machine",
+    "ReplanBudgetExceeded",
     "IR_VERSION",
     "__version__",
 ]
@@ -58,6 +59,12 @@ IR_VERSION: str = _planc.IR_VERSION
 #: what :func:`run` drives, and what another driver (a workflow engine)
 #: can drive the same way.
 Machine = _planc.Machine
+
+#: A replan over the run's replan budget (E0305), refused by the machine
+#: before anything runs: a ``ValueError`` with ``code``, ``used``,
+#: ``budget``, ``record_fingerprint`` and ``plan_fingerprint``. An agent
+#: loop stops replanning and escalates to a person.
+ReplanBudgetExceeded = _planc.ReplanBudgetExceeded
 
 PathLike = Union[str, "os.PathLike[str]"]
 Json = Any

@@ -33,6 +33,15 @@ class Checked:
     def ir_json(self) -> Optional[str]: ...
     def render(self, format: str) -> str: ...
 
+class ReplanBudgetExceeded(ValueError):
+    """A replan over the run's replan budget (E0305): nothing runs."""
+
+    code: str
+    used: int
+    budget: int
+    record_fingerprint: Optional[str]
+    plan_fingerprint: str
+
 class Machine:
     """The executor's state machine: no IO, no clock; deterministic."""
 

@@ -200,6 +200,20 @@ def machine_patch() -> str:
     return f"planc-machine-{_planc.MACHINE_VERSION}"
 
 
+def _over_budget(e: Any) -> Any:
+    """A replan over the run's budget (E0305) as the workflow's failure:
+    type ``replan_budget``, not retried, with the machine's fields as its
+    one detail, so that the starter escalates instead of replanning."""
+    details = {
+        "code": e.code,
+        "used": e.used,
+        "budget": e.budget,
+        "record_fingerprint": e.record_fingerprint,
+        "plan_fingerprint": e.plan_fingerprint,
+    }
+    return ApplicationError(str(e), details, type="replan_budget", non_retryable=True)
+
+
 class MachineVersionError(RuntimeError):
     """A workflow's history was made by another version of the machine.
     Raised inside the workflow, it fails the workflow task, not the
@@ -273,6 +287,8 @@ class PlanWorkflow:
             # The record as it stands before anything runs, for the query.
             preview = _planc.Machine(plan.ir, sorted(needed | self._approved), plan.progress)
             self._record = json.loads(preview.record())
+        except _planc.ReplanBudgetExceeded as e:
+            raise _over_budget(e)
         except (ValueError, KeyError, TypeError, RuntimeError) as e:
             raise ApplicationError(
                 f"not a plan to run: {e}", type="invalid_plan", non_retryable=True
@@ -288,6 +304,8 @@ class PlanWorkflow:
 
         try:
             machine = _planc.Machine(plan.ir, sorted(self._approved), plan.progress)
+        except _planc.ReplanBudgetExceeded as e:
+            raise _over_budget(e)
         except (ValueError, RuntimeError) as e:
             raise ApplicationError(
                 f"not a plan to run: {e}", type="invalid_plan", non_retryable=True

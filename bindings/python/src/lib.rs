@@ -23,6 +23,43 @@ fn value_error(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }
 
+pyo3::create_exception!(
+    _planc,
+    ReplanBudgetExceeded,
+    PyValueError,
+    "A replan over the run's replan budget (E0305): nothing runs, a person \
+     decides. `code` is \"E0305\"; `used` and `budget` count replans; \
+     `record_fingerprint` is the plan the record names (None for a record \
+     without one) and `plan_fingerprint` this plan's (docs/executors.md)."
+);
+
+/// A refusal of the machine: a replan over the budget as
+/// [`ReplanBudgetExceeded`] with its fields, the rest as `ValueError`.
+fn machine_error(py: Python<'_>, e: planc::exec::MachineError) -> PyErr {
+    let planc::exec::MachineError::ReplanBudget {
+        used,
+        budget,
+        record_fingerprint,
+        plan_fingerprint,
+    } = &e
+    else {
+        return value_error(e.to_string());
+    };
+    let err = ReplanBudgetExceeded::new_err(e.to_string());
+    let value = err.value(py);
+    let fields = || -> PyResult<()> {
+        value.setattr("code", e.code().map(|c| c.as_str()))?;
+        value.setattr("used", *used)?;
+        value.setattr("budget", *budget)?;
+        value.setattr("record_fingerprint", record_fingerprint.as_deref())?;
+        value.setattr("plan_fingerprint", plan_fingerprint.as_str())
+    };
+    match fields() {
+        Ok(()) => err,
+        Err(failed) => failed,
+    }
+}
+
 fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
     serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
@@ -345,6 +382,7 @@ impl Machine {
     #[new]
     #[pyo3(signature = (ir, approved, progress=None, record_key=None))]
     fn new(
+        py: Python<'_>,
         ir: &str,
         approved: Vec<String>,
         progress: Option<&str>,
@@ -362,8 +400,10 @@ impl Machine {
             .map(|text| read_record_keyed(text, record_key))
             .transpose()?;
         let approved: BTreeSet<String> = approved.into_iter().collect();
-        // The record does not fit the plan: the caller's input is wrong.
-        let inner = Core::new(Arc::new(ir), &approved, record.as_ref()).map_err(value_error)?;
+        // The record does not fit the plan: the caller's input is wrong,
+        // or the plan is a replan over the budget.
+        let inner = Core::new(Arc::new(ir), &approved, record.as_ref())
+            .map_err(|e| machine_error(py, e))?;
         Ok(Machine { inner })
     }
 
@@ -494,6 +534,10 @@ fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Checked>()?;
     m.add_class::<Machine>()?;
     m.add_class::<Fixture>()?;
+    m.add(
+        "ReplanBudgetExceeded",
+        m.py().get_type::<ReplanBudgetExceeded>(),
+    )?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
     m.add_function(wrap_pyfunction!(invalidate, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;

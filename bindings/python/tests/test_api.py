@@ -721,6 +721,40 @@ def test_a_record_of_another_plan_is_refused(ir: Dict[str, Any], tmp_path: Path)
     assert s.calls.count("put dst") == 1
 
 
+def test_a_replan_over_the_budget_is_a_typed_refusal(compiler: planc.Compiler) -> None:
+    """A plan allowing itself no replan, run; then another plan run against
+    its record: E0305, as its own exception with the fields an agent loop
+    escalates with, and still a ``ValueError`` for loops that catch that."""
+    once = dict(PLAN, budget={"replans": 0})
+    first = compiler.check(json.dumps(once))
+    assert first.ok, first.render("short")
+    s = Store()
+    done = planc.run(first, {"kv.get": s.get, "kv.put": s.put})
+    assert done.exit_code == 0
+    # The same plan again is a resume, not a replan: nothing is refused.
+    again = planc.run(first, {"kv.get": s.get, "kv.put": s.put}, progress=done.progress)
+    assert again.exit_code == 0
+    other = json.loads(json.dumps(once))
+    other["steps"][1]["args"]["key"] = "elsewhere"
+    second = compiler.check(json.dumps(other))
+    assert second.ok and second.ir is not None
+    with pytest.raises(planc.ReplanBudgetExceeded) as refused:
+        planc.run(second, {"kv.get": s.get, "kv.put": s.put}, progress=done.progress)
+    e = refused.value
+    assert isinstance(e, ValueError)
+    assert (e.code, e.used, e.budget) == ("E0305", 0, 0)
+    assert e.record_fingerprint == done.progress["fingerprint"]
+    assert e.plan_fingerprint == second.ir["fingerprint"]
+    assert e.record_fingerprint != e.plan_fingerprint
+    assert "E0305" in str(e) and e.plan_fingerprint in str(e)
+    # Another refusal of the machine stays a plain ValueError.
+    record = json.loads(json.dumps(done.progress))
+    record["steps"][2]["args"]["value"] = "something else"
+    with pytest.raises(ValueError) as other_refusal:
+        planc.run(first, {"kv.get": s.get, "kv.put": s.put}, progress=record)
+    assert not isinstance(other_refusal.value, planc.ReplanBudgetExceeded)
+
+
 def test_python_m_planc(ir: Dict[str, Any], tmp_path: Path) -> None:
     from planc.__main__ import main
 

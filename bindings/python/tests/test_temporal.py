@@ -256,6 +256,20 @@ def durable_ir() -> planc.CheckResult:
     return checked
 
 
+def kv_tools() -> Tuple[Counter, Dict[str, Callable[..., Any]]]:
+    """`kv.get` and `kv.put` in memory, with the count of puts by key."""
+    puts: Counter = Counter()
+
+    def get(key: str) -> Dict[str, Any]:
+        return {"value": f"value of {key}", "items": []}
+
+    def put(key: str, value: str) -> Dict[str, Any]:
+        puts[key] += 1
+        return {"version": 1}
+
+    return puts, {"kv.get": get, "kv.put": put}
+
+
 def start_worker(server: str, q: str, ledger: Path, slow: str) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "temporal_worker.py"), server, q, str(ledger), "--slow", slow],
@@ -502,19 +516,12 @@ def test_the_starter_verifies_the_records_seal(server: str) -> None:
     workflow's input (its history)."""
     ir = durable_ir()
     key = b"0123456789abcdef0123456789abcdef"
-    puts: Counter = Counter()
-
-    def get(key: str) -> Dict[str, Any]:
-        return {"value": f"value of {key}", "items": []}
-
-    def put(key: str, value: str) -> Dict[str, Any]:
-        puts[key] += 1
-        return {"version": 1}
+    puts, tools = kv_tools()
 
     async def go() -> None:
         client = await Client.connect(server)
         q = queue()
-        async with planc.temporal.worker(client, q, {"kv.get": get, "kv.put": put}):
+        async with planc.temporal.worker(client, q, tools):
             first = await planc.temporal.run(
                 client, ir, task_queue=q, retry_interval=FAST, record_key=key
             )
@@ -539,6 +546,52 @@ def test_the_starter_verifies_the_records_seal(server: str) -> None:
             history = await handle.fetch_history()
             assert key.decode() not in json.dumps(history.to_json_dict())
         assert all(s["status"] == "complete" for s in again["steps"])
+        assert puts == {"out1": 1, "out2": 1}
+
+    arun(go())
+
+
+def test_a_replan_over_the_budget_is_refused_typed(server: str) -> None:
+    """E0305 is typed here too: the starter raises
+    ``planc.ReplanBudgetExceeded`` and starts no workflow; a workflow
+    started without the starter fails with type ``replan_budget`` and the
+    machine's fields as its detail, and calls nothing."""
+    c = planc.Compiler(catalog=[KV / "tools.plan"], policy=KV / "policy.plan")
+    once_text = DURABLE.replace("{\n", "{\n    replans 0\n", 1)
+    once = c.check(once_text, kind="plan")
+    other = c.check(once_text.replace('key: "out2"', 'key: "out3"'), kind="plan")
+    assert once.ok and other.ok, once.render("short") + other.render("short")
+    assert other.ir is not None
+    puts, tools = kv_tools()
+
+    async def go() -> None:
+        client = await Client.connect(server)
+        q = queue()
+        async with planc.temporal.worker(client, q, tools):
+            first = await planc.temporal.run(client, once, task_queue=q, retry_interval=FAST)
+            assert all(s["status"] == "complete" for s in first["steps"])
+            workflow_id = f"budget-{uuid.uuid4()}"
+            with pytest.raises(planc.ReplanBudgetExceeded) as refused:
+                await planc.temporal.start(
+                    client, other, task_queue=q, id=workflow_id, progress=first
+                )
+            assert (refused.value.used, refused.value.budget) == (0, 0)
+            assert refused.value.plan_fingerprint == other.ir["fingerprint"]
+            with pytest.raises(Exception, match="not found"):
+                await client.get_workflow_handle(workflow_id).describe()
+            # Past the starter: the workflow's own machine refuses it.
+            plan = planc.temporal.PlanInput(ir=json.dumps(other.ir), progress=json.dumps(first))
+            handle = await client.start_workflow(
+                planc.temporal.PlanWorkflow.run, plan, id=workflow_id, task_queue=q
+            )
+            with pytest.raises(Exception) as failed:
+                await handle.result()
+        cause = failed.value.cause
+        assert cause.type == "replan_budget" and cause.non_retryable, cause
+        (detail,) = cause.details
+        assert detail["code"] == "E0305"
+        assert detail["record_fingerprint"] == first["fingerprint"]
+        assert detail["plan_fingerprint"] == other.ir["fingerprint"]
         assert puts == {"out1": 1, "out2": 1}
 
     arun(go())

@@ -69,6 +69,19 @@ pub enum MachineError {
     Internal(&'static str),
 }
 
+impl MachineError {
+    /// The diagnostic code of a refusal the check reports too, so that a
+    /// driver can tell it apart without reading the message: E0305 for a
+    /// replan over the budget (`docs/executors.md`). `None` for the rest,
+    /// which are mistakes of the driver or of its input.
+    pub fn code(&self) -> Option<crate::diagnostics::Code> {
+        match self {
+            MachineError::ReplanBudget { .. } => Some(crate::diagnostics::Code::E0305),
+            _ => None,
+        }
+    }
+}
+
 /// An error of [`run`](super::run): the machine's, or the sink's (the
 /// record or the trace could not be written).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
