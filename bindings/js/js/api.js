@@ -102,9 +102,32 @@ export class Exact {
   }
 }
 
-/** An exact number from its digits. */
-export function exact(text) {
-  return new Exact(text);
+/** The mark of a tool that takes numbers exactly (`exact(tool)`). */
+const EXACT_TOOL = Symbol.for("planc.exact");
+
+/** An exact number from its digits: `exact("4180.00")`. Given a tool
+ * function instead, marks it as one that takes numbers exactly and
+ * returns it: every number of its arguments but an integer a double holds
+ * (`41.50`, `1e3`, a 20-digit integer) arrives as an `Exact` with the
+ * digits the plan or the earlier result wrote. Unmarked tools get
+ * JavaScript numbers (`41.5`). */
+export function exact(value) {
+  if (typeof value === "function") {
+    value[EXACT_TOOL] = true;
+    return value;
+  }
+  return new Exact(value);
+}
+
+/** `args` with each number the call's `exact` list names replaced by an
+ * `Exact` of its digits (a path of keys and indices, then the digits). */
+function withExact(args, numbers) {
+  for (const [path, digits] of numbers) {
+    let parent = args;
+    for (const key of path.slice(0, -1)) parent = parent[key];
+    parent[path[path.length - 1]] = new Exact(digits);
+  }
+  return args;
 }
 
 /** JSON text of a JavaScript value, like `JSON.stringify` (`toJSON`
@@ -332,7 +355,9 @@ function approvedSteps(ir, approve) {
 async function callTool(tools, call) {
   let value;
   try {
-    value = await tools[call.tool](call.args, { step: call.step, tool: call.tool, attempt: call.attempt });
+    const tool = tools[call.tool];
+    const args = tool[EXACT_TOOL] === true ? withExact(call.args, call.exact) : call.args;
+    value = await tool(args, { step: call.step, tool: call.tool, attempt: call.attempt });
   } catch (e) {
     if (e instanceof ToolError) return [false, [e.code, e.message, e.retryable]];
     const name = e?.constructor?.name ?? "Error";

@@ -151,6 +151,10 @@ export class Exact {
   readonly text: string;
 }
 export function exact(text: string): Exact;
+/** Marks a tool that takes numbers exactly, and returns it: every number
+ * of its arguments but an integer a double holds arrives as an `Exact`
+ * with its digits (`41.50` stays `41.50`). */
+export function exact<T extends Tool>(tool: T): T;
 
 /** JSON text of a value: like `JSON.stringify`, with `Exact` and `bigint`
  * written digit for digit and non-finite numbers refused. */

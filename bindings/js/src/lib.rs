@@ -430,12 +430,17 @@ pub struct Machine {
 }
 
 fn dispatch_json(d: &Dispatch) -> String {
+    let args = Data::Object(d.args.clone());
+    // For a tool marked `exact`: the numbers of its arguments with their
+    // digits.
+    let exact = numbers::exact_numbers(&args);
     let call = Data::object([
         ("step", Data::String(d.step.clone())),
         ("index", Data::number(&d.index.to_string())),
         ("tool", Data::String(d.tool.clone())),
-        ("args", Data::Object(d.args.clone())),
+        ("args", args),
         ("attempt", Data::number(&d.attempt.to_string())),
+        ("exact", exact),
     ]);
     numbers::write_js(&call)
 }
@@ -481,7 +486,8 @@ impl Machine {
     }
 
     /// The calls due now, each a JSON object `{step, index, tool, args,
-    /// attempt}` (numbers for JavaScript).
+    /// attempt, exact}` (numbers for JavaScript; `exact` lists the numbers
+    /// of `args` a tool marked `exact` receives with their digits).
     pub fn next(&mut self, together: bool) -> Result<Vec<String>, JsError> {
         let calls = self.inner.next(together).map_err(error)?;
         Ok(calls.iter().map(dispatch_json).collect())

@@ -107,6 +107,48 @@ fn write(value: &Data, out: &mut String) {
     }
 }
 
+/// The numbers inside `value` that a tool marked `exact` receives as
+/// `Exact` (`bindings/js/README.md`, "Exact numbers"): every number but an
+/// integer a double holds, as `[path, digits]`, where `path` lists the
+/// keys and indices from `value` down to the number. `41.50` keeps its
+/// scale this way, which a JSON number read by JavaScript loses.
+pub fn exact_numbers(value: &Data) -> Data {
+    let mut found = Vec::new();
+    let mut path = Vec::new();
+    collect_exact(value, &mut path, &mut found);
+    Data::Array(found)
+}
+
+fn collect_exact(value: &Data, path: &mut Vec<Data>, found: &mut Vec<Data>) {
+    match value {
+        Data::Number(n) => {
+            let text = n.as_str();
+            let integer = !text.contains(['.', 'e', 'E']);
+            if !(integer && exact_in_f64(text)) {
+                found.push(Data::Array(vec![
+                    Data::Array(path.clone()),
+                    Data::String(text.to_string()),
+                ]));
+            }
+        }
+        Data::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(Data::number(&i.to_string()));
+                collect_exact(item, path, found);
+                path.pop();
+            }
+        }
+        Data::Object(fields) => {
+            for (key, item) in fields {
+                path.push(Data::String(key.clone()));
+                collect_exact(item, path, found);
+                path.pop();
+            }
+        }
+        Data::Null | Data::Bool(_) | Data::String(_) => {}
+    }
+}
+
 fn string(s: &str, out: &mut String) {
     out.push_str(&Data::String(s.to_string()).to_json_string());
 }
@@ -173,6 +215,23 @@ pub fn js_json(text: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exact_tool_gets_every_number_but_a_plain_integer_with_its_digits() {
+        let args = Data::parse_text(
+            r#"{"amount": 41.50, "count": 3, "big": 12345678901234567891,
+                "lines": [{"price": 1e3, "qty": 2}, -0.10], "name": "x"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            exact_numbers(&args).to_json_string(),
+            r#"[[["amount"],"41.50"],[["big"],"12345678901234567891"],[["lines",0,"price"],"1e3"],[["lines",1],"-0.10"]]"#
+        );
+        assert_eq!(
+            exact_numbers(&Data::parse_text(r#"{"a": [1, 2], "b": "1.5"}"#).unwrap()),
+            Data::Array(Vec::new())
+        );
+    }
 
     #[test]
     fn numbers_a_double_holds_stay_numbers() {

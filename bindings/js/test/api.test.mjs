@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 
-import { Compiler, ToolError, diff, exact, invalidate, run, toJsonText, versions } from "../js/index.js";
+import { Compiler, Exact, ToolError, diff, exact, invalidate, run, toJsonText, versions } from "../js/index.js";
 import { ROOT, cli, read } from "./support.mjs";
 
 const NW = path.join(ROOT, "examples", "northwind");
@@ -268,6 +268,46 @@ test("records: read by the library's one reader, and sealed with the operator's 
   const doc = JSON.parse(resumed.progressText);
   doc.steps.push(doc.steps[0]);
   await assert.rejects(run(checked, { tools: never, approve: "all", progress: JSON.stringify(doc) }), /not a progress record/);
+});
+
+test("a tool marked exact gets its numbers with their digits", async () => {
+  const checked = compiler.check(planText);
+  const seen = [];
+  const t = northwindTools();
+  const marked = exact(async (args) => {
+    seen.push(args);
+    return { credit_id: "cn_1" };
+  });
+  assert.equal(exact(marked), marked);
+  const result = await run(checked, { tools: { ...t, "billing.issue_credit": marked }, approve: "all" });
+  assert.equal(result.exitCode, 0);
+  assert.equal(seen.length, 1);
+  const { amount_eur, account_id, reason } = seen[0];
+  assert.ok(amount_eur instanceof Exact, typeof amount_eur);
+  assert.equal(amount_eur.text, "41.50");
+  assert.equal(account_id, "acc_4711");
+  assert.equal(reason, "downgrade to starter effective 2026-03-31");
+  // Nested, huge and exponent numbers, and plain integers, through a
+  // record argument of an exact tool.
+  const c = new Compiler({
+    catalog: "tool pay.batch(lines: [{ amount: decimal, count: int }], ref: int) -> { ok: bool } read idempotent",
+    policy: "policy p {\n    actor [pay:r]\n    pay.batch requires [pay:r]\n}",
+  });
+  const plan = c.check({
+    name: "p",
+    goal: "g",
+    steps: [{ name: "s", tool: "pay.batch", args: { lines: [{ amount: exact("1e3"), count: 2 }, { amount: exact("0.10"), count: exact("9007199254740993") }], ref: 7 } }],
+  });
+  assert.ok(plan.ok, plan.render("short"));
+  const got = [];
+  const r = await run(plan, { tools: { "pay.batch": exact(async (args) => (got.push(args), { ok: true })) } });
+  assert.equal(r.exitCode, 0);
+  const [{ lines, ref }] = got;
+  assert.equal(ref, 7);
+  // `1e3` is read as the integer 1000 (docs/json.md): a plain number, as
+  // are 2 and 7; 0.10 and an integer past 2^53 keep their digits.
+  const shown = (v) => (v instanceof Exact ? `exact ${v.text}` : v);
+  assert.deepEqual(lines.map((l) => [shown(l.amount), shown(l.count)]), [[1000, 2], ["exact 0.10", "exact 9007199254740993"]]);
 });
 
 test("exact numbers: digits a double cannot hold cross as strings, both ways", async () => {
