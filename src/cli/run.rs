@@ -271,8 +271,9 @@ fn approvals(ir: &PlanIr, o: &RunArgs) -> Result<BTreeSet<String>, Failure> {
         }
         o.approve.clone()
     };
+    let steps = ir.step_indices();
     for name in &named {
-        if !ir.steps.iter().any(|s| s.name == name) {
+        if !steps.contains_key(name.as_str()) {
             let near = planc::suggest::nearest(name, ir.steps.iter().map(|s| s.name.as_str()));
             let hint = planc::suggest::did_you_mean(&near)
                 .map(|h| format!(" ({h})"))
@@ -510,10 +511,11 @@ fn dry_run(ir: &PlanIr, approved: &BTreeSet<String>) -> String {
             list(&unapproved)
         ));
     }
+    let steps = ir.step_indices();
     for (w, wave) in ir.schedule.iter().enumerate() {
         s.push_str(&format!("wave {}\n", w + 1));
         for name in wave {
-            let Some(step) = ir.steps.iter().find(|st| st.name == *name) else {
+            let Some(step) = steps.get(name.as_str()).and_then(|&i| ir.steps.get(i)) else {
                 continue;
             };
             let args: Vec<String> = step.args.iter().map(|(k, v)| format!("{k}: {v}")).collect();

@@ -219,10 +219,17 @@ fn written_order(job: &Job, outcome: &Outcome, ir: &planc::ir::PlanIr) -> Vec<Ve
         .filter(|p| job.plans.contains(&p.file))
         .flat_map(|p| p.module.plans())
         .find(|p| *p.name.node == *ir.name);
+    // The plan's steps by name, first wins: a scan per step is quadratic.
+    let mut written: std::collections::HashMap<&str, &planc::ast::Step> =
+        std::collections::HashMap::new();
+    for st in plan.iter().flat_map(|p| p.steps.iter()) {
+        written.entry(st.name.node.as_str()).or_insert(st);
+    }
     ir.steps
         .iter()
         .map(|s| {
-            plan.and_then(|p| p.steps.iter().find(|st| *st.name.node == *s.name))
+            written
+                .get(s.name.as_str())
                 .map(|st| st.args.iter().map(|a| a.name.node.to_string()).collect())
                 .unwrap_or_default()
         })

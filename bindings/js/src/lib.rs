@@ -459,8 +459,9 @@ impl Machine {
         record_key: Option<Vec<u8>>,
     ) -> Result<Machine, JsValue> {
         let ir = read_ir(ir)?;
+        let steps = ir.step_indices();
         for name in &approved {
-            if !ir.steps.iter().any(|s| s.name == name) {
+            if !steps.contains_key(name.as_str()) {
                 return Err(
                     error(format!("approve `{name}`: the plan has no step `{name}`")).into(),
                 );

@@ -389,8 +389,9 @@ impl Machine {
         record_key: Option<&[u8]>,
     ) -> PyResult<Machine> {
         let ir = read_ir(ir)?;
+        let steps = ir.step_indices();
         for name in &approved {
-            if !ir.steps.iter().any(|s| s.name == name) {
+            if !steps.contains_key(name.as_str()) {
                 return Err(value_error(format!(
                     "approve `{name}`: the plan has no step `{name}`"
                 )));

@@ -163,6 +163,10 @@ pub struct LineCol {
     pub column: u32,
 }
 
+/// The bytes between two entries of a file's table of character counts
+/// (`SourceFile::counts`): a column costs at most this much counting.
+const COUNT_BLOCK: usize = 4096;
+
 /// One file's name, text and line index (built the first time a position
 /// is asked for).
 #[derive(Clone, Debug)]
@@ -176,6 +180,12 @@ pub struct SourceFile {
     /// Where each line starts: built from the text the first time a line or
     /// column is asked for, so a check that renders nothing never scans it.
     line_starts: OnceLock<Vec<u32>>,
+    /// How many characters and UTF-16 units come before each block of
+    /// [`COUNT_BLOCK`] bytes (`None` for an ASCII text, where both are the
+    /// byte offset): a column is counted from the nearest block, not from
+    /// its line's start, which in a one-line JSON plan is the whole text
+    /// before it. Built the first time a column is asked for.
+    counts: OnceLock<Option<Vec<(u32, u32)>>>,
     /// For JSON files: where each value is and how to spell its RFC 6901
     /// pointer. Built from the text the first time a diagnostic asks for a
     /// pointer, so a check that renders none never pays for it.
@@ -195,8 +205,71 @@ impl SourceFile {
             text: text.into(),
             kind,
             line_starts: OnceLock::new(),
+            counts: OnceLock::new(),
             pointers: OnceLock::new(),
         }
+    }
+
+    /// Replaces the text, forgetting what was counted of the old one.
+    pub fn set_text(&mut self, text: String) {
+        self.text = text;
+        self.line_starts = OnceLock::new();
+        self.counts = OnceLock::new();
+        self.pointers = OnceLock::new();
+    }
+
+    /// How many characters the text has from byte `start` to byte `end`
+    /// (each taken back to a character boundary), without counting from
+    /// the start of a long line.
+    pub fn chars_between(&self, start: usize, end: usize) -> usize {
+        let (a, b) = (self.floor_boundary(start), self.floor_boundary(end));
+        self.counted_before(b)
+            .0
+            .saturating_sub(self.counted_before(a).0)
+    }
+
+    /// Characters and UTF-16 units in the text before byte `o`, a
+    /// character boundary.
+    fn counted_before(&self, o: usize) -> (usize, usize) {
+        let counts = self.counts.get_or_init(|| {
+            if self.text.is_ascii() {
+                return None;
+            }
+            let mut out = Vec::with_capacity(self.text.len() / COUNT_BLOCK + 1);
+            let (mut chars, mut units, mut from) = (0usize, 0usize, 0usize);
+            out.push((0, 0));
+            let mut block = COUNT_BLOCK;
+            while block <= self.text.len() {
+                let to = self.floor_boundary(block);
+                let part = self.text.get(from..to).unwrap_or_default();
+                chars += part.chars().count();
+                units += part.chars().map(char::len_utf16).sum::<usize>();
+                out.push((clamp_u32(chars), clamp_u32(units)));
+                from = to;
+                block += COUNT_BLOCK;
+            }
+            Some(out)
+        });
+        let Some(counts) = counts else {
+            return (o, o);
+        };
+        let k = o / COUNT_BLOCK;
+        let base = self.floor_boundary(k * COUNT_BLOCK);
+        let (chars, units) = counts.get(k).copied().unwrap_or((0, 0));
+        let rest = self.text.get(base..o).unwrap_or_default();
+        (
+            chars as usize + rest.chars().count(),
+            units as usize + rest.chars().map(char::len_utf16).sum::<usize>(),
+        )
+    }
+
+    /// The nearest character boundary at or before byte `o`.
+    fn floor_boundary(&self, o: usize) -> usize {
+        let mut o = o.min(self.text.len());
+        while o > 0 && !self.text.is_char_boundary(o) {
+            o -= 1;
+        }
+        o
     }
 
     /// Where each line starts, built on the first call.
@@ -234,11 +307,7 @@ impl SourceFile {
 
     /// Clamps `offset` into the text and back onto a character boundary.
     fn clamp(&self, offset: u32) -> usize {
-        let mut o = (offset as usize).min(self.text.len());
-        while o > 0 && !self.text.is_char_boundary(o) {
-            o -= 1;
-        }
-        o
+        self.floor_boundary(offset as usize)
     }
 
     /// 1-based line and column of a byte offset; the column counts Unicode
@@ -248,19 +317,11 @@ impl SourceFile {
     pub fn line_col(&self, offset: u32) -> LineCol {
         let o = self.clamp(offset);
         let line = self.line_index(clamp_u32(o));
-        let start = self.line_start(line);
-        let column = self
-            .text
-            .get(start..o)
-            .map(|s| {
-                if start == 0 {
-                    s.strip_prefix('\u{feff}').unwrap_or(s)
-                } else {
-                    s
-                }
-            })
-            .map(|s| s.chars().count())
-            .unwrap_or(0);
+        let start = self.line_start(line).min(o);
+        let mut column = self.counted_before(o).0 - self.counted_before(start).0;
+        if start == 0 && o > 0 && self.text.starts_with('\u{feff}') {
+            column -= 1;
+        }
         LineCol {
             line: clamp_u32(line + 1),
             column: clamp_u32(column + 1),
@@ -272,12 +333,8 @@ impl SourceFile {
     pub fn utf16_position(&self, offset: u32) -> (u32, u32) {
         let o = self.clamp(offset);
         let line = self.line_index(clamp_u32(o));
-        let start = self.line_start(line);
-        let column: usize = self
-            .text
-            .get(start..o)
-            .map(|s| s.chars().map(char::len_utf16).sum())
-            .unwrap_or(0);
+        let start = self.line_start(line).min(o);
+        let column = self.counted_before(o).1 - self.counted_before(start).1;
         (clamp_u32(line), clamp_u32(column))
     }
 
@@ -582,6 +639,69 @@ mod tests {
         assert_eq!(f.line_col(4), LineCol { line: 1, column: 2 });
         // Only at the start of the text: elsewhere it is a character.
         assert_eq!(f.line_col(9), LineCol { line: 2, column: 2 });
+    }
+
+    /// Columns from the table of counts equal columns counted from the
+    /// line's start, across block boundaries, in long lines and short,
+    /// with characters of one to four bytes and a byte-order mark.
+    #[test]
+    fn counted_columns_equal_columns_counted_from_the_line_start() {
+        let naive = |text: &str, o: usize| {
+            let start = text
+                .get(..o)
+                .and_then(|t| t.rfind('\n'))
+                .map_or(0, |i| i + 1);
+            let part = text.get(start..o).unwrap_or_default();
+            let chars = if start == 0 {
+                part.strip_prefix('\u{feff}')
+                    .unwrap_or(part)
+                    .chars()
+                    .count()
+            } else {
+                part.chars().count()
+            };
+            (chars, part.chars().map(char::len_utf16).sum::<usize>())
+        };
+        let pieces = ["a", "é", "€", "😀", "\n", "{\"k\": 1}", "\t"];
+        let mut seed = 7u64;
+        for (n, bom) in [(20_000, false), (9_000, true), (300, false)] {
+            let mut text = String::from(if bom { "\u{feff}" } else { "" });
+            let mut long_line = n > 5_000;
+            while text.len() < n {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let piece = pieces[(seed >> 33) as usize % pieces.len()];
+                if piece == "\n" && long_line {
+                    // The first text is one line, as a planner writes JSON.
+                    continue;
+                }
+                text.push_str(piece);
+                long_line = long_line && n == 20_000;
+            }
+            let file = SourceFile::new(FileId(0), "t", text.clone(), SourceKind::Json);
+            let mut o = 0;
+            while o <= text.len() {
+                if text.is_char_boundary(o) {
+                    let (chars, units) = naive(&text, o);
+                    let lc = file.line_col(u32::try_from(o).unwrap());
+                    assert_eq!(lc.column as usize, chars + 1, "column at {o}");
+                    assert_eq!(
+                        file.utf16_position(u32::try_from(o).unwrap()).1 as usize,
+                        units,
+                        "utf-16 at {o}"
+                    );
+                    let start = file.line_start(file.line_index(u32::try_from(o).unwrap()));
+                    let plain = text.get(start..o).unwrap().chars().count();
+                    assert_eq!(file.chars_between(start, o), plain, "characters at {o}");
+                }
+                o += 1;
+            }
+        }
+        // ASCII: the byte offset, without a table.
+        let ascii = SourceFile::new(FileId(0), "a", "ab\ncd".to_string(), SourceKind::Text);
+        assert_eq!(ascii.line_col(4), LineCol { line: 2, column: 2 });
+        assert_eq!(ascii.utf16_position(4), (1, 1));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::eval::{self, Artifacts};
 use super::run::{Dispatch, Output, Stop};
 use super::{Data, MachineError, ToolError};
-use crate::ir::{Effect, OnUnmet, PlanIr, StepIr};
+use crate::ir::{Effect, OnUnmet, PlanIr, StepIr, Str};
 use crate::progress::{
     Failure, FailureKind, PROGRESS_VERSION, ProgressRecord, Status, Status as RecordStatus,
     StepRecord,
@@ -60,6 +60,9 @@ enum Prepared {
 #[derive(Clone, Debug)]
 pub struct Machine {
     ir: Arc<PlanIr>,
+    /// Each step's index by its name: the machine looks steps up by name
+    /// for every dependency of every ready check and every completion.
+    index_of: planc_lang::FastMap<Str, usize>,
     /// The plan's fingerprint whatever record the IR was compiled against
     /// (`ir::plan_fingerprint`): what the record carries, and what tells a
     /// resume from a replan.
@@ -115,6 +118,11 @@ impl Machine {
             // another IR a replan, the stricter reading.
             plan_fingerprint: crate::ir::plan_fingerprint(&ir)
                 .unwrap_or_else(|_| ir.fingerprint.to_string()),
+            index_of: ir
+                .step_indices()
+                .into_iter()
+                .map(|(name, i)| (Str::from(name), i))
+                .collect(),
             ir,
             artifacts: Artifacts::new(),
             out: Vec::new(),
@@ -401,7 +409,7 @@ impl Machine {
         result: Result<Data, ToolError>,
     ) -> Result<Option<Dispatch>, MachineError> {
         let ir = Arc::clone(&self.ir);
-        let Some((i, s)) = ir.steps.iter().enumerate().find(|(_, s)| s.name == step) else {
+        let Some((i, s)) = self.index(step).and_then(|i| Some((i, ir.steps.get(i)?))) else {
             return Err(MachineError::NoSuchStep(step.to_string()));
         };
         let Some(st) = self.states.get(i) else {
@@ -456,7 +464,7 @@ impl Machine {
     }
 
     fn index(&self, name: &str) -> Option<usize> {
-        self.ir.steps.iter().position(|s| s.name == name)
+        self.index_of.get(name).copied()
     }
 
     fn status(&self, i: usize) -> Status {
@@ -516,8 +524,9 @@ impl Machine {
         self.replans_used = record.replans_used + u64::from(!same_plan);
         let mut reused = Vec::new();
         let ir = Arc::clone(&self.ir);
+        let recorded = record.steps_by_name();
         for (i, step) in ir.steps.iter().enumerate() {
-            let Some(done) = record.step(&step.name) else {
+            let Some(&done) = recorded.get(step.name.as_str()) else {
                 continue;
             };
             if done.outcome_unknown() {

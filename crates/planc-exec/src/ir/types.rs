@@ -65,6 +65,20 @@ pub struct ProgressIr {
     pub artifacts_in: BTreeMap<String, crate::value::JsonValue>,
 }
 
+impl PlanIr {
+    /// Each step's index by its name, for a driver that looks steps up
+    /// inside a loop over them (a scan each time is quadratic in the plan).
+    /// A name given twice (an IR that does not verify) keeps its first.
+    pub fn step_indices(&self) -> planc_lang::FastMap<&str, usize> {
+        let mut out =
+            planc_lang::FastMap::with_capacity_and_hasher(self.steps.len(), Default::default());
+        for (i, s) in self.steps.iter().enumerate() {
+            out.entry(s.name.as_str()).or_insert(i);
+        }
+        out
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Budget {

@@ -105,14 +105,20 @@ fn fields(old: &StepIr, new: &StepIr) -> Vec<FieldChange> {
 
 /// The delta from `old` to `new`; with `record`, what had completed.
 pub fn diff(old: &PlanIr, new: &PlanIr, record: Option<&ProgressRecord>) -> PlanDiff {
+    // Steps are matched by name through indexes: a scan per step is
+    // quadratic in the plan.
+    let recorded = record
+        .map(ProgressRecord::steps_by_name)
+        .unwrap_or_default();
     let complete = |name: &str| {
-        record
-            .and_then(|r| r.step(name))
+        recorded
+            .get(name)
             .is_some_and(|s| s.status == Status::Complete)
     };
+    let (in_old, in_new) = (old.step_indices(), new.step_indices());
     let mut d = PlanDiff::default();
     for n in &new.steps {
-        match old.steps.iter().find(|o| o.name == n.name) {
+        match in_old.get(n.name.as_str()).and_then(|&i| old.steps.get(i)) {
             None => d.added.push(n.name.clone().to_string()),
             Some(o) => {
                 let f = fields(o, n);
@@ -134,7 +140,7 @@ pub fn diff(old: &PlanIr, new: &PlanIr, record: Option<&ProgressRecord>) -> Plan
         }
     }
     for o in &old.steps {
-        if !new.steps.iter().any(|n| n.name == o.name) {
+        if !in_new.contains_key(o.name.as_str()) {
             d.removed.push(o.name.clone().to_string());
             if complete(&o.name) {
                 d.completed.push(o.name.clone().to_string());
@@ -148,8 +154,9 @@ pub fn diff(old: &PlanIr, new: &PlanIr, record: Option<&ProgressRecord>) -> Plan
 /// fields), then the counts.
 pub fn render_human(d: &PlanDiff) -> String {
     let mut out = String::new();
+    let completed: planc_lang::FastSet<&str> = d.completed.iter().map(String::as_str).collect();
     let done = |n: &str| {
-        if d.completed.iter().any(|c| c == n) {
+        if completed.contains(n) {
             " (had completed: not undone)"
         } else {
             ""

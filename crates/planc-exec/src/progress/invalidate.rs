@@ -136,15 +136,28 @@ impl Invalidation {
     /// `complete` step's are), and a replan that still refers to one
     /// without binding it again is told so (E0308).
     pub fn apply(&self, ir: &PlanIr, record: &mut ProgressRecord) {
+        // By name through indexes: a change per step of the plan.
+        let mut at: planc_lang::FastMap<String, usize> = planc_lang::FastMap::default();
+        for (i, s) in record.steps.iter().enumerate() {
+            at.entry(s.name.clone()).or_insert(i);
+        }
+        let in_plan = ir.step_indices();
         for change in &self.steps {
-            match record.step_mut(&change.name) {
+            match at
+                .get(change.name.as_str())
+                .and_then(|&i| record.steps.get_mut(i))
+            {
                 Some(step) => {
                     step.status = change.after;
                 }
                 None => {
-                    let Some(s) = ir.steps.iter().find(|s| s.name == change.name) else {
+                    let Some(s) = in_plan
+                        .get(change.name.as_str())
+                        .and_then(|&i| ir.steps.get(i))
+                    else {
                         continue;
                     };
+                    at.insert(change.name.clone(), record.steps.len());
                     let mut step = StepRecord::pending(s.name.as_str(), s.tool.as_str());
                     step.status = change.after;
                     step.effect = Some(s.effect);
@@ -233,12 +246,15 @@ pub fn invalidate(
 ) -> Result<Invalidation, InvalidateError> {
     // Every step: the plan's, then the record's that the plan lacks.
     let mut names: Vec<&str> = ir.steps.iter().map(|s| s.name.as_str()).collect();
+    let in_plan = ir.step_indices();
+    let mut only_recorded = planc_lang::FastSet::default();
     for s in &record.steps {
-        if !names.contains(&s.name.as_str()) {
+        if !in_plan.contains_key(s.name.as_str()) && only_recorded.insert(s.name.as_str()) {
             names.push(&s.name);
         }
     }
-    let before = |name: &str| record.step(name).map_or(Status::Pending, |s| s.status);
+    let recorded = record.steps_by_name();
+    let before = |name: &str| recorded.get(name).map_or(Status::Pending, |s| s.status);
     let inputs = data_inputs(ir);
     let mut dependents: HashMap<&str, Vec<&str>> = HashMap::new();
     for (step, from) in &inputs {

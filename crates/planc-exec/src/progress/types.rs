@@ -235,6 +235,18 @@ impl ProgressRecord {
         }
     }
 
+    /// Each step by its name, for a lookup inside a loop over steps. A name
+    /// recorded twice (a record the reader refuses, E0603) keeps its first,
+    /// as [`Self::step`] finds it.
+    pub fn steps_by_name(&self) -> planc_lang::FastMap<&str, &StepRecord> {
+        let mut out =
+            planc_lang::FastMap::with_capacity_and_hasher(self.steps.len(), Default::default());
+        for s in &self.steps {
+            out.entry(s.name.as_str()).or_insert(s);
+        }
+        out
+    }
+
     /// The step named `name`.
     pub fn step(&self, name: &str) -> Option<&StepRecord> {
         self.steps.iter().find(|s| s.name == name)

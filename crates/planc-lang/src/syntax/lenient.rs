@@ -23,7 +23,7 @@ pub fn apply(sources: &mut SourceMap, id: FileId) -> Option<Diagnostic> {
     let file = sources.get_mut(id)?;
     let u = unwrap(&file.text)?;
     let note = note(id, &file.text, &u);
-    file.text = u.text;
+    file.set_text(u.text);
     file.kind = SourceKind::Json;
     Some(note)
 }

@@ -393,8 +393,13 @@ impl Graph {
     /// [`crate::progress::invalidate`] decides it for that event (a failed
     /// precondition's cause is the producer of what it read).
     pub fn mark_progress(&mut self, ir: &PlanIr, record: &ProgressRecord) {
+        let recorded = record.steps_by_name();
         for n in &mut self.nodes {
-            n.status = Some(record.step(&n.name).map_or(Status::Pending, run_status));
+            n.status = Some(
+                recorded
+                    .get(n.name.as_str())
+                    .map_or(Status::Pending, |s| run_status(s)),
+            );
         }
         for root in record
             .steps
@@ -426,10 +431,13 @@ impl Graph {
     /// run's truth is that it runs as this plan writes it, not that it is
     /// invalid.
     pub fn mark_delta(&mut self, delta: &PlanDiff) {
+        let added: planc_lang::FastSet<&str> = delta.added.iter().map(String::as_str).collect();
+        let changed: planc_lang::FastSet<&str> =
+            delta.changed.iter().map(|c| c.step.as_str()).collect();
         for n in &mut self.nodes {
-            if delta.added.contains(&n.name) {
+            if added.contains(n.name.as_str()) {
                 n.change = Some(Change::Added);
-            } else if delta.changed.iter().any(|c| c.step == n.name) {
+            } else if changed.contains(n.name.as_str()) {
                 n.change = Some(Change::Changed);
                 if matches!(n.status, Some(Status::Invalid | Status::Failed)) {
                     n.rewritten = true;

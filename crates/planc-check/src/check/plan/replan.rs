@@ -339,15 +339,35 @@ impl<'a> Checker<'a, '_> {
             return;
         };
         let record = progress.record;
+        // The record's steps by name (the first complete one) and its
+        // committed steps by tool, built once: a scan per step is quadratic.
+        let mut complete: FastMap<&str, usize> = FastMap::default();
+        let mut committed: FastMap<&str, Vec<usize>> = FastMap::default();
+        for (at, s) in record.steps.iter().enumerate() {
+            if s.status == Status::Complete {
+                complete.entry(s.name.as_str()).or_insert(at);
+            }
+            if s.status == Status::Complete || s.outcome_unknown() {
+                committed.entry(s.tool.as_str()).or_default().push(at);
+            }
+        }
         let mut known: eval::Artifacts = BTreeMap::new();
         let mut reuse = Vec::with_capacity(steps.len());
         for step in steps {
-            let reused = self.reuse(step, record, &known);
+            let done = complete
+                .get(step.name.as_str())
+                .and_then(|&at| Some((at, record.steps.get(at)?)));
+            let reused = self.reuse(step, done, record, &known);
             if let Some(binds) = &reused {
                 known.extend(binds.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
             if reused.is_none() {
-                self.repeated_effect(step, record, &known);
+                let same_tool = step
+                    .tool
+                    .as_ref()
+                    .and_then(|t| committed.get(t.name.as_str()))
+                    .map_or(&[][..], Vec::as_slice);
+                self.repeated_effect(step, record, same_tool, &known);
             }
             reuse.push(reused);
         }
@@ -584,15 +604,12 @@ impl<'a> Checker<'a, '_> {
     fn reuse(
         &mut self,
         step: &CheckedStep,
+        done: Option<(usize, &'a StepRecord)>,
         record: &'a ProgressRecord,
         known: &eval::Artifacts,
     ) -> Option<BTreeMap<String, JsonValue>> {
-        let Some((at, done)) = record
-            .steps
-            .iter()
-            .enumerate()
-            .find(|(_, s)| s.name == step.name && s.status == Status::Complete)
-        else {
+        // `done`: the record's complete step of this name, with its index.
+        let Some((at, done)) = done else {
             self.unknown_outcome(step, record, known);
             return None;
         };
@@ -707,6 +724,7 @@ impl<'a> Checker<'a, '_> {
         &mut self,
         step: &CheckedStep,
         record: &ProgressRecord,
+        same_tool: &[usize],
         known: &eval::Artifacts,
     ) {
         let Some(tool) = step.tool.as_ref() else {
@@ -715,9 +733,13 @@ impl<'a> Checker<'a, '_> {
         if !tool.effect.repeats(tool.idempotent) {
             return;
         }
-        for (at, done) in record.steps.iter().enumerate() {
-            let committed = done.status == Status::Complete || done.outcome_unknown();
-            if !committed || done.name == step.name || done.tool != tool.name {
+        // `same_tool`: the record's committed steps (complete, or of
+        // unknown outcome) that called this tool, in record order.
+        for &at in same_tool {
+            let Some(done) = record.steps.get(at) else {
+                continue;
+            };
+            if done.name == step.name || done.tool != tool.name {
                 continue;
             }
             let (code, label, help) = match compare_call(step, done, known) {

@@ -5,6 +5,14 @@ use super::*;
 
 pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
     let ir = r.ir;
+    let named = Named::of(ir);
+    let recorded = r.progress.map(|p| p.record.steps_by_name());
+    let mut findings: planc_lang::FastMap<&str, Vec<&Finding>> = planc_lang::FastMap::default();
+    for f in r.findings {
+        if let Some(step) = f.step.as_deref() {
+            findings.entry(step).or_default().push(f);
+        }
+    }
     h.push_str("<section id=\"steps\" aria-labelledby=\"steps-h\">\n<h2 id=\"steps-h\">Steps</h2>\n<div class=\"cards\">\n");
     for step in &ir.steps {
         let classes = Classes::of(step);
@@ -42,7 +50,8 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
             step.depends_on
                 .iter()
                 .map(|d| {
-                    let link = step_named(ir, &d.step)
+                    let link = named
+                        .get(&d.step)
                         .map(step_link)
                         .unwrap_or_else(|| code(&d.step));
                     format!("{link} ({})", reason_name(d.reason))
@@ -54,11 +63,11 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
             h,
             "<div><dt>Runs</dt><dd>in wave {wave}; waits for {waits}</dd></div>"
         );
-        if let (Some(p), Some(n)) = (r.progress, node) {
+        if let (Some(recorded), Some(n)) = (&recorded, node) {
             let _ = writeln!(
                 h,
                 "<div class=\"status-row\"><dt>Status</dt><dd>{}</dd></div>",
-                status_text(n, p.record.step(&step.name))
+                status_text(n, recorded.get(step.name.as_str()).copied())
             );
         }
         if let Some(a) = r.against {
@@ -176,12 +185,7 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
             );
         }
         h.push_str("</dl>\n");
-        let mine: Vec<&Finding> = r
-            .findings
-            .iter()
-            .filter(|f| f.step.as_deref() == Some(step.name.as_str()))
-            .collect();
-        if !mine.is_empty() {
+        if let Some(mine) = findings.get(step.name.as_str()) {
             h.push_str("<ul class=\"findings\">");
             for f in mine {
                 h.push_str(&finding_item(f));
@@ -200,11 +204,15 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
 }
 
 pub(super) fn plan_findings(h: &mut String, r: &Review<'_>) {
-    let step_names: Vec<&str> = r.ir.steps.iter().map(|s| s.name.as_str()).collect();
+    let step_names = r.ir.step_indices();
     let rest: Vec<&Finding> = r
         .findings
         .iter()
-        .filter(|f| f.step.as_deref().is_none_or(|s| !step_names.contains(&s)))
+        .filter(|f| {
+            f.step
+                .as_deref()
+                .is_none_or(|s| !step_names.contains_key(s))
+        })
         .collect();
     if rest.is_empty() {
         return;

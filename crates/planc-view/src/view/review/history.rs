@@ -124,7 +124,9 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
     if d.is_empty() {
         h.push_str("<p>The two plans have the same steps, alike in every field.</p>\n");
     }
-    let had_completed = |name: &str| d.completed.iter().any(|c| c == name);
+    let completed: planc_lang::FastSet<&str> = d.completed.iter().map(String::as_str).collect();
+    let had_completed = |name: &str| completed.contains(name);
+    let (now, before) = (Named::of(r.ir), Named::of(a.old));
     if !d.added.is_empty() {
         let _ = writeln!(
             h,
@@ -132,7 +134,7 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
             count(d.added.len(), "step", "steps")
         );
         for name in &d.added {
-            let Some(step) = step_named(r.ir, name) else {
+            let Some(step) = now.get(name) else {
                 continue;
             };
             let _ = writeln!(
@@ -152,7 +154,8 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
             count(d.removed.len(), "step", "steps")
         );
         for name in &d.removed {
-            let was = step_named(a.old, name)
+            let was = before
+                .get(name)
                 .map(|s| format!(" {}", code(&s.tool)))
                 .unwrap_or_default();
             let done = if had_completed(name) {
@@ -175,7 +178,8 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
             count(d.changed.len(), "step", "steps")
         );
         for c in &d.changed {
-            let link = step_named(r.ir, &c.step)
+            let link = now
+                .get(&c.step)
                 .map(step_link)
                 .unwrap_or_else(|| code(&c.step));
             let done = if had_completed(&c.step) {
@@ -205,11 +209,7 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
     if !d.unchanged.is_empty() {
         let names = |list: &[String]| {
             list.iter()
-                .map(|n| {
-                    step_named(r.ir, n)
-                        .map(step_link)
-                        .unwrap_or_else(|| code(n))
-                })
+                .map(|n| now.get(n).map(step_link).unwrap_or_else(|| code(n)))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -239,6 +239,7 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
 /// invalidated subgraph, and what the record has that the plan does not.
 pub(super) fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &Graph) {
     let record = p.record;
+    let recorded = record.steps_by_name();
     h.push_str("<section id=\"progress\" aria-labelledby=\"progress-h\">\n<h2 id=\"progress-h\">Where the run stands</h2>\n");
     let of_plan = if record.plan == r.ir.name {
         String::new()
@@ -262,7 +263,7 @@ pub(super) fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &
             n.state_classes().join(" "),
             esc(&n.name),
             step_link(step),
-            status_text(n, record.step(&n.name))
+            status_text(n, recorded.get(n.name.as_str()).copied())
         );
     }
     h.push_str("</tbody></table>\n");
@@ -291,7 +292,7 @@ pub(super) fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &
                 Some(c) if !root => format!("reads data from {}", code(c)),
                 _ => {
                     let status = n.status.unwrap_or(Status::Pending);
-                    match record.step(&n.name).and_then(failure_text) {
+                    match recorded.get(n.name.as_str()).and_then(|s| failure_text(s)) {
                         Some(f) => format!("{status}: {f}"),
                         None => status.to_string(),
                     }
@@ -306,10 +307,11 @@ pub(super) fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &
         h.push_str("</ul>\n");
     }
 
+    let in_plan = r.ir.step_indices();
     let only: Vec<&StepRecord> = record
         .steps
         .iter()
-        .filter(|s| step_named(r.ir, &s.name).is_none())
+        .filter(|s| !in_plan.contains_key(s.name.as_str()))
         .collect();
     if !only.is_empty() {
         let _ = writeln!(
