@@ -26,6 +26,9 @@ benchmark plans (the Northwind downgrade repeated, in both forms), then:
   after `pip install ./bindings/python`): `Compiler.check(text).errors` of
   the same JSON plans beside pydantic's `model_validate_json`, by
   instructions inside CPython and by time;
+- growth: the time of `planc check` (short and human formats), `compile`,
+  `graph`, `review` and `diff` at the two largest sizes, as an exponent
+  (1 linear, 2 quadratic);
 - the language server: the ignored latency test of `tests/lsp_e2e.rs`
   (200 edits of a 1,000-step plan), p50 and p99, on the idle machine and
   with one spinning process per core beside it.
@@ -222,6 +225,46 @@ def peak_kib(cmd: list[str], cwd: Path, env: dict | None = None) -> int:
 
 GNU_TIME = "/usr/bin/time"
 
+# The commands whose time should grow as the plan does: each once at the
+# two largest sizes (`{f}`: the JSON plan, `{t}`: the same plan as text).
+GROWTH = [
+    ("check --format short", ["check", "--format", "short", "{f}"]),
+    ("check (the human format)", ["check", "{f}"]),
+    ("compile", ["compile", "-o", "out.ir.json", "{f}"]),
+    ("graph", ["graph", "{f}"]),
+    ("review", ["review", "-o", "out.html", "{f}"]),
+    ("diff", ["diff", "{f}", "{t}"]),
+]
+
+
+def seconds(cmd: list[str], cwd: Path) -> float:
+    """The shorter wall time of two runs of a command."""
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - t0)
+        if r.returncode not in (0, 1):
+            fail(f"{cmd} exited {r.returncode}")
+    return best
+
+
+def growth(planc: Path, plans: Path, small: int, big: int) -> list[tuple[str, float, float, float]]:
+    """Each command's time at `small` and `big` steps, and the exponent of
+    its growth: log(time ratio) / log(size ratio), 1 for linear, 2 for
+    quadratic."""
+    import math
+
+    out = []
+    for name, args in GROWTH:
+        t = []
+        for n in (small, big):
+            cmd = [a.format(f=f"plan_{n}.json", t=f"plan_{n}.plan") for a in args]
+            t.append(seconds([str(planc), *cmd], plans))
+        exponent = math.log(max(t[1], 1e-3) / max(t[0], 1e-3)) / math.log(big / small)
+        out.append((name, t[0], t[1], exponent))
+    return out
+
 
 def lsp_latency(busy: bool) -> tuple[float, float] | None:
     """p50 and p99 of the latency test; with `busy`, one spinning process
@@ -326,6 +369,10 @@ def main() -> int:
             value = peak_kib([str(bench)], plans,
                              env=dict(os.environ, PLANC_BENCH_VALUE=str(plans / f"plan_{n}.json")))
             memory.append((f"plan_{n}.json: serde_json Value", size_of[n], value, None))
+        # How each command's time grows, from the two largest sizes of at
+        # least 1,000 steps (none in a smoke run).
+        grown = [n for n in sizes if n >= 1_000][-2:]
+        grows = growth(planc, plans, grown[0], grown[1]) if len(grown) == 2 else []
 
     lsp = None if (a.smoke or a.no_lsp) else lsp_latency(busy=False)
     lsp_busy = None if (a.smoke or a.no_lsp) else lsp_latency(busy=True)
@@ -381,6 +428,12 @@ def main() -> int:
             r = kib * 1024 / size
             print(f"| peak RSS / input, `planc {what}` {f}, <= 10x | {r:.1f}x ({kib / 1024:.0f} MiB) "
                   f"| {'met' if r <= 10 else 'missed'} |")
+    for name, t_small, t_big, exponent in grows:
+        # The clock moves by up to 2x between runs: over a tenfold size,
+        # that is 0.3 of an exponent.
+        print(f"| `planc {name}`: time grows with the plan, exponent <= 1.3 "
+              f"({grown[0]:,} to {grown[1]:,} steps) | {exponent:.2f} ({t_small:.2f} to "
+              f"{t_big:.2f} s) | {'met' if exponent <= 1.3 else 'missed'} |")
     if lsp:
         print(f"| language server, 1,000 steps, change to diagnostics, p99 <= 5 ms idle "
               f"| p50 {lsp[0]:.2f} ms, p99 {lsp[1]:.2f} ms | {'met' if lsp[1] <= 5 else 'missed'} |")
