@@ -271,7 +271,7 @@ fn approvals(ir: &PlanIr, o: &RunArgs) -> Result<BTreeSet<String>, Failure> {
         }
         o.approve.clone()
     };
-    let steps = ir.step_indices();
+    let steps = ir.steps_by_name();
     for name in &named {
         if !steps.contains_key(name.as_str()) {
             let near = planc::suggest::nearest(name, ir.steps.iter().map(|s| s.name.as_str()));
@@ -511,11 +511,11 @@ fn dry_run(ir: &PlanIr, approved: &BTreeSet<String>) -> String {
             list(&unapproved)
         ));
     }
-    let steps = ir.step_indices();
+    let steps = ir.steps_by_name();
     for (w, wave) in ir.schedule.iter().enumerate() {
         s.push_str(&format!("wave {}\n", w + 1));
         for name in wave {
-            let Some(step) = steps.get(name.as_str()).and_then(|&i| ir.steps.get(i)) else {
+            let Some(&step) = steps.get(name.as_str()) else {
                 continue;
             };
             let args: Vec<String> = step.args.iter().map(|(k, v)| format!("{k}: {v}")).collect();

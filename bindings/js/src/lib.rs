@@ -459,7 +459,7 @@ impl Machine {
         record_key: Option<Vec<u8>>,
     ) -> Result<Machine, JsValue> {
         let ir = read_ir(ir)?;
-        let steps = ir.step_indices();
+        let steps = ir.steps_by_name();
         for name in &approved {
             if !steps.contains_key(name.as_str()) {
                 return Err(

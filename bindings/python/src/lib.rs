@@ -389,7 +389,7 @@ impl Machine {
         record_key: Option<&[u8]>,
     ) -> PyResult<Machine> {
         let ir = read_ir(ir)?;
-        let steps = ir.step_indices();
+        let steps = ir.steps_by_name();
         for name in &approved {
             if !steps.contains_key(name.as_str()) {
                 return Err(value_error(format!(

@@ -163,6 +163,12 @@ pub struct LineCol {
     pub column: u32,
 }
 
+/// The characters of `s` and their UTF-16 units, in one pass.
+fn chars_and_units(s: &str) -> (usize, usize) {
+    s.chars()
+        .fold((0, 0), |(n, u), c| (n + 1, u + c.len_utf16()))
+}
+
 /// The bytes between two entries of a file's table of character counts
 /// (`SourceFile::counts`): a column costs at most this much counting.
 const COUNT_BLOCK: usize = 4096;
@@ -241,9 +247,9 @@ impl SourceFile {
             let mut block = COUNT_BLOCK;
             while block <= self.text.len() {
                 let to = self.floor_boundary(block);
-                let part = self.text.get(from..to).unwrap_or_default();
-                chars += part.chars().count();
-                units += part.chars().map(char::len_utf16).sum::<usize>();
+                let (c, u) = chars_and_units(self.text.get(from..to).unwrap_or_default());
+                chars += c;
+                units += u;
                 out.push((clamp_u32(chars), clamp_u32(units)));
                 from = to;
                 block += COUNT_BLOCK;
@@ -256,11 +262,8 @@ impl SourceFile {
         let k = o / COUNT_BLOCK;
         let base = self.floor_boundary(k * COUNT_BLOCK);
         let (chars, units) = counts.get(k).copied().unwrap_or((0, 0));
-        let rest = self.text.get(base..o).unwrap_or_default();
-        (
-            chars as usize + rest.chars().count(),
-            units as usize + rest.chars().map(char::len_utf16).sum::<usize>(),
-        )
+        let (c, u) = chars_and_units(self.text.get(base..o).unwrap_or_default());
+        (chars as usize + c, units as usize + u)
     }
 
     /// The nearest character boundary at or before byte `o`.

@@ -118,11 +118,13 @@ impl Machine {
             // another IR a replan, the stricter reading.
             plan_fingerprint: crate::ir::plan_fingerprint(&ir)
                 .unwrap_or_else(|_| ir.fingerprint.to_string()),
-            index_of: ir
-                .step_indices()
-                .into_iter()
-                .map(|(name, i)| (Str::from(name), i))
-                .collect(),
+            index_of: {
+                let mut index = planc_lang::FastMap::default();
+                for (i, s) in ir.steps.iter().enumerate() {
+                    index.entry(s.name.clone()).or_insert(i);
+                }
+                index
+            },
             ir,
             artifacts: Artifacts::new(),
             out: Vec::new(),

@@ -66,14 +66,14 @@ pub struct ProgressIr {
 }
 
 impl PlanIr {
-    /// Each step's index by its name, for a driver that looks steps up
-    /// inside a loop over them (a scan each time is quadratic in the plan).
-    /// A name given twice (an IR that does not verify) keeps its first.
-    pub fn step_indices(&self) -> planc_lang::FastMap<&str, usize> {
+    /// Each step by its name, for a driver that looks steps up inside a
+    /// loop over them (a scan each time is quadratic in the plan). A name
+    /// given twice (an IR that does not verify) keeps its first.
+    pub fn steps_by_name(&self) -> planc_lang::FastMap<&str, &StepIr> {
         let mut out =
             planc_lang::FastMap::with_capacity_and_hasher(self.steps.len(), Default::default());
-        for (i, s) in self.steps.iter().enumerate() {
-            out.entry(s.name.as_str()).or_insert(i);
+        for s in &self.steps {
+            out.entry(s.name.as_str()).or_insert(s);
         }
         out
     }

@@ -115,10 +115,10 @@ pub fn diff(old: &PlanIr, new: &PlanIr, record: Option<&ProgressRecord>) -> Plan
             .get(name)
             .is_some_and(|s| s.status == Status::Complete)
     };
-    let (in_old, in_new) = (old.step_indices(), new.step_indices());
+    let (in_old, in_new) = (old.steps_by_name(), new.steps_by_name());
     let mut d = PlanDiff::default();
     for n in &new.steps {
-        match in_old.get(n.name.as_str()).and_then(|&i| old.steps.get(i)) {
+        match in_old.get(n.name.as_str()).copied() {
             None => d.added.push(n.name.clone().to_string()),
             Some(o) => {
                 let f = fields(o, n);

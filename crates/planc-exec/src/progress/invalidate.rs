@@ -141,7 +141,7 @@ impl Invalidation {
         for (i, s) in record.steps.iter().enumerate() {
             at.entry(s.name.clone()).or_insert(i);
         }
-        let in_plan = ir.step_indices();
+        let in_plan = ir.steps_by_name();
         for change in &self.steps {
             match at
                 .get(change.name.as_str())
@@ -151,10 +151,7 @@ impl Invalidation {
                     step.status = change.after;
                 }
                 None => {
-                    let Some(s) = in_plan
-                        .get(change.name.as_str())
-                        .and_then(|&i| ir.steps.get(i))
-                    else {
+                    let Some(&s) = in_plan.get(change.name.as_str()) else {
                         continue;
                     };
                     at.insert(change.name.clone(), record.steps.len());
@@ -246,7 +243,7 @@ pub fn invalidate(
 ) -> Result<Invalidation, InvalidateError> {
     // Every step: the plan's, then the record's that the plan lacks.
     let mut names: Vec<&str> = ir.steps.iter().map(|s| s.name.as_str()).collect();
-    let in_plan = ir.step_indices();
+    let in_plan = ir.steps_by_name();
     let mut only_recorded = planc_lang::FastSet::default();
     for s in &record.steps {
         if !in_plan.contains_key(s.name.as_str()) && only_recorded.insert(s.name.as_str()) {

@@ -118,7 +118,7 @@ fn fingerprint(ir: &PlanIr) -> Option<&str> {
 /// fingerprint and the exact `planc run` command.
 fn glance(h: &mut String, r: &Review<'_>) {
     let ir = r.ir;
-    let named = Named::of(ir);
+    let named = ir.steps_by_name();
     let of = |sev: Severity| r.findings.iter().filter(|f| f.severity == sev).count();
     let (errors, warnings) = (of(Severity::Error), of(Severity::Warning));
     let flows: usize = ir.steps.iter().map(|s| s.untrusted_inputs.len()).sum();
@@ -140,7 +140,8 @@ fn glance(h: &mut String, r: &Review<'_>) {
         h.push_str("<h2 class=\"glance-h\">What changed from the plan it replaces</h2>\n<ul class=\"changes\" id=\"glance-changes\">");
         for name in &d.added {
             let tool = named
-                .get(name)
+                .get(name.as_str())
+                .copied()
                 .map(|s| format!(" {}", code(&s.tool)))
                 .unwrap_or_default();
             let _ = write!(
@@ -247,7 +248,7 @@ fn glance(h: &mut String, r: &Review<'_>) {
 
 pub(super) fn approve(h: &mut String, r: &Review<'_>) {
     let ir = r.ir;
-    let named = Named::of(ir);
+    let named = ir.steps_by_name();
     h.push_str("<section id=\"approve\" aria-labelledby=\"approve-h\">\n<h2 id=\"approve-h\">What approving this plan means</h2>\n");
     let writes: Vec<&StepIr> = ir
         .steps
@@ -282,7 +283,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>) {
     } else {
         h.push_str("<p>A person must approve these before the run starts. Your approval covers each call exactly as shown; a value bound at run time is whatever the step named produces, within any guard below.</p>\n<ul class=\"items\" id=\"approvals\">\n");
         for name in &ir.approvals {
-            let Some(step) = named.get(name) else {
+            let Some(step) = named.get(name.as_str()).copied() else {
                 continue;
             };
             let _ = write!(

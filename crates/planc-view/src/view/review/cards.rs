@@ -5,7 +5,7 @@ use super::*;
 
 pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
     let ir = r.ir;
-    let named = Named::of(ir);
+    let named = ir.steps_by_name();
     let recorded = r.progress.map(|p| p.record.steps_by_name());
     let mut findings: planc_lang::FastMap<&str, Vec<&Finding>> = planc_lang::FastMap::default();
     for f in r.findings {
@@ -51,7 +51,8 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
                 .iter()
                 .map(|d| {
                     let link = named
-                        .get(&d.step)
+                        .get(d.step.as_str())
+                        .copied()
                         .map(step_link)
                         .unwrap_or_else(|| code(&d.step));
                     format!("{link} ({})", reason_name(d.reason))
@@ -204,7 +205,7 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
 }
 
 pub(super) fn plan_findings(h: &mut String, r: &Review<'_>) {
-    let step_names = r.ir.step_indices();
+    let step_names = r.ir.steps_by_name();
     let rest: Vec<&Finding> = r
         .findings
         .iter()

@@ -126,7 +126,7 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
     }
     let completed: planc_lang::FastSet<&str> = d.completed.iter().map(String::as_str).collect();
     let had_completed = |name: &str| completed.contains(name);
-    let (now, before) = (Named::of(r.ir), Named::of(a.old));
+    let (now, before) = (r.ir.steps_by_name(), a.old.steps_by_name());
     if !d.added.is_empty() {
         let _ = writeln!(
             h,
@@ -134,7 +134,7 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
             count(d.added.len(), "step", "steps")
         );
         for name in &d.added {
-            let Some(step) = now.get(name) else {
+            let Some(step) = now.get(name.as_str()).copied() else {
                 continue;
             };
             let _ = writeln!(
@@ -155,7 +155,8 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
         );
         for name in &d.removed {
             let was = before
-                .get(name)
+                .get(name.as_str())
+                .copied()
                 .map(|s| format!(" {}", code(&s.tool)))
                 .unwrap_or_default();
             let done = if had_completed(name) {
@@ -179,7 +180,8 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
         );
         for c in &d.changed {
             let link = now
-                .get(&c.step)
+                .get(c.step.as_str())
+                .copied()
                 .map(step_link)
                 .unwrap_or_else(|| code(&c.step));
             let done = if had_completed(&c.step) {
@@ -209,7 +211,12 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
     if !d.unchanged.is_empty() {
         let names = |list: &[String]| {
             list.iter()
-                .map(|n| now.get(n).map(step_link).unwrap_or_else(|| code(n)))
+                .map(|n| {
+                    now.get(n.as_str())
+                        .copied()
+                        .map(step_link)
+                        .unwrap_or_else(|| code(n))
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -307,7 +314,7 @@ pub(super) fn progress(h: &mut String, r: &Review<'_>, p: Recorded<'_>, graph: &
         h.push_str("</ul>\n");
     }
 
-    let in_plan = r.ir.step_indices();
+    let in_plan = r.ir.steps_by_name();
     let only: Vec<&StepRecord> = record
         .steps
         .iter()

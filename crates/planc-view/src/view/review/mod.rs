@@ -420,26 +420,6 @@ fn scope_list<S: AsRef<str>>(scopes: &[S]) -> String {
         .join(" ")
 }
 
-/// The IR's steps by name, built once by each section that looks steps up
-/// in a loop: a scan per lookup is quadratic in the plan.
-struct Named<'i> {
-    ir: &'i PlanIr,
-    index: planc_lang::FastMap<&'i str, usize>,
-}
-
-impl<'i> Named<'i> {
-    fn of(ir: &'i PlanIr) -> Named<'i> {
-        Named {
-            ir,
-            index: ir.step_indices(),
-        }
-    }
-
-    fn get(&self, name: &str) -> Option<&'i StepIr> {
-        self.index.get(name).and_then(|&i| self.ir.steps.get(i))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
