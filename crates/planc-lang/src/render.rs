@@ -115,10 +115,13 @@ struct Excerpt {
     at: Vec<(usize, usize)>,
     /// The file's lines the excerpt changed (cut or escaped), 0-based.
     changed: Vec<usize>,
+    /// The file's lines before the excerpt's first that `text` does not
+    /// start with as empty lines ([`Numbering`]).
+    before: usize,
 }
 
 impl Excerpt {
-    fn of(file: &crate::source::SourceFile, mut ends: Vec<usize>) -> Excerpt {
+    fn of(file: &crate::source::SourceFile, mut ends: Vec<usize>, numbering: Numbering) -> Excerpt {
         ends.sort_unstable();
         ends.dedup();
         let text = file.text.as_str();
@@ -127,12 +130,19 @@ impl Excerpt {
         };
         let first_line = ends.first().map_or(0, |&o| line_of(o));
         let last_line = ends.last().map_or(0, |&o| line_of(o));
-        // The lines before the excerpt are empty lines, so that ariadne
-        // numbers the excerpt's lines as the file's.
+        // ariadne draws the margin of the help and the notes as that of
+        // the text's first line: two empty lines (or one, for a file's
+        // second line) keep it as it is with every line before the
+        // excerpt there.
+        let pad = match numbering {
+            Numbering::Padded => first_line,
+            Numbering::Renumbered => first_line.min(2),
+        };
         let mut out = Excerpt {
-            text: "\n".repeat(first_line),
+            text: "\n".repeat(pad),
             at: Vec::with_capacity(ends.len()),
             changed: Vec::new(),
+            before: first_line - pad,
         };
         let boundary = |mut o: usize| {
             o = o.min(text.len());
@@ -262,114 +272,324 @@ pub fn human_to(
         excerpts: Vec::new(),
     };
     for d in diagnostics {
-        let kind = match d.severity {
-            Severity::Error => ariadne::ReportKind::Error,
-            Severity::Warning => ariadne::ReportKind::Warning,
-            Severity::Note => ariadne::ReportKind::Advice,
+        let one = match report(&mut cache, d, color, Numbering::Renumbered) {
+            Some(one) => one,
+            // The margin was not as expected: the excerpts are numbered
+            // by empty lines before them instead.
+            None => report(&mut cache, d, color, Numbering::Padded).unwrap_or_default(),
         };
-        let config = ariadne::Config::new()
-            .with_index_type(ariadne::IndexType::Byte)
-            .with_color(color);
-        let spans: Vec<(FileId, Range<usize>)> = std::iter::once(d.span)
-            .chain(d.labels.iter().map(|l| l.span))
-            .map(|s| (s.file, clamp(sources, s)))
-            .collect();
-        cache.excerpts.clear();
-        let mut excerpts: Vec<(FileId, Excerpt)> = Vec::new();
-        for (file, _) in &spans {
-            if excerpts.iter().any(|(f, _)| f == file) {
-                continue;
-            }
-            let Some(source) = sources.get(*file) else {
-                continue;
-            };
-            let ends: Vec<usize> = spans
-                .iter()
-                .filter(|(f, _)| f == file)
-                .flat_map(|(_, r)| [r.start, r.end])
-                .collect();
-            let excerpt = Excerpt::of(source, ends);
-            // A file whose lines shown are unchanged is served whole.
-            if !excerpt.changed.is_empty() {
-                cache
-                    .excerpts
-                    .push((*file, ariadne::Source::from(excerpt.text.clone())));
-                excerpts.push((*file, excerpt));
-            }
-        }
-        let place = |file: FileId, r: &Range<usize>| {
-            excerpts
-                .iter()
-                .find(|(f, _)| *f == file)
-                .map_or(r.clone(), |(_, e)| e.map(r.start)..e.map(r.end))
-        };
-        let Some((primary_file, primary_range)) = spans.first() else {
-            continue;
-        };
-        let primary = AriadneSpan(*primary_file, place(*primary_file, primary_range));
-        let orders = label_orders(d);
-        let message = lexicon::show_hidden(&d.message);
-        let mut report = ariadne::Report::build(kind, primary.clone())
-            .with_config(config)
-            .with_code(d.code.as_str())
-            .with_message(&message);
-        let order = |i: usize| orders.get(i).copied().unwrap_or(i32::MAX);
-        let mut label = ariadne::Label::new(primary).with_order(order(0));
-        if !d.label.is_empty() {
-            label = label.with_message(lexicon::show_hidden(&d.label));
-        }
-        if color {
-            label = label.with_color(match d.severity {
-                Severity::Error => ariadne::Color::Red,
-                Severity::Warning => ariadne::Color::Yellow,
-                Severity::Note => ariadne::Color::Cyan,
-            });
-        }
-        report.add_label(label);
-        for (i, (l, (file, range))) in d.labels.iter().zip(spans.iter().skip(1)).enumerate() {
-            let mut label = ariadne::Label::new(AriadneSpan(*file, place(*file, range)))
-                .with_message(lexicon::show_hidden(&l.message))
-                .with_order(order(i + 1));
-            if color {
-                label = label.with_color(ariadne::Color::Blue);
-            }
-            report.add_label(label);
-        }
-        if let Some(help) = &d.help {
-            report.set_help(lexicon::show_hidden(help));
-        }
-        for note in &d.notes {
-            report.add_note(lexicon::show_hidden(note));
-        }
-        let mut one = Vec::new();
-        if let Err(e) = report.finish().write(&mut cache, &mut one) {
-            one.extend_from_slice(format!("(could not render this diagnostic: {e})\n").as_bytes());
-        }
-        let mut one = String::from_utf8_lossy(&one).into_owned();
-        // A header names the place by the excerpt's column: where a line
-        // was cut or escaped, the file's column is put back.
-        for (file, range) in &spans {
-            let Some((_, e)) = excerpts.iter().find(|(f, _)| f == file) else {
-                continue;
-            };
-            let Some(source) = sources.get(*file) else {
-                continue;
-            };
-            let lc = source.line_col(u32::try_from(range.start).unwrap_or(u32::MAX));
-            let line = lc.line as usize;
-            if !e.changed.contains(&line.saturating_sub(1)) {
-                continue;
-            }
-            let seen = format!("{}:{line}:{} ", source.name, e.column(e.map(range.start)));
-            let truth = format!("{}:{line}:{} ", source.name, lc.column);
-            one = one.replacen(&seen, &truth, 1);
-        }
-        if d.severity == Severity::Note {
-            one = call_it_a_note(&one);
-        }
         w.write_all(one.as_bytes())?;
     }
     Ok(())
+}
+
+/// How the lines of an excerpt get the file's line numbers in the margin.
+/// ariadne numbers a text's lines from 1, and its line offset moves only
+/// the header's number, not the margin's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Numbering {
+    /// The excerpt starts with as many empty lines as the file has before
+    /// it: right, and as slow as the line is far into the file (ariadne
+    /// indexes the empty lines again for each report).
+    Padded,
+    /// The excerpt starts with at most two empty lines, and [`renumber`]
+    /// writes the file's numbers into ariadne's margin; `None` when the
+    /// margin is not as [`renumber`] expects.
+    Renumbered,
+}
+
+/// One diagnostic as an ariadne report.
+fn report(
+    cache: &mut ExcerptCache<'_>,
+    d: &Diagnostic,
+    color: bool,
+    numbering: Numbering,
+) -> Option<String> {
+    let sources = cache.sources;
+    let kind = match d.severity {
+        Severity::Error => ariadne::ReportKind::Error,
+        Severity::Warning => ariadne::ReportKind::Warning,
+        Severity::Note => ariadne::ReportKind::Advice,
+    };
+    let config = ariadne::Config::new()
+        .with_index_type(ariadne::IndexType::Byte)
+        .with_color(color);
+    let spans: Vec<(FileId, Range<usize>)> = std::iter::once(d.span)
+        .chain(d.labels.iter().map(|l| l.span))
+        .map(|s| (s.file, clamp(sources, s)))
+        .collect();
+    cache.excerpts.clear();
+    let mut excerpts: Vec<(FileId, Excerpt)> = Vec::new();
+    for (file, _) in &spans {
+        if excerpts.iter().any(|(f, _)| f == file) {
+            continue;
+        }
+        let Some(source) = sources.get(*file) else {
+            continue;
+        };
+        let ends: Vec<usize> = spans
+            .iter()
+            .filter(|(f, _)| f == file)
+            .flat_map(|(_, r)| [r.start, r.end])
+            .collect();
+        let excerpt = Excerpt::of(source, ends, numbering);
+        // A file whose lines shown are unchanged is served whole.
+        if !excerpt.changed.is_empty() {
+            let text = ariadne::Source::from(excerpt.text.clone())
+                .with_display_line_offset(excerpt.before);
+            cache.excerpts.push((*file, text));
+            excerpts.push((*file, excerpt));
+        }
+    }
+    let place = |file: FileId, r: &Range<usize>| {
+        excerpts
+            .iter()
+            .find(|(f, _)| *f == file)
+            .map_or(r.clone(), |(_, e)| e.map(r.start)..e.map(r.end))
+    };
+    let (primary_file, primary_range) = spans.first()?;
+    let primary = AriadneSpan(*primary_file, place(*primary_file, primary_range));
+    let orders = label_orders(d);
+    let message = lexicon::show_hidden(&d.message);
+    let mut report = ariadne::Report::build(kind, primary.clone())
+        .with_config(config)
+        .with_code(d.code.as_str())
+        .with_message(&message);
+    let order = |i: usize| orders.get(i).copied().unwrap_or(i32::MAX);
+    let mut label = ariadne::Label::new(primary).with_order(order(0));
+    if !d.label.is_empty() {
+        label = label.with_message(lexicon::show_hidden(&d.label));
+    }
+    if color {
+        label = label.with_color(match d.severity {
+            Severity::Error => ariadne::Color::Red,
+            Severity::Warning => ariadne::Color::Yellow,
+            Severity::Note => ariadne::Color::Cyan,
+        });
+    }
+    report.add_label(label);
+    for (i, (l, (file, range))) in d.labels.iter().zip(spans.iter().skip(1)).enumerate() {
+        let mut label = ariadne::Label::new(AriadneSpan(*file, place(*file, range)))
+            .with_message(lexicon::show_hidden(&l.message))
+            .with_order(order(i + 1));
+        if color {
+            label = label.with_color(ariadne::Color::Blue);
+        }
+        report.add_label(label);
+    }
+    if let Some(help) = &d.help {
+        report.set_help(lexicon::show_hidden(help));
+    }
+    for note in &d.notes {
+        report.add_note(lexicon::show_hidden(note));
+    }
+    let mut one = Vec::new();
+    if let Err(e) = report.finish().write(&mut *cache, &mut one) {
+        one.extend_from_slice(format!("(could not render this diagnostic: {e})\n").as_bytes());
+    }
+    let mut one = String::from_utf8_lossy(&one).into_owned();
+    if excerpts.iter().any(|(_, e)| e.before > 0) {
+        let offsets: Vec<(&str, usize)> = excerpts
+            .iter()
+            .filter_map(|(f, e)| Some((sources.get(*f)?.name.as_str(), e.before)))
+            .collect();
+        one = renumber(&one, &offsets)?;
+    }
+    // A header names the place by the excerpt's column: where a line
+    // was cut or escaped, the file's column is put back.
+    for (file, range) in &spans {
+        let Some((_, e)) = excerpts.iter().find(|(f, _)| f == file) else {
+            continue;
+        };
+        let Some(source) = sources.get(*file) else {
+            continue;
+        };
+        let lc = source.line_col(u32::try_from(range.start).unwrap_or(u32::MAX));
+        let line = lc.line as usize;
+        if !e.changed.contains(&line.saturating_sub(1)) {
+            continue;
+        }
+        let seen = format!("{}:{line}:{} ", source.name, e.column(e.map(range.start)));
+        let truth = format!("{}:{line}:{} ", source.name, lc.column);
+        one = one.replacen(&seen, &truth, 1);
+    }
+    if d.severity == Severity::Note {
+        one = call_it_a_note(&one);
+    }
+    Some(one)
+}
+
+/// ariadne's report with the margin's line numbers of each excerpt moved
+/// by the lines of its file before it (`offsets`: the file's name as the
+/// report's group headers show it, and that count), and the margin widened
+/// to the widest number, so that the report reads as if the excerpt had
+/// been numbered as the file is ([`Numbering::Padded`] gives the same
+/// bytes, more slowly; a test compares them).
+///
+/// The report's lines after its first each start with the margin:
+/// a group's header `   ╭─[ name:line:col ]` (`├─[` for the next
+/// groups), a numbered line ` 12 │ …`, other lines ` ` and spaces, the
+/// last `───╯`; with colour, the margin is wrapped in one escape sequence.
+/// Returns `None` for a line of another shape, or a group of a file not in
+/// `offsets` named twice.
+fn renumber(report: &str, offsets: &[(&str, usize)]) -> Option<String> {
+    let mut lines = report.split_inclusive('\n');
+    let head = lines.next()?;
+    let lines: Vec<&str> = lines.collect();
+    // ariadne's width: its first group's header is indented by it plus 2.
+    let first = lines.first()?;
+    let fake_width = (first.len() - first.trim_start_matches(' ').len()).checked_sub(2)?;
+    // Each line's shape, and the true width.
+    let mut shapes: Vec<Margin> = Vec::with_capacity(lines.len());
+    let mut offset = 0;
+    let mut widest = 0;
+    for line in &lines {
+        let shape = Margin::of(line)?;
+        match shape {
+            Margin::Group(ref name) => {
+                offset = match offsets.iter().filter(|(n, _)| n == name).count() {
+                    0 => 0,
+                    1 => offsets.iter().find(|(n, _)| n == name).map(|&(_, o)| o)?,
+                    _ => return None,
+                };
+            }
+            Margin::Numbered { number, .. } => widest = widest.max(number.checked_add(offset)?),
+            Margin::Plain { .. } | Margin::Bottom { .. } => {}
+        }
+        shapes.push(shape.with_offset(offset));
+    }
+    let width = widest.to_string().len().max(fake_width);
+    let wider = width - fake_width;
+    let mut out = String::with_capacity(report.len() + wider * lines.len());
+    out.push_str(head);
+    for (line, shape) in lines.iter().zip(shapes) {
+        match shape {
+            Margin::Numbered {
+                field,
+                number,
+                offset,
+            } => {
+                out.push_str(line.get(..field.start)?);
+                let _ = write!(out, "{:>width$}", number + offset);
+                out.push_str(line.get(field.end..)?);
+            }
+            Margin::Bottom { at } => {
+                out.push_str(line.get(..at)?);
+                out.extend(std::iter::repeat_n('─', wider));
+                out.push_str(line.get(at..)?);
+            }
+            Margin::Plain { at } => {
+                out.push_str(line.get(..at)?);
+                out.extend(std::iter::repeat_n(' ', wider));
+                out.push_str(line.get(at..)?);
+            }
+            Margin::Group(_) => {
+                out.extend(std::iter::repeat_n(' ', wider));
+                out.push_str(line);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The margin of one line of an ariadne report, after its first
+/// ([`renumber`]).
+#[derive(Debug)]
+enum Margin {
+    /// A group's header, with the file's name.
+    Group(String),
+    /// A source line: `field` is where its right-aligned number is
+    /// written, `offset` the lines of its file before its excerpt.
+    Numbered {
+        field: Range<usize>,
+        number: usize,
+        offset: usize,
+    },
+    /// The report's last line, of `─` from `at`.
+    Bottom { at: usize },
+    /// Any other line: spaces from `at` (after the escape sequence that
+    /// colours the margin, if any).
+    Plain { at: usize },
+}
+
+impl Margin {
+    fn of(line: &str) -> Option<Margin> {
+        /// The end of an escape sequence (`ESC [ … m`) at `at`, else `at`.
+        fn past_escape(line: &str, at: usize) -> usize {
+            let rest = line.get(at..).unwrap_or_default();
+            if !rest.starts_with("\u{1b}[") {
+                return at;
+            }
+            rest.find('m').map_or(at, |m| at + m + 1)
+        }
+        let plain = strip_escapes(line);
+        let body = plain.trim_start_matches(' ');
+        if let Some(header) = body
+            .strip_prefix("╭─[")
+            .or_else(|| body.strip_prefix("├─["))
+        {
+            // ` name:line:col ]`: the name may hold colons.
+            let inner = header.trim_end().strip_suffix(']')?.trim();
+            let mut parts = inner.rsplitn(3, ':');
+            let (_col, _line, name) = (parts.next()?, parts.next()?, parts.next()?);
+            return Some(Margin::Group(name.to_string()));
+        }
+        if body.starts_with('─') {
+            return Some(Margin::Bottom {
+                at: past_escape(line, 0),
+            });
+        }
+        if !line.starts_with(' ') {
+            return None;
+        }
+        let start = past_escape(line, 1);
+        let rest = line.get(start..)?;
+        let digits_at = rest.len() - rest.trim_start_matches(' ').len();
+        let digits = rest
+            .get(digits_at..)?
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        if digits > 0 && rest.get(digits_at + digits..)?.starts_with(" │") {
+            let number = rest.get(digits_at..digits_at + digits)?.parse().ok()?;
+            return Some(Margin::Numbered {
+                field: start..start + digits_at + digits,
+                number,
+                offset: 0,
+            });
+        }
+        Some(Margin::Plain { at: start })
+    }
+
+    fn with_offset(self, offset: usize) -> Margin {
+        match self {
+            Margin::Numbered { field, number, .. } => Margin::Numbered {
+                field,
+                number,
+                offset,
+            },
+            other => other,
+        }
+    }
+}
+
+/// `text` without its escape sequences (`ESC [ … m`).
+fn strip_escapes(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\u{1b}') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let tail = rest.get(at..).unwrap_or_default();
+        rest = tail
+            .find('m')
+            .and_then(|m| tail.get(m + 1..))
+            .unwrap_or_default();
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// A note is called a note in the terminal as in every other format.
@@ -1016,6 +1236,140 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&json(&sources, &d)).unwrap();
         assert_eq!(v["diagnostics"][0]["line"], 2);
         assert_eq!(v["diagnostics"][0]["column"], 11);
+    }
+
+    /// A file of `lines` lines, long ones (cut to windows), short ones and
+    /// ones with a hidden character (escaped), from the seed.
+    fn generated_file(seed: &mut u64, lines: usize) -> String {
+        let mut text = String::new();
+        for i in 0..lines {
+            match next(seed) % 4 {
+                0 => {
+                    let _ = write!(text, "{{\"n\": {i}, \"name\": \"step_{i}\", \"args\": {{");
+                    for k in 0..(20 + next(seed) % 20) {
+                        let _ = write!(text, "\"a{k}\": \"value {k} of {i}\", ");
+                    }
+                    text.push_str("\"z\": 1}}");
+                }
+                1 => {
+                    let _ = write!(text, "step s{i} = tool.x(a: \"\u{2069}{i}\")");
+                }
+                _ => {
+                    let _ = write!(text, "step s{i} = tool.x(a: {i})");
+                }
+            }
+            text.push('\n');
+        }
+        text
+    }
+
+    fn next(seed: &mut u64) -> usize {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        (*seed >> 16) as usize
+    }
+
+    /// A span of `text` from a random line, within it or to a later line.
+    fn generated_span(seed: &mut u64, file: FileId, text: &str) -> Span {
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .filter(|&i| i < text.len())
+            .collect();
+        let line = next(seed) % starts.len();
+        let start = starts[line];
+        let end_line = if next(seed).is_multiple_of(5) {
+            (line + 1 + next(seed) % 3).min(starts.len() - 1)
+        } else {
+            line
+        };
+        let end_of = |l: usize| starts.get(l + 1).map_or(text.len(), |&s| s - 1);
+        let from = start + next(seed) % (end_of(line) - start).max(1);
+        let to = if end_line == line {
+            (from + 1 + next(seed) % 8).min(end_of(line))
+        } else {
+            starts[end_line] + next(seed) % (end_of(end_line) - starts[end_line]).max(1)
+        };
+        Span::new(file, from, to.max(from))
+    }
+
+    /// Excerpts numbered by [`renumber`] read exactly as excerpts numbered
+    /// by empty lines before them, with colour and without, in one file or
+    /// two, near every change of the numbers' width.
+    #[test]
+    fn renumbered_excerpts_read_as_padded_ones() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut renumbered = 0;
+        for &lines in &[
+            1, 9, 10, 11, 12, 99, 100, 101, 102, 998, 999, 1000, 1001, 10_005,
+        ] {
+            let mut sources = SourceMap::new();
+            let a = sources.add("plans/a:b.plan", generated_file(&mut seed, lines));
+            let b = sources.add("tools.json", generated_file(&mut seed, 1 + lines / 3));
+            let files = [
+                (a, sources.get(a).unwrap().text.clone()),
+                (b, sources.get(b).unwrap().text.clone()),
+            ];
+            for _ in 0..if lines > 5000 { 6 } else { 40 } {
+                let (file, text) = &files[usize::from(next(&mut seed).is_multiple_of(4))];
+                let mut d =
+                    Diagnostic::new(Code::E0101, generated_span(&mut seed, *file, text), "m")
+                        .with_label("here");
+                d.severity =
+                    [Severity::Error, Severity::Warning, Severity::Note][next(&mut seed) % 3];
+                for k in 0..next(&mut seed) % 4 {
+                    let (file, text) = &files[next(&mut seed) % 2];
+                    d = d.with_secondary(
+                        generated_span(&mut seed, *file, text),
+                        format!("label {k}"),
+                    );
+                }
+                if next(&mut seed).is_multiple_of(2) {
+                    d = d.with_help("help").with_note("a note\nof two lines");
+                }
+                let mut cache = ExcerptCache {
+                    sources: &sources,
+                    whole: Vec::new(),
+                    excerpts: Vec::new(),
+                };
+                for color in [false, true] {
+                    let new = report(&mut cache, &d, color, Numbering::Renumbered);
+                    if cache
+                        .excerpts
+                        .iter()
+                        .any(|(_, s)| s.display_line_offset() > 0)
+                    {
+                        renumbered += 1;
+                    }
+                    let old = report(&mut cache, &d, color, Numbering::Padded);
+                    assert!(
+                        new.is_some(),
+                        "not renumbered:\n{}",
+                        old.unwrap_or_default()
+                    );
+                    assert_eq!(new, old, "{lines} lines, colour {color}");
+                }
+            }
+        }
+        // The comparison met excerpts far into their files.
+        assert!(renumbered > 100, "{renumbered}");
+    }
+
+    /// A margin of another shape, or two groups of one name, is left to
+    /// the padded numbering.
+    #[test]
+    fn renumber_refuses_what_it_does_not_know() {
+        let report = "[E0101] Error: m\n   ╭─[ a.plan:5:1 ]\n   │\n 2 │ x\n───╯\n";
+        assert_eq!(
+            renumber(report, &[("a.plan", 3)]).as_deref(),
+            Some("[E0101] Error: m\n   ╭─[ a.plan:5:1 ]\n   │\n 5 │ x\n───╯\n")
+        );
+        assert_eq!(
+            renumber(report, &[("a.plan", 98)]).as_deref(),
+            Some("[E0101] Error: m\n     ╭─[ a.plan:5:1 ]\n     │\n 100 │ x\n─────╯\n")
+        );
+        assert!(renumber("[E0101] Error: m\nno margin\n", &[("a.plan", 3)]).is_none());
+        assert!(renumber(report, &[("a.plan", 3), ("a.plan", 4)]).is_none());
     }
 
     #[test]
