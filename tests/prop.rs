@@ -1,9 +1,10 @@
 //! Property tests over generated plans (`support/gen.rs`): well-typed plans
 //! over a generated catalogue and policy (ceilings, and allowlists and
 //! patterns over strings whose literals are drawn from them and whose
-//! references get guards), written as `.plan` text and as the JSON plan
-//! form, and
-//! mutations of them.
+//! references get guards; `trusted` arguments fed no untrusted binding;
+//! totals the plan's literals stay within; `calls` bounds the plan keeps),
+//! written as `.plan` text and as the JSON plan form, and mutations of
+//! them.
 //!
 //! - Soundness: a generated plan compiles without errors, and its IR is
 //!   valid against `schema/plan-ir.schema.json` and satisfies the invariants
@@ -15,7 +16,9 @@
 //!   same bytes.
 //! - Each mutation (forward reference, literal over a ceiling, unknown tool,
 //!   missing scope, ill-typed argument, a literal outside an allowlist or a
-//!   pattern) is rejected with its code, in the
+//!   pattern, an untrusted binding into a `trusted` argument, a total or a
+//!   `calls` bound one below what the plan needs) is rejected with its
+//!   code, in the
 //!   step it was made in, at the span it was made at in the text form, and
 //!   with the JSON pointer of what it changed in the JSON form.
 //! - `planc fmt`'s layout of a generated plan, catalogue and policy, with
@@ -190,7 +193,12 @@ fn plain_world(world: &World) -> invariants::World {
                     .iter()
                     .filter_map(|p| Some((p.name.clone(), p.regex()?.to_string())))
                     .collect(),
-                ..invariants::ToolRule::default()
+                totals: t
+                    .params
+                    .iter()
+                    .filter_map(|p| Some((p.name.clone(), Literal::Int(p.total?), None)))
+                    .collect(),
+                calls: t.calls.map(|n| n as u64),
             },
         );
     }
@@ -292,6 +300,9 @@ enum Mutation {
     IllTyped,
     OutsideList,
     OutsidePattern,
+    UntrustedIntoTrusted,
+    OverTotal,
+    OverCalls,
 }
 
 impl Mutation {
@@ -304,6 +315,9 @@ impl Mutation {
             Mutation::IllTyped => Code::E0201,
             Mutation::OutsideList => Code::E0311,
             Mutation::OutsidePattern => Code::E0312,
+            Mutation::UntrustedIntoTrusted => Code::E0313,
+            Mutation::OverTotal => Code::E0314,
+            Mutation::OverCalls => Code::E0315,
         }
     }
 }
@@ -410,6 +424,94 @@ fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_
             let (j, arg) = pick.pick(&sites)?.clone();
             set_arg(plan, j, arg, Val::Str("zz outside".to_string()))
         }
+        Mutation::UntrustedIntoTrusted => {
+            // An argument of step j, required `trusted` if it was not,
+            // takes a binding an untrusted tool made in an earlier step.
+            let mut sites = Vec::new();
+            for (j, s) in plan.steps.iter().enumerate() {
+                let Some(t) = s.tool_index else {
+                    continue;
+                };
+                let Some(tool) = world.tools.get(t) else {
+                    continue;
+                };
+                for (k, p) in tool.params.iter().enumerate() {
+                    if !s.args.iter().any(|(a, _)| *a == p.name) {
+                        continue;
+                    }
+                    for earlier in &plan.steps[..j] {
+                        let untrusted = earlier
+                            .tool_index
+                            .and_then(|t| world.tools.get(t))
+                            .is_some_and(|t| t.untrusted);
+                        for b in earlier.binds.iter().filter(|_| untrusted) {
+                            let reference = match b.ty {
+                                Some(ty) if ty == p.ty => Val::Ref(b.name.clone(), None),
+                                None if p.ty == Ty::Str => {
+                                    Val::Ref(b.name.clone(), Some("id".to_string()))
+                                }
+                                _ => continue,
+                            };
+                            sites.push((t, k, j, p.name.clone(), reference));
+                        }
+                    }
+                }
+            }
+            let (t, k, j, arg, reference) = pick.pick(&sites)?.clone();
+            world.tools.get_mut(t)?.params.get_mut(k)?.trusted = true;
+            set_arg(plan, j, arg, reference)
+        }
+        Mutation::OverTotal => {
+            // The total of a tool's integer argument (given by every call:
+            // no default) becomes one less than the plan's literals add up
+            // to at a call: that call is refused.
+            let mut sites = Vec::new();
+            for (t, tool) in world.tools.iter().enumerate() {
+                for (k, p) in tool.params.iter().enumerate() {
+                    if p.ty != Ty::Int || p.default.is_some() {
+                        continue;
+                    }
+                    let mut sum = 0;
+                    for (j, s) in plan.steps.iter().enumerate() {
+                        if s.tool_index != Some(t) {
+                            continue;
+                        }
+                        if let Some((_, Val::Int(v))) = s.args.iter().find(|(a, _)| *a == p.name) {
+                            sum += v;
+                            if *v > 0 {
+                                sites.push((t, k, j, sum - 1, p.name.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            let (t, k, j, max, arg) = pick.pick(&sites)?.clone();
+            world.tools.get_mut(t)?.params.get_mut(k)?.total = Some(max);
+            Some(Site {
+                step: j,
+                arg: Some(arg),
+            })
+        }
+        Mutation::OverCalls => {
+            // A tool's `calls` becomes one less than the plan's calls of
+            // it: the last call is refused.
+            let mut sites = Vec::new();
+            for (t, _) in world.tools.iter().enumerate() {
+                let calls: Vec<usize> = plan
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.tool_index == Some(t))
+                    .map(|(j, _)| j)
+                    .collect();
+                if let Some(&last) = calls.last() {
+                    sites.push((t, calls.len() - 1, last));
+                }
+            }
+            let (t, max, j) = *pick.pick(&sites)?;
+            world.tools.get_mut(t)?.calls = Some(max);
+            Some(Site { step: j, arg: None })
+        }
         Mutation::IllTyped => {
             let mut sites = Vec::new();
             for (j, s) in plan.steps.iter().enumerate() {
@@ -436,6 +538,9 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         Just(Mutation::IllTyped),
         Just(Mutation::OutsideList),
         Just(Mutation::OutsidePattern),
+        Just(Mutation::UntrustedIntoTrusted),
+        Just(Mutation::OverTotal),
+        Just(Mutation::OverCalls),
     ]
 }
 

@@ -147,6 +147,12 @@ pub struct Param {
     pub pattern: Option<usize>,
     /// `= VALUE` in the declaration (`default` in the JSON schema).
     pub default: Option<Val>,
+    /// `where NAME trusted` in the policy: the plan feeds it no binding of
+    /// an untrusted tool.
+    pub trusted: bool,
+    /// `where total NAME <= MAX` in the policy (integers without a
+    /// default): the plan's literals add up to at most `MAX`.
+    pub total: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
@@ -158,6 +164,9 @@ pub struct Tool {
     pub untrusted: bool,
     pub scopes: Vec<String>,
     pub approval: bool,
+    /// `where calls <= N` in the policy: the plan calls the tool at most
+    /// `N` times.
+    pub calls: Option<usize>,
 }
 
 /// The catalogue, the policy and the actor.
@@ -327,6 +336,9 @@ pub fn world(c: &mut Choices<'_>) -> World {
             });
             let pattern = (ty == Ty::Str && default.is_none() && allow.is_none() && c.one_in(3))
                 .then(|| c.below(PATTERNS.len()));
+            let trusted = c.one_in(4);
+            let total = (ty == Ty::Int && default.is_none() && c.one_in(3))
+                .then(|| c.range(0, 2000) as i64);
             params.push(Param {
                 name: format!("p{p}"),
                 ty,
@@ -334,6 +346,8 @@ pub fn world(c: &mut Choices<'_>) -> World {
                 allow,
                 pattern,
                 default,
+                trusted,
+                total,
             });
         }
         let mut scopes: BTreeSet<String> = BTreeSet::new();
@@ -349,6 +363,7 @@ pub fn world(c: &mut Choices<'_>) -> World {
             untrusted: !write && c.one_in(4),
             scopes: scopes.into_iter().collect(),
             approval: c.one_in(4),
+            calls: c.one_in(4).then(|| c.range(1, 3)),
         });
     }
     let mut actor: BTreeSet<String> = tools.iter().flat_map(|t| t.scopes.clone()).collect();
@@ -392,20 +407,25 @@ fn date(c: &mut Choices<'_>) -> String {
     )
 }
 
-/// The bindings of earlier steps: name and type.
-type Scope = Vec<(String, Option<Ty>)>;
+/// The bindings of earlier steps: name, type, and whether an untrusted
+/// tool bound it.
+type Scope = Vec<(String, Option<Ty>, bool)>;
 
+/// A value of type `ty`: a literal (within `ceiling`, from `allow`) or
+/// references to `scope`, none to an untrusted binding when `trusted`.
 fn value(
     c: &mut Choices<'_>,
     ty: Ty,
     ceiling: Option<i64>,
     allow: Option<&[String]>,
     scope: &Scope,
+    trusted: bool,
 ) -> Val {
     // A reference to an earlier binding of the same type, sometimes.
     let refs: Vec<Val> = scope
         .iter()
-        .filter_map(|(name, t)| match (t, ty) {
+        .filter(|(_, _, untrusted)| !(trusted && *untrusted))
+        .filter_map(|(name, t, _)| match (t, ty) {
             (Some(t), _) if *t == ty => Some(Val::Ref(name.clone(), None)),
             (None, Ty::Str) => Some(Val::Ref(name.clone(), Some("id".to_string()))),
             _ => None,
@@ -421,8 +441,8 @@ fn value(
         Ty::Str => {
             let scalars: Vec<&String> = scope
                 .iter()
-                .filter(|(_, t)| t.is_some_and(Ty::scalar))
-                .map(|(n, _)| n)
+                .filter(|(_, t, untrusted)| t.is_some_and(Ty::scalar) && !(trusted && *untrusted))
+                .map(|(n, _, _)| n)
                 .collect();
             if !scalars.is_empty() && c.one_in(3) {
                 let mut parts = Vec::new();
@@ -465,13 +485,22 @@ fn value(
         Ty::Enum => Val::Enum(if c.one_in(2) { "b" } else { "a" }),
         Ty::ListStr => Val::List(
             (0..c.range(0, 3))
-                .map(|_| value(c, Ty::Str, None, None, scope))
+                .map(|_| value(c, Ty::Str, None, None, scope, trusted))
                 .collect(),
         ),
         Ty::Rec => Val::Rec(vec![
-            ("x".to_string(), value(c, Ty::Int, None, None, scope)),
-            ("y".to_string(), value(c, Ty::Str, None, None, scope)),
-            ("when".to_string(), value(c, Ty::Date, None, None, scope)),
+            (
+                "x".to_string(),
+                value(c, Ty::Int, None, None, scope, trusted),
+            ),
+            (
+                "y".to_string(),
+                value(c, Ty::Str, None, None, scope, trusted),
+            ),
+            (
+                "when".to_string(),
+                value(c, Ty::Date, None, None, scope, trusted),
+            ),
         ]),
     }
 }
@@ -516,18 +545,45 @@ pub fn plan(c: &mut Choices<'_>, world: &World) -> Plan {
     let n = c.range(1, 8);
     let mut steps: Vec<Step> = Vec::with_capacity(n);
     let mut scope: Scope = Vec::new();
+    // Per tool, its calls so far and what is left of each total.
+    let mut calls = vec![0usize; world.tools.len()];
+    let mut left: Vec<Vec<Option<i64>>> = world
+        .tools
+        .iter()
+        .map(|t| t.params.iter().map(|p| p.total).collect())
+        .collect();
     for i in 0..n {
-        let t = c.below(world.tools.len());
+        // A tool whose `calls` are spent gives way to the next one.
+        let first = c.below(world.tools.len());
+        let Some(t) = (0..world.tools.len())
+            .map(|k| (first + k) % world.tools.len())
+            .find(|&k| {
+                world.tools[k]
+                    .calls
+                    .is_none_or(|max| calls.get(k).is_some_and(|&n| n < max))
+            })
+        else {
+            break;
+        };
         let Some(tool) = world.tools.get(t) else {
             break;
         };
+        calls[t] += 1;
         let mut args = Vec::new();
-        for p in &tool.params {
+        for (k, p) in tool.params.iter().enumerate() {
             // An argument with a default is sometimes left out.
             if p.default.is_some() && c.one_in(2) {
                 continue;
             }
-            let value = value(c, p.ty, p.ceiling, p.literals().as_deref(), &scope);
+            let budget = left[t][k];
+            let ceiling = match (p.ceiling, budget) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let value = value(c, p.ty, ceiling, p.literals().as_deref(), &scope, p.trusted);
+            if let (Some(b), Val::Int(v)) = (budget, &value) {
+                left[t][k] = Some(b - v);
+            }
             args.push((p.name.clone(), value));
         }
         let mut binds = Vec::new();
@@ -562,7 +618,7 @@ pub fn plan(c: &mut Choices<'_>, world: &World) -> Plan {
             retry,
             after: after.into_iter().map(|j| format!("s{j}")).collect(),
         });
-        scope.extend(binds.into_iter().map(|b| (b.name, b.ty)));
+        scope.extend(binds.into_iter().map(|b| (b.name, b.ty, tool.untrusted)));
     }
     Plan {
         name: "gen".to_string(),
@@ -707,6 +763,15 @@ pub fn policy_text(world: &World) -> String {
                 let quoted = serde_json::to_string(re).unwrap_or_default();
                 ceilings.push(format!("{} matches {quoted}", p.name));
             }
+            if p.trusted {
+                ceilings.push(format!("{} trusted", p.name));
+            }
+            if let Some(max) = p.total {
+                ceilings.push(format!("total {} <= {max}", p.name));
+            }
+        }
+        if let Some(max) = t.calls {
+            ceilings.push(format!("calls <= {max}"));
         }
         if !ceilings.is_empty() {
             let _ = write!(out, " where {}", ceilings.join(", "));
@@ -1075,6 +1140,21 @@ pub fn policy_json(world: &World) -> String {
             }
             if let Some(patterns) = per_param(&|p| p.regex().map(|re| json!(re))) {
                 rule["matches"] = patterns;
+            }
+            let trusted: Vec<&str> = t
+                .params
+                .iter()
+                .filter(|p| p.trusted)
+                .map(|p| p.name.as_str())
+                .collect();
+            if !trusted.is_empty() {
+                rule["trusted"] = json!(trusted);
+            }
+            if let Some(totals) = per_param(&|p| p.total.map(|max| json!({ "max": max }))) {
+                rule["total"] = totals;
+            }
+            if let Some(max) = t.calls {
+                rule["calls"] = json!(max);
             }
             if t.approval {
                 rule["approval"] = json!("human");
