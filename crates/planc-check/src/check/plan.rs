@@ -185,6 +185,7 @@ pub(crate) fn check_plan<'a>(
     for (step, deps) in steps.iter_mut().zip(c.deps.iter_mut()) {
         deps.sort_by_key(|d| (d.step, d.reason));
         deps.dedup_by_key(|d| (d.step, d.reason));
+        deps.shrink_to_fit();
         step.depends_on = std::mem::take(deps);
     }
     let schedule = c.order(&steps);
@@ -260,6 +261,19 @@ impl<'a> Checker<'a, '_> {
     fn report(&mut self, i: usize, d: Diagnostic) {
         let name = self.step_name(i);
         self.diags.push(d.in_step(name));
+    }
+
+    /// Step `i` depends on `dep`. Most steps have one dependency or none:
+    /// the first is given room for itself alone, where a vector's first
+    /// push makes room for four (`docs/performance.md`, "Where the memory
+    /// goes").
+    fn depend(&mut self, i: usize, dep: Dependency) {
+        if let Some(deps) = self.deps.get_mut(i) {
+            if deps.capacity() == 0 {
+                deps.reserve_exact(1);
+            }
+            deps.push(dep);
+        }
     }
 
     fn tool(&self, i: usize) -> Option<&'a Tool> {

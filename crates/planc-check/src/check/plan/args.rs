@@ -527,14 +527,15 @@ impl<'a> Checker<'a, '_> {
             self.report(i, d);
             return None;
         }
-        if let Some(deps) = self.deps.get_mut(i) {
-            deps.push(Dependency {
+        self.depend(
+            i,
+            Dependency {
                 step: b_step,
                 step_name: Str::new(binder),
                 reason: DepReason::Data,
                 span: r.name.span,
-            });
-        }
+            },
+        );
         let mut ty = b_ty;
         let mut optional = false;
         let mut shown = name.to_string();

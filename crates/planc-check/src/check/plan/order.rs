@@ -13,9 +13,7 @@ impl<'a> Checker<'a, '_> {
                     reason: DepReason::After,
                     span: target.span,
                 };
-                if let Some(d) = self.deps.get_mut(i) {
-                    d.push(dep);
-                }
+                self.depend(i, dep);
             }
             None if self.plan_damaged => {}
             None => {
@@ -54,9 +52,7 @@ impl<'a> Checker<'a, '_> {
                     reason: DepReason::Effect,
                     span: s.name_span,
                 };
-                if let Some(d) = self.deps.get_mut(s.index) {
-                    d.push(dep);
-                }
+                self.depend(s.index, dep);
             }
             last_write = Some(s.index);
         }
