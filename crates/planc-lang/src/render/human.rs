@@ -357,9 +357,20 @@ fn report(
     }
     let mut one = String::from_utf8_lossy(&one).into_owned();
     if excerpts.iter().any(|(_, e)| e.before > 0) {
-        let offsets: Vec<(&str, usize)> = excerpts
+        // Every file the report shows, served whole (0) or as an excerpt:
+        // two of one name cannot be told apart by their groups' headers.
+        let mut files: Vec<FileId> = spans.iter().map(|(f, _)| *f).collect();
+        files.sort_unstable();
+        files.dedup();
+        let offsets: Vec<(&str, usize)> = files
             .iter()
-            .filter_map(|(f, e)| Some((sources.get(*f)?.name.as_str(), e.before)))
+            .filter_map(|f| {
+                let before = excerpts
+                    .iter()
+                    .find(|(e, _)| e == f)
+                    .map_or(0, |(_, e)| e.before);
+                Some((sources.get(*f)?.name.as_str(), before))
+            })
             .collect();
         one = renumber(&one, &offsets)?;
     }
@@ -398,8 +409,8 @@ fn report(
 /// a group's header `   ╭─[ name:line:col ]` (`├─[` for the next
 /// groups), a numbered line ` 12 │ …`, other lines ` ` and spaces, the
 /// last `───╯`; with colour, the margin is wrapped in one escape sequence.
-/// Returns `None` for a line of another shape, or a group of a file not in
-/// `offsets` named twice.
+/// Returns `None` for a line of another shape, or a group whose name
+/// `offsets` holds twice (two files of one name).
 fn renumber(report: &str, offsets: &[(&str, usize)]) -> Option<String> {
     let mut lines = report.split_inclusive('\n');
     let head = lines.next()?;
@@ -722,6 +733,35 @@ mod tests {
         }
         // The comparison met excerpts far into their files.
         assert!(renumbered > 100, "{renumbered}");
+    }
+
+    /// Two files of one name cannot be told apart by the report's group
+    /// headers: the report is numbered by padding, and reads the same.
+    #[test]
+    fn files_of_one_name_are_numbered_by_padding() {
+        let mut seed = 7_u64;
+        let mut sources = SourceMap::new();
+        let long = sources.add("same.json", generated_file(&mut seed, 60));
+        let short = sources.add("same.json", "a\nbb\nccc\n");
+        // Line 41 of the first file, a long or escaped one.
+        let text = sources.get(long).unwrap().text.clone();
+        let starts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+        let at = (40..59)
+            .map(|l| starts[l - 1])
+            .find(|&s| text[s..].split('\n').next().unwrap().len() > LONG_LINE)
+            .expect("a long line");
+        let d = Diagnostic::new(Code::E0101, Span::new(long, at + 3, at + 9), "m")
+            .with_label("here")
+            .with_secondary(Span::new(short, 2, 4), "there");
+        let mut cache = ExcerptCache {
+            sources: &sources,
+            whole: Vec::new(),
+            excerpts: Vec::new(),
+        };
+        assert_eq!(report(&mut cache, &d, false, Numbering::Renumbered), None);
+        let padded = report(&mut cache, &d, false, Numbering::Padded).unwrap();
+        assert_eq!(human(&sources, std::slice::from_ref(&d), false), padded);
+        assert!(padded.contains(" 2 │ bb"), "{padded}");
     }
 
     /// A margin of another shape, or two groups of one name, is left to
