@@ -425,8 +425,9 @@ fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_
             set_arg(plan, j, arg, Val::Str("zz outside".to_string()))
         }
         Mutation::UntrustedIntoTrusted => {
-            // An argument of step j, required `trusted` if it was not,
-            // takes a binding an untrusted tool made in an earlier step.
+            // A string argument of step j, required `trusted`, takes what an
+            // earlier step i binds from its tool's output, the tool made
+            // untrusted.
             let mut sites = Vec::new();
             for (j, s) in plan.steps.iter().enumerate() {
                 let Some(t) = s.tool_index else {
@@ -436,30 +437,26 @@ fn mutate(m: Mutation, world: &mut World, plan: &mut Plan, pick: &mut Choices<'_
                     continue;
                 };
                 for (k, p) in tool.params.iter().enumerate() {
-                    if !s.args.iter().any(|(a, _)| *a == p.name) {
+                    if p.ty != Ty::Str || !s.args.iter().any(|(a, _)| *a == p.name) {
                         continue;
                     }
-                    for earlier in &plan.steps[..j] {
-                        let untrusted = earlier
-                            .tool_index
-                            .and_then(|t| world.tools.get(t))
-                            .is_some_and(|t| t.untrusted);
-                        for b in earlier.binds.iter().filter(|_| untrusted) {
-                            let reference = match b.ty {
-                                Some(ty) if ty == p.ty => Val::Ref(b.name.clone(), None),
-                                None if p.ty == Ty::Str => {
-                                    Val::Ref(b.name.clone(), Some("id".to_string()))
-                                }
-                                _ => continue,
-                            };
-                            sites.push((t, k, j, p.name.clone(), reference));
+                    for (i, earlier) in plan.steps[..j].iter().enumerate() {
+                        if let Some(from) = earlier.tool_index {
+                            sites.push((i, from, j, t, k, p.name.clone()));
                         }
                     }
                 }
             }
-            let (t, k, j, arg, reference) = pick.pick(&sites)?.clone();
+            let (i, from, j, t, k, arg) = pick.pick(&sites)?.clone();
+            world.tools.get_mut(from)?.untrusted = true;
             world.tools.get_mut(t)?.params.get_mut(k)?.trusted = true;
-            set_arg(plan, j, arg, reference)
+            let name = format!("u{i}");
+            plan.steps.get_mut(i)?.binds.push(plangen::Bind {
+                name: name.clone(),
+                path: "$.s",
+                ty: Some(Ty::Str),
+            });
+            set_arg(plan, j, arg, Val::Ref(name, None))
         }
         Mutation::OverTotal => {
             // The total of a tool's integer argument (given by every call:
