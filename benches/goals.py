@@ -180,6 +180,14 @@ def binding_available() -> bool:
     return True
 
 
+def binding_profile() -> str:
+    """How the installed package's extension was built: `debug` or
+    `release` (`unknown` for a package older than the attribute)."""
+    import planc._planc as ext
+
+    return getattr(ext, "BUILD_PROFILE", "unknown")
+
+
 def planc_times(bench: Path, sizes: list[int]) -> dict[int, dict[str, float]]:
     """`agent_loop`'s own table: median microseconds per call, per stage."""
     env = dict(os.environ, PLANC_BENCH_SIZES=",".join(map(str, sizes)))
@@ -400,6 +408,10 @@ def main() -> int:
     if not binding:
         print("| the Python package's `Compiler.check` against pydantic | not measured: "
               "`import planc` fails in this Python (`pip install ./bindings/python`) | |")
+    if binding and binding_profile() != "release" and not a.smoke:
+        print(f"| the Python package is a {binding_profile()} build "
+              "(`pip install ./bindings/python` builds a release one; `maturin develop` "
+              "without `--release` does not): its rows below are not the package's figures | |")
     for n in bind_sizes:
         pyd_t = py_times[n][1]
         line = f"by time {bind_times[n]:.1f} against {pyd_t:.1f} µs"

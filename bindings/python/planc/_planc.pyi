@@ -5,6 +5,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 __version__: str
 IR_VERSION: str
 MACHINE_VERSION: str
+BUILD_PROFILE: str
 
 class Compiler:
     def __init__(

@@ -547,5 +547,16 @@ fn planc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("IR_VERSION", planc::ir::IR_VERSION)?;
     m.add("MACHINE_VERSION", planc::exec::MACHINE_VERSION)?;
+    // How the extension was built: a debug build (`maturin develop`
+    // without `--release`) is several times slower, which benchmarks say
+    // rather than compare (`benches/goals.py`).
+    m.add(
+        "BUILD_PROFILE",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+    )?;
     Ok(())
 }

@@ -91,6 +91,11 @@ def test_a_clean_plan_gives_its_ir(compiler: planc.Compiler, ir: Dict[str, Any])
     assert [s["name"] for s in ir["steps"]] == ["a", "b", "put"]
 
 
+def test_the_extension_says_how_it_was_built():
+    import planc._planc as ext
+
+    assert ext.BUILD_PROFILE in ("debug", "release")
+
 def test_errors_are_diagnostics_with_pointers(compiler: planc.Compiler) -> None:
     bad = json.loads(json.dumps(PLAN))
     bad["steps"][0]["tool"] = "kv.gte"
