@@ -29,7 +29,7 @@
 
 pub use planc_check::{check, compiler, driver, exec, ir, plan_schema, project};
 pub use planc_exec::progress;
-pub use planc_lang::{ast, catalog, limits, policy, render, source, suggest, syntax};
+pub use planc_lang::{ast, catalog, first_by_key, limits, policy, render, source, suggest, syntax};
 #[cfg(feature = "cli")]
 pub use planc_lsp::lsp;
 pub use planc_view::{fmt, view};

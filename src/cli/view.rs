@@ -220,11 +220,8 @@ fn written_order(job: &Job, outcome: &Outcome, ir: &planc::ir::PlanIr) -> Vec<Ve
         .flat_map(|p| p.module.plans())
         .find(|p| *p.name.node == *ir.name);
     // The plan's steps by name, first wins: a scan per step is quadratic.
-    let mut written: std::collections::HashMap<&str, &planc::ast::Step> =
-        std::collections::HashMap::new();
-    for st in plan.iter().flat_map(|p| p.steps.iter()) {
-        written.entry(st.name.node.as_str()).or_insert(st);
-    }
+    let steps: &[planc::ast::Step] = plan.map_or(&[], |p| &p.steps);
+    let written = planc::first_by_key(steps, |st| st.name.node.as_str());
     ir.steps
         .iter()
         .map(|s| {

@@ -26,5 +26,18 @@ pub mod syntax;
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 /// The hash set beside [`FastMap`].
 pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
+/// Each item of `items` by its key, the first of a key kept: the index a
+/// loop over the items looks them up in (a scan per item is quadratic).
+pub fn first_by_key<'a, T, K: Eq + std::hash::Hash>(
+    items: &'a [T],
+    key: impl Fn(&'a T) -> K,
+) -> FastMap<K, &'a T> {
+    let mut out = FastMap::with_capacity_and_hasher(items.len(), Default::default());
+    for item in items {
+        out.entry(key(item)).or_insert(item);
+    }
+    out
+}
 pub use diagnostics::{Code, Diagnostic, Severity};
 pub use source::{FileId, SourceFile, SourceKind, SourceMap, Span, Spanned};

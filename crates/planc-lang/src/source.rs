@@ -266,8 +266,9 @@ impl SourceFile {
         (chars as usize + c, units as usize + u)
     }
 
-    /// The nearest character boundary at or before byte `o`.
-    fn floor_boundary(&self, o: usize) -> usize {
+    /// The nearest character boundary at or before byte `o`, within the
+    /// text.
+    pub fn floor_boundary(&self, o: usize) -> usize {
         let mut o = o.min(self.text.len());
         while o > 0 && !self.text.is_char_boundary(o) {
             o -= 1;

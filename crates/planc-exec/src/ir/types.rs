@@ -70,12 +70,7 @@ impl PlanIr {
     /// loop over them (a scan each time is quadratic in the plan). A name
     /// given twice (an IR that does not verify) keeps its first.
     pub fn steps_by_name(&self) -> planc_lang::FastMap<&str, &StepIr> {
-        let mut out =
-            planc_lang::FastMap::with_capacity_and_hasher(self.steps.len(), Default::default());
-        for s in &self.steps {
-            out.entry(s.name.as_str()).or_insert(s);
-        }
-        out
+        planc_lang::first_by_key(&self.steps, |s| s.name.as_str())
     }
 }
 

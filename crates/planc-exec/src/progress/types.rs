@@ -239,12 +239,7 @@ impl ProgressRecord {
     /// recorded twice (a record the reader refuses, E0603) keeps its first,
     /// as [`Self::step`] finds it.
     pub fn steps_by_name(&self) -> planc_lang::FastMap<&str, &StepRecord> {
-        let mut out =
-            planc_lang::FastMap::with_capacity_and_hasher(self.steps.len(), Default::default());
-        for s in &self.steps {
-            out.entry(s.name.as_str()).or_insert(s);
-        }
-        out
+        planc_lang::first_by_key(&self.steps, |s| s.name.as_str())
     }
 
     /// The step named `name`.

@@ -112,13 +112,6 @@ impl Excerpt {
             changed: Vec::new(),
             before: first_line - pad,
         };
-        let boundary = |mut o: usize| {
-            o = o.min(text.len());
-            while o > 0 && !text.is_char_boundary(o) {
-                o -= 1;
-            }
-            o
-        };
         let mut next_end = 0;
         for line in first_line..=last_line {
             let start = file.line_start(line);
@@ -142,8 +135,8 @@ impl Excerpt {
                     marks.push(start);
                 }
                 for m in marks {
-                    let lo = boundary(m.saturating_sub(WINDOW).max(start));
-                    let hi = boundary((m + WINDOW).min(line_end));
+                    let lo = file.floor_boundary(m.saturating_sub(WINDOW).max(start));
+                    let hi = file.floor_boundary((m + WINDOW).min(line_end));
                     match parts.last_mut() {
                         Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
                         _ => parts.push((lo, hi)),

@@ -32,15 +32,7 @@ fn clamp(sources: &SourceMap, span: Span) -> Range<usize> {
     let Some(file) = sources.get(span.file) else {
         return 0..0;
     };
-    let text = &file.text;
-    let fix = |mut o: usize| {
-        o = o.min(text.len());
-        while o > 0 && !text.is_char_boundary(o) {
-            o -= 1;
-        }
-        o
-    };
-    fix(span.start as usize)..fix(span.end as usize)
+    file.floor_boundary(span.start as usize)..file.floor_boundary(span.end as usize)
 }
 
 /// The closing line of human output: `2 errors, 1 warning`.

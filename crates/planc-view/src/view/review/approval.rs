@@ -4,7 +4,7 @@
 
 use super::*;
 
-pub(super) fn header(h: &mut String, r: &Review<'_>, graph: &Graph) {
+pub(super) fn header(h: &mut String, r: &Review<'_>, named: &Named<'_>, graph: &Graph) {
     let ir = r.ir;
     let writes = ir
         .steps
@@ -30,7 +30,7 @@ pub(super) fn header(h: &mut String, r: &Review<'_>, graph: &Graph) {
         code(&ir.name),
         code(&ir.source)
     );
-    glance(h, r);
+    glance(h, r, named);
     if !r.doc.trim().is_empty() {
         let _ = writeln!(h, "<p class=\"doc\">{}</p>", message(r.doc.trim()));
     }
@@ -116,9 +116,8 @@ fn fingerprint(ir: &PlanIr) -> Option<&str> {
 /// changed, with reused steps apart from those that will run; one line per
 /// write (the call, the limits that bound it, the approval); the
 /// fingerprint and the exact `planc run` command.
-fn glance(h: &mut String, r: &Review<'_>) {
+fn glance(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
     let ir = r.ir;
-    let named = ir.steps_by_name();
     let of = |sev: Severity| r.findings.iter().filter(|f| f.severity == sev).count();
     let (errors, warnings) = (of(Severity::Error), of(Severity::Warning));
     let flows: usize = ir.steps.iter().map(|s| s.untrusted_inputs.len()).sum();
@@ -246,9 +245,8 @@ fn glance(h: &mut String, r: &Review<'_>) {
     h.push_str("</dl>\n</div>\n");
 }
 
-pub(super) fn approve(h: &mut String, r: &Review<'_>) {
+pub(super) fn approve(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
     let ir = r.ir;
-    let named = ir.steps_by_name();
     h.push_str("<section id=\"approve\" aria-labelledby=\"approve-h\">\n<h2 id=\"approve-h\">What approving this plan means</h2>\n");
     let writes: Vec<&StepIr> = ir
         .steps

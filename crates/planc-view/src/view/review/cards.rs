@@ -3,9 +3,8 @@
 
 use super::*;
 
-pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
+pub(super) fn steps(h: &mut String, r: &Review<'_>, named: &Named<'_>, graph: &Graph) {
     let ir = r.ir;
-    let named = ir.steps_by_name();
     let recorded = r.progress.map(|p| p.record.steps_by_name());
     let mut findings: planc_lang::FastMap<&str, Vec<&Finding>> = planc_lang::FastMap::default();
     for f in r.findings {
@@ -204,8 +203,7 @@ pub(super) fn steps(h: &mut String, r: &Review<'_>, graph: &Graph) {
     h.push_str("</div>\n</section>\n");
 }
 
-pub(super) fn plan_findings(h: &mut String, r: &Review<'_>) {
-    let step_names = r.ir.steps_by_name();
+pub(super) fn plan_findings(h: &mut String, r: &Review<'_>, step_names: &Named<'_>) {
     let rest: Vec<&Finding> = r
         .findings
         .iter()

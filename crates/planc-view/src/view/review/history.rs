@@ -108,7 +108,7 @@ pub(super) fn status_text(n: &Node, recorded: Option<&StepRecord>) -> String {
 
 /// The delta from the earlier plan: what was added, removed and changed
 /// (field by field), and what stays.
-pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
+pub(super) fn delta(h: &mut String, r: &Review<'_>, now: &Named<'_>, a: Against<'_>) {
     let d = a.diff;
     h.push_str("<section id=\"delta\" aria-labelledby=\"delta-h\">\n<h2 id=\"delta-h\">What changed since the earlier plan</h2>\n");
     let _ = writeln!(
@@ -126,7 +126,7 @@ pub(super) fn delta(h: &mut String, r: &Review<'_>, a: Against<'_>) {
     }
     let completed: planc_lang::FastSet<&str> = d.completed.iter().map(String::as_str).collect();
     let had_completed = |name: &str| completed.contains(name);
-    let (now, before) = (r.ir.steps_by_name(), a.old.steps_by_name());
+    let before = a.old.steps_by_name();
     if !d.added.is_empty() {
         let _ = writeln!(
             h,

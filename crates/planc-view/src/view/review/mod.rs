@@ -373,8 +373,13 @@ fn finding_item(f: &Finding) -> String {
     s
 }
 
+/// The plan's steps by name ([`PlanIr::steps_by_name`]), built once per
+/// page for every section that links or looks a step up.
+type Named<'a> = planc_lang::FastMap<&'a str, &'a StepIr>;
+
 pub fn page(r: &Review<'_>) -> String {
     let ir = r.ir;
+    let named = ir.steps_by_name();
     let mut graph = Graph::of(ir);
     if let Some(p) = r.progress {
         graph.mark_progress(ir, p.record);
@@ -385,18 +390,18 @@ pub fn page(r: &Review<'_>) -> String {
     let mut h = String::with_capacity(32 * 1024);
     let title = ir.goal.as_deref().unwrap_or(&ir.name);
     head(&mut h, r.generator, title);
-    header(&mut h, r, &graph);
+    header(&mut h, r, &named, &graph);
     h.push_str("<main>\n");
     if let Some(a) = r.against {
-        delta(&mut h, r, a);
+        delta(&mut h, r, &named, a);
     }
-    approve(&mut h, r);
+    approve(&mut h, r, &named);
     if let Some(p) = r.progress {
         progress(&mut h, r, p, &graph);
     }
     order(&mut h, &graph);
-    steps(&mut h, r, &graph);
-    plan_findings(&mut h, r);
+    steps(&mut h, r, &named, &graph);
+    plan_findings(&mut h, r, &named);
     h.push_str("</main>\n");
     foot(&mut h, r.generator, &ir.source, Some(&ir.ir_version));
     h
