@@ -47,7 +47,7 @@ use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use planc::diagnostics::render;
-use planc::driver::{self, Job, Outcome};
+use planc::driver::{self, Job, Outcome, Trees};
 use planc::fmt::layout::layout;
 use planc::ir::{CmpOp, Effect, Literal, PlanIr};
 use planc::{Code, Diagnostic};
@@ -126,7 +126,30 @@ fn compile_against(world: &World, name: &str, plan: &str, json: bool) -> Run {
 
 /// Compiles a plan against a catalogue and a policy, each a name and a text.
 fn compile_with(plan: (&str, &str), tools: (&str, &str), policy: (&str, &str)) -> Run {
-    let mut job = Job::default();
+    compile_trees(plan, tools, policy, Trees::Keep)
+}
+
+/// [`compile`], the plan's syntax tree let go as it is checked, as
+/// `planc check` and `compile` do.
+fn compile_released(world: &World, name: &str, plan: &str) -> Run {
+    compile_trees(
+        (name, plan),
+        ("tools.plan", &plangen::tools_text(world)),
+        ("policy.plan", &plangen::policy_text(world)),
+        Trees::Release,
+    )
+}
+
+fn compile_trees(
+    plan: (&str, &str),
+    tools: (&str, &str),
+    policy: (&str, &str),
+    trees: Trees,
+) -> Run {
+    let mut job = Job {
+        trees,
+        ..Job::default()
+    };
     let p = job.sources.add(plan.0, plan.1);
     let t = job.sources.add(tools.0, tools.1);
     let pol = job.sources.add(policy.0, policy.1);
@@ -281,10 +304,20 @@ proptest! {
             listing(&against_json)
         );
 
-        // Deterministic: a second run prints the same bytes.
+        // Deterministic: a second run prints the same bytes, and so does
+        // a check that lets each step's tree go as its model is built.
         for (run, name, src) in [(&from_text, "gen.plan", &text), (&from_json, "gen.json", &json)] {
             let again = compile(&world, name, src);
             prop_assert_eq!(output(run), output(&again));
+            let released = compile_released(&world, name, src);
+            prop_assert!(released.outcome.parsed.iter().all(|p| p.file != released.job.plans[0]));
+            prop_assert_eq!(output(run), output(&released));
+            // Lowering that drops each step's model as it goes builds the
+            // same IR.
+            let kept = driver::lower(&run.job, &run.outcome).map_err(TestCaseError::fail)?;
+            let owned = driver::lower_owned(&released.job, released.outcome)
+                .map_err(TestCaseError::fail)?;
+            prop_assert_eq!(kept, owned);
         }
     }
 }
@@ -587,6 +620,10 @@ proptest! {
             code.as_str(), &text[span.clone()], listing(&run)
         );
         prop_assert!(driver::lower(&run.job, &run.outcome).is_err());
+        // The check that lets each step's tree go as its model is built
+        // reports the same.
+        let released = compile_released(&world, "gen.plan", &text);
+        prop_assert_eq!(output(&run), output(&released));
 
         let run = compile(&world, "gen.json", &json);
         let found = with_code(&run.outcome.diagnostics, code);

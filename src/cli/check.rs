@@ -36,6 +36,7 @@ pub fn check(
     let mut configs: Vec<String> = Vec::new();
     for (settings, plans) in std::mem::take(&mut loaded.groups) {
         let mut job = loaded.job(&settings, plans)?;
+        job.trees = driver::Trees::Release;
         let outcome = driver::run(&mut job);
         loaded.keep(&mut job);
         diagnostics.extend(outcome.diagnostics);
@@ -122,20 +123,19 @@ pub fn compile(
         &options.inputs,
         Replans::Against(progress),
     )?;
-    let mut outcome = driver::run(&mut job);
+    // The lowering reads the checked model only: each step's tree goes
+    // once its model is built.
+    job.trees = driver::Trees::Release;
+    let outcome = driver::run(&mut job);
     report(&job, &outcome.diagnostics, options, false)?;
     let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {
         return Ok(code);
     }
-    // The lowering reads the checked model only: the syntax trees go
-    // before the IR is built beside the model.
-    outcome.parsed = Vec::new();
-    let irs = driver::lower(&job, &outcome).map_err(Failure)?;
-    // The IR stands alone: the syntax trees, the checked model and the
-    // sources are let go before its text is written, so that the two
-    // largest things of a compile are not alive at once.
-    drop(outcome);
+    // The IR stands alone: each step's model goes once its IR is built,
+    // and the sources before its text is written, so that the largest
+    // things of a compile are not alive at once.
+    let irs = driver::lower_owned(&job, outcome).map_err(Failure)?;
     drop(job);
     let (_, ir) = one_plan(file, &irs)?;
     let pretty = pretty || (output.is_none() && std::io::stdout().is_terminal());

@@ -23,6 +23,7 @@ pub fn diff(
     let mut irs = Vec::new();
     for file in [old, new] {
         let mut job = load(&[file.to_path_buf()], &options.inputs, Replans::No)?;
+        job.trees = driver::Trees::Release;
         let outcome = driver::run(&mut job);
         if !report_blocking(&job, &outcome.diagnostics, options)? {
             return Ok(ExitCode::from(1));

@@ -151,6 +151,7 @@ fn compile(
             Some(SourceKind::Json),
         ));
     }
+    job.trees = driver::Trees::Release;
     let outcome = driver::run(&mut job);
     let code = status(&outcome.diagnostics, options);
     if code != ExitCode::SUCCESS {

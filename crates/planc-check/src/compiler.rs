@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use crate::check::{self, Models};
 use crate::diagnostics::{self, Diagnostic};
-use crate::driver::{self, Job, Outcome, Parsed, Role};
+use crate::driver::{self, Job, Outcome, Parsed, Role, Trees};
 use crate::ir::PlanIr;
 use crate::source::{FileId, SourceKind, SourceMap};
 use crate::syntax::{self, ast};
@@ -102,9 +102,18 @@ impl Unlowered {
             .ok()
     }
 
-    /// The IR built and the model dropped: what [`Compiler::check`] gives.
+    /// The IR built and the model dropped, each step's as its IR is built
+    /// ([`crate::ir::lower_owned`]): what [`Compiler::check`] gives.
     pub fn lower(self) -> Checked {
-        let ir = self.ir();
+        let ir = if self.clean {
+            self.plans
+                .into_iter()
+                .map(|plan| crate::ir::lower_owned(plan, &self.sources))
+                .collect::<Result<Vec<_>, String>>()
+                .ok()
+        } else {
+            None
+        };
         Checked {
             sources: self.sources,
             file: self.file,
@@ -325,14 +334,15 @@ impl Compiler {
         let file = sources.add_with_kind(name, text, kind);
         let record =
             progress.map(|(name, text)| sources.add_with_kind(name, text, SourceKind::Json));
-        let (outcome, sources) = self.run_files(sources, &[file], true, record, None);
+        let (outcome, sources) =
+            self.run_files(sources, &[file], true, record, None, Trees::Release);
         let Outcome {
             diagnostics,
             checked,
             parsed,
         } = outcome;
-        // The lowering reads the checked model only: the syntax trees go
-        // before the IR is built beside the model.
+        // The plan's tree went as it was checked; the catalogue's and the
+        // policy's are the compiler's own, shared.
         drop(parsed);
         // The catalogue's and policy's own diagnostics were reported once,
         // by `new`, and are left out (`run_files` adds none with
@@ -357,7 +367,8 @@ impl Compiler {
     /// [`Self::sources`] (the language server's path).
     pub fn run(&self, job: &mut Job) -> Outcome {
         let sources = std::mem::take(&mut job.sources);
-        let (outcome, sources) = self.run_files(sources, &job.plans, false, job.progress, None);
+        let (outcome, sources) =
+            self.run_files(sources, &job.plans, false, job.progress, None, job.trees);
         job.sources = sources;
         outcome
     }
@@ -372,8 +383,14 @@ impl Compiler {
         tree: (FileId, ast::Module, Vec<Diagnostic>),
     ) -> Outcome {
         let sources = std::mem::take(&mut job.sources);
-        let (outcome, sources) =
-            self.run_files(sources, &job.plans, false, job.progress, Some(tree));
+        let (outcome, sources) = self.run_files(
+            sources,
+            &job.plans,
+            false,
+            job.progress,
+            Some(tree),
+            job.trees,
+        );
         job.sources = sources;
         outcome
     }
@@ -383,7 +400,8 @@ impl Compiler {
     /// whole map, which it hands back: no file is copied.
     pub(crate) fn run_job(mut self, job: &mut Job) -> Outcome {
         let sources = std::mem::take(&mut self.sources);
-        let (outcome, sources) = self.run_files(sources, &job.plans, false, job.progress, None);
+        let (outcome, sources) =
+            self.run_files(sources, &job.plans, false, job.progress, None, job.trees);
         job.sources = sources;
         outcome
     }
@@ -393,7 +411,8 @@ impl Compiler {
     /// `only_plans`, a JSON file is read as a plan whatever its shape;
     /// otherwise as [`driver::parse`] reads a file given as a plan. With
     /// `progress`, the file of a progress record the plans are replans
-    /// against. A `given` file's tree is not read again.
+    /// against. A `given` file's tree is not read again. `trees` says
+    /// whether the plans' trees are kept in the outcome ([`Trees`]).
     fn run_files(
         &self,
         mut sources: SourceMap,
@@ -401,6 +420,7 @@ impl Compiler {
         only_plans: bool,
         progress: Option<FileId>,
         mut given: Option<(FileId, ast::Module, Vec<Diagnostic>)>,
+        trees: Trees,
     ) -> (Outcome, SourceMap) {
         // A plan checked on its own ([`Self::check_replan`]) leaves out the
         // compiler's own diagnostics, which `new` reported once.
@@ -409,10 +429,10 @@ impl Compiler {
         } else {
             self.diagnostics.clone()
         };
-        let mut parsed: Vec<Parsed> = Vec::with_capacity(plans.len() + self.parsed.len());
+        let mut modules: Vec<(FileId, ast::Module)> = Vec::with_capacity(plans.len());
         let mut syntax_errors = Vec::new();
         for &file in plans {
-            if parsed.iter().any(|p| p.file == file) {
+            if modules.iter().any(|(f, _)| *f == file) {
                 continue;
             }
             let given = given.take_if(|(f, _, _)| *f == file);
@@ -425,10 +445,7 @@ impl Compiler {
             };
             syntax_errors.extend(diags.iter().filter(|d| d.is_error()).map(|d| d.span));
             diagnostics.extend(diags);
-            parsed.push(Parsed {
-                file,
-                module: Arc::new(module),
-            });
+            modules.push((file, module));
         }
         // The roles are fixed: a `tool` or `policy` declaration in a plan
         // file is E0005 and joins nothing.
@@ -438,14 +455,26 @@ impl Compiler {
             policy: &self.policy_files,
             config: self.config.as_deref(),
         };
-        for p in &parsed {
-            driver::misplaced(&names, &p.module, false, false, &mut diagnostics);
+        for (_, module) in &modules {
+            driver::misplaced(&names, module, false, false, &mut diagnostics);
         }
-        let modules: Vec<&ast::Module> = parsed.iter().map(|p| &*p.module).collect();
         let record = progress.map(|id| driver::read_progress(&mut sources, id));
         let progress = driver::progress_of(record.as_ref(), &mut diagnostics);
-        let (mut plan_diags, mut plans) =
-            check::check_plans(&self.models, &modules, &syntax_errors, progress);
+        let mut parsed: Vec<Parsed> = Vec::with_capacity(modules.len() + self.parsed.len());
+        let (mut plan_diags, mut plans) = match trees {
+            Trees::Keep => {
+                parsed.extend(modules.into_iter().map(|(file, module)| Parsed {
+                    file,
+                    module: Arc::new(module),
+                }));
+                let kept: Vec<&ast::Module> = parsed.iter().map(|p| &*p.module).collect();
+                check::check_plans(&self.models, &kept, &syntax_errors, progress)
+            }
+            Trees::Release => {
+                let owned = modules.into_iter().map(|(_, module)| module).collect();
+                check::check_plans_owned(&self.models, owned, &syntax_errors, progress)
+            }
+        };
         diagnostics.append(&mut plan_diags);
         driver::resume_fingerprints(
             &mut plans,

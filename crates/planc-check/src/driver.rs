@@ -31,6 +31,23 @@ pub struct Job {
     /// Inputs that could not be read as text (E0002, not UTF-8): a run
     /// with any reports them and checks nothing else.
     pub unreadable: Vec<Diagnostic>,
+    /// Whether the plans' syntax trees are kept in the [`Outcome`].
+    pub trees: Trees,
+}
+
+/// Whether a check keeps the syntax trees of the plans it checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Trees {
+    /// In [`Outcome::parsed`], for a caller that reads them after the
+    /// check (the language server, the review page's argument order).
+    #[default]
+    Keep,
+    /// Let go as the plans are checked, each step's tree once its model
+    /// is built ([`crate::check::check_plans_owned`]): [`Outcome::parsed`]
+    /// then holds the catalogue's and the policy's trees only. When the
+    /// roles are not fixed (one file holds plans, tools and policies) the
+    /// trees are kept whatever this says: they are the catalogue too.
+    Release,
 }
 
 impl Job {
@@ -440,5 +457,19 @@ pub fn lower(job: &Job, outcome: &Outcome) -> Result<Vec<ir::PlanIr>, String> {
         .plans
         .iter()
         .map(|plan| ir::lower(plan, &job.sources))
+        .collect()
+}
+
+/// [`lower`], taking the outcome: each step's model goes once its IR is
+/// built ([`ir::lower_owned`]), and the outcome's trees and diagnostics
+/// before the first (`planc compile`, which writes the IR alone).
+pub fn lower_owned(job: &Job, outcome: Outcome) -> Result<Vec<ir::PlanIr>, String> {
+    if outcome.has_errors() {
+        return Err("the plans have errors; there is no IR to write".to_string());
+    }
+    let plans = outcome.checked.plans;
+    plans
+        .into_iter()
+        .map(|plan| ir::lower_owned(plan, &job.sources))
         .collect()
 }

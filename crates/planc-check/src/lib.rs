@@ -19,7 +19,7 @@ pub mod ir {
 
     mod lower;
 
-    pub use lower::lower;
+    pub use lower::{lower, lower_owned};
 }
 
 /// The executor (`planc_exec::exec`) and the verification of an IR file

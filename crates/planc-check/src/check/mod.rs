@@ -64,6 +64,7 @@ pub(crate) mod ir_form;
 pub mod model;
 mod plan;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
@@ -227,6 +228,47 @@ pub fn check_plans(
     syntax_errors: &[Span],
     progress: Option<Progress<'_>>,
 ) -> (Vec<Diagnostic>, Vec<CheckedPlan>) {
+    let decls = distinct(plans.iter().copied())
+        .into_iter()
+        .flat_map(|m| m.plans())
+        .map(|p| (Cow::Borrowed(p), Cow::Borrowed(p.steps.as_slice())));
+    check_decls(models, decls, syntax_errors, progress)
+}
+
+/// [`check_plans`], given the trees to let go: each step's syntax tree is
+/// dropped as soon as its model is built, so that a long plan's tree and
+/// model are not whole at once (`docs/performance.md`, "Where the memory
+/// goes"). For a caller that reads no tree after the check (`planc check`
+/// and `compile`, the Python package); the modules' other declarations
+/// are dropped too.
+pub fn check_plans_owned(
+    models: &Models,
+    plans: Vec<ast::Module>,
+    syntax_errors: &[Span],
+    progress: Option<Progress<'_>>,
+) -> (Vec<Diagnostic>, Vec<CheckedPlan>) {
+    let decls = plans
+        .into_iter()
+        .flat_map(|m| m.items)
+        .filter_map(|item| match item {
+            ast::Item::Plan(mut p) => {
+                let steps = std::mem::take(&mut p.steps);
+                Some((Cow::Owned(p), Cow::Owned(steps)))
+            }
+            _ => None,
+        });
+    check_decls(models, decls, syntax_errors, progress)
+}
+
+/// A plan's declaration and its steps, apart ([`plan::StepTrees`]).
+type Decl<'p> = (Cow<'p, ast::PlanDecl>, plan::StepTrees<'p>);
+
+fn check_decls<'p>(
+    models: &Models,
+    decls: impl Iterator<Item = Decl<'p>>,
+    syntax_errors: &[Span],
+    progress: Option<Progress<'_>>,
+) -> (Vec<Diagnostic>, Vec<CheckedPlan>) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut damage: Vec<Span> = syntax_errors.to_vec();
     damage.sort();
@@ -239,12 +281,10 @@ pub fn check_plans(
         progress,
     };
     let mut checked = Vec::new();
-    for m in distinct(plans.iter().copied()) {
-        for p in m.plans() {
-            let (model, mut d) = plan::check_plan(p, &mut env);
-            diags.append(&mut d);
-            checked.push(model);
-        }
+    for (decl, steps) in decls {
+        let (model, mut d) = plan::check_plan(&decl, steps, &mut env);
+        diags.append(&mut d);
+        checked.push(model);
     }
     diagnostics::sort(&mut diags);
     (diags, checked)

@@ -3,6 +3,7 @@
 //! arguments, probes, authorization, ordering, lints.
 
 use smol_str::ToSmolStr;
+use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::fmt;
 
@@ -110,16 +111,41 @@ impl Env<'_> {
 /// The suggestion budget of one check: enough for every realistic plan.
 pub(crate) const SUGGEST_BUDGET: usize = 500_000;
 
+/// A plan's steps as [`check_plan`] is given them: borrowed from a tree
+/// the caller keeps (the language server, the review page), or owned, each
+/// step's tree dropped once its model is built, so that the syntax tree
+/// and the checked model of a long plan are not whole at once
+/// (`docs/performance.md`, "Where the memory goes").
+pub(crate) type StepTrees<'s> = Cow<'s, [ast::Step]>;
+
+/// What the checker reads of a step besides its tree, which may be gone by
+/// the time a later pass reports on the step: its name and its tool as
+/// written.
+#[derive(Clone)]
+struct StepHead {
+    name: ast::Name,
+    tool: ast::Name,
+}
+
+/// What the checker reads of the plan's declaration besides its steps.
+struct PlanHead {
+    name: ast::Name,
+    replans: Option<Spanned<u64>>,
+    max_steps: Option<Spanned<u64>>,
+}
+
 struct Checker<'a, 'e> {
     env: &'e mut Env<'a>,
-    plan: &'a ast::PlanDecl,
+    plan: PlanHead,
+    /// Per step, its name and tool ([`StepHead`]).
+    heads: Vec<StepHead>,
     diags: Vec<Diagnostic>,
-    step_index: FastMap<&'a str, usize>,
+    step_index: FastMap<Str, usize>,
     tools: Vec<Option<&'a Tool>>,
     rules: Vec<Option<&'a Rule>>,
     bindings: Vec<Binding>,
-    binding_index: FastMap<&'a str, usize>,
-    binding_names: Vec<&'a str>,
+    binding_index: FastMap<Str, usize>,
+    binding_names: Vec<Str>,
     /// A syntax error lies inside the plan.
     plan_damaged: bool,
     /// Per step, indices into `bindings` of its binds.
@@ -141,13 +167,25 @@ struct Checker<'a, 'e> {
 /// Checks one plan against the environment, returning its model and the
 /// diagnostics found inside it (unsorted).
 pub(crate) fn check_plan<'a>(
-    plan: &'a ast::PlanDecl,
+    plan: &ast::PlanDecl,
+    trees: StepTrees<'_>,
     env: &mut Env<'a>,
 ) -> (CheckedPlan, Vec<Diagnostic>) {
-    let n = plan.steps.len();
+    let n = trees.len();
     let mut c = Checker {
         env,
-        plan,
+        plan: PlanHead {
+            name: plan.name.clone(),
+            replans: plan.replans,
+            max_steps: plan.max_steps,
+        },
+        heads: trees
+            .iter()
+            .map(|s| StepHead {
+                name: s.name.clone(),
+                tool: s.tool.clone(),
+            })
+            .collect(),
         diags: Vec::new(),
         step_index: FastMap::with_capacity_and_hasher(n, Default::default()),
         tools: Vec::with_capacity(n),
@@ -166,18 +204,34 @@ pub(crate) fn check_plan<'a>(
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
     c.resolve_tools();
-    c.step_binds = c.bind_pass();
+    c.step_binds = c.bind_pass(&trees);
     let binds = c.step_binds.clone();
     let mut steps: Vec<CheckedStep> = Vec::with_capacity(n);
-    for ((i, step), binds) in plan.steps.iter().enumerate().zip(binds) {
-        steps.push(c.check_step(i, step, binds));
+    let mut step = |c: &mut Checker<'a, '_>, i: usize, tree: &ast::Step, binds: Vec<usize>| {
+        let checked = c.check_step(i, tree, binds);
+        c.tree_lints(tree, &checked);
+        steps.push(checked);
+    };
+    // Every later pass reads the models, the heads and the bindings: an
+    // owned step's tree goes as soon as its model is built.
+    match trees {
+        Cow::Borrowed(trees) => {
+            for ((i, tree), binds) in trees.iter().enumerate().zip(binds) {
+                step(&mut c, i, tree, binds);
+            }
+        }
+        Cow::Owned(trees) => {
+            for ((i, tree), binds) in trees.into_iter().enumerate().zip(binds) {
+                step(&mut c, i, &tree, binds);
+            }
+        }
     }
     // Reuse is known before authorization: a ceiling over a reused step's
     // artifact is decided from its recorded value.
     c.decide_reuse(&steps);
-    for (step, checked) in plan.steps.iter().zip(steps.iter_mut()) {
+    for checked in &mut steps {
         if let Some(t) = c.tool(checked.index) {
-            checked.authz = c.check_policy(checked.index, step, t, &checked.args);
+            checked.authz = c.check_policy(checked.index, t, &checked.args);
         }
     }
     c.check_totals(&steps);
@@ -250,16 +304,12 @@ fn list_names<S: AsRef<str>>(names: &[S]) -> String {
 }
 
 impl<'a> Checker<'a, '_> {
-    fn step_name(&self, i: usize) -> &'a str {
-        self.plan
-            .steps
-            .get(i)
-            .map(|s| s.name.node.as_str())
-            .unwrap_or("")
+    fn step_name(&self, i: usize) -> &str {
+        self.heads.get(i).map_or("", |s| s.name.node.as_str())
     }
 
     fn report(&mut self, i: usize, d: Diagnostic) {
-        let name = self.step_name(i);
+        let name = self.heads.get(i).map_or("", |s| s.name.node.as_str());
         self.diags.push(d.in_step(name));
     }
 
@@ -283,16 +333,15 @@ impl<'a> Checker<'a, '_> {
     // ------------------------------------------------------------ names
 
     fn name_steps(&mut self) {
-        for (i, step) in self.plan.steps.iter().enumerate() {
-            match self.step_index.entry(step.name.node.as_str()) {
+        for (i, step) in self.heads.iter().enumerate() {
+            match self.step_index.entry(step.name.node.clone()) {
                 Entry::Vacant(e) => {
                     e.insert(i);
                 }
                 Entry::Occupied(e) => {
                     let first = *e.get();
                     let first_span = self
-                        .plan
-                        .steps
+                        .heads
                         .get(first)
                         .map_or(step.name.span, |s| s.name.span);
                     let d = Diagnostic::new(
@@ -305,33 +354,37 @@ impl<'a> Checker<'a, '_> {
                     .with_help(
                         "step names identify steps across replans: give each step its own name",
                     );
-                    self.report(i, d);
+                    let name = step.name.node.as_str();
+                    self.diags.push(d.in_step(name));
                 }
             }
         }
     }
 
     fn resolve_tools(&mut self) {
-        for (i, step) in self.plan.steps.iter().enumerate() {
-            let tool = self.env.catalog.get(&step.tool.node);
+        for i in 0..self.heads.len() {
+            let Some(written) = self.heads.get(i).map(|h| h.tool.clone()) else {
+                continue;
+            };
+            let tool = self.env.catalog.get(&written.node);
             // An empty name is an error node: the front end could not read
             // the tool (a JSON step without `tool`) and has said so.
-            if tool.is_none() && !step.tool.node.is_empty() {
+            if tool.is_none() && !written.node.is_empty() {
                 let catalog = self.env.catalog;
                 let near = self.env.nearest(
-                    &step.tool.node,
+                    &written.node,
                     catalog.tools().iter().map(|t| t.name.as_str()),
                 );
                 let mut d = Diagnostic::new(
                     Code::E0101,
-                    step.tool.span,
-                    format!("unknown tool `{}`", step.tool.node),
+                    written.span,
+                    format!("unknown tool `{}`", written.node),
                 )
                 .with_label("not in the catalogue");
                 if catalog.is_empty() {
                     d = d.with_help("no tool catalogue is loaded: pass `--catalog FILE`, or name one in a `planc.toml` beside the plan (in the current folder for standard input)");
                 } else {
-                    d = policy::add_suggestion(d, &near, step.tool.span);
+                    d = policy::add_suggestion(d, &near, written.span);
                     if near.is_empty() {
                         d = d.with_help("the plan may call only the tools of the catalogue");
                     }
@@ -341,7 +394,7 @@ impl<'a> Checker<'a, '_> {
             if let Some((t, at)) = tool.and_then(|t| t.degraded.map(|at| (t, at))) {
                 let d = Diagnostic::new(
                     Code::E0111,
-                    step.tool.span,
+                    written.span,
                     format!("`{}` cannot be called: its catalogue schema could not be read", t.name),
                 )
                 .with_label("schema not understood")
@@ -374,9 +427,9 @@ impl<'a> Checker<'a, '_> {
 
     /// Types every `bind` against its tool's result and registers it, so
     /// that references can name bindings of later steps in their errors.
-    fn bind_pass(&mut self) -> Vec<Vec<usize>> {
-        let mut out = Vec::with_capacity(self.plan.steps.len());
-        for (i, step) in self.plan.steps.iter().enumerate() {
+    fn bind_pass(&mut self, trees: &[ast::Step]) -> Vec<Vec<usize>> {
+        let mut out = Vec::with_capacity(trees.len());
+        for (i, step) in trees.iter().enumerate() {
             let mut mine = Vec::new();
             for (name, path) in step.binds() {
                 let value_word = lexicon::VALUE_WORDS.contains(&name.node.as_str());
@@ -413,10 +466,10 @@ impl<'a> Checker<'a, '_> {
                     uses: usize::from(value_word),
                 });
                 mine.push(idx);
-                match self.binding_index.entry(name.node.as_str()) {
+                match self.binding_index.entry(name.node.clone()) {
                     Entry::Vacant(e) => {
                         e.insert(idx);
-                        self.binding_names.push(name.node.as_str());
+                        self.binding_names.push(name.node.clone());
                     }
                     Entry::Occupied(e) => {
                         let first = *e.get();
@@ -566,7 +619,7 @@ impl<'a> Checker<'a, '_> {
 
     // ------------------------------------------------------------ steps
 
-    fn check_step(&mut self, i: usize, step: &'a ast::Step, binds: Vec<usize>) -> CheckedStep {
+    fn check_step(&mut self, i: usize, step: &ast::Step, binds: Vec<usize>) -> CheckedStep {
         let tool = self.tool(i);
         // A degraded tool's parameters are not known: its one E0111 is
         // all a call gets, never knock-on argument errors.

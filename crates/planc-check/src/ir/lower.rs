@@ -14,22 +14,43 @@ use planc_exec::ir::{self, literal, result_type, type_ir};
 /// that, since it alone knows every diagnostic. A plan whose model still
 /// holds a value an error made unknown is refused with the name of the step.
 pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
+    lower_steps(plan, plan.steps.iter(), sources)
+}
+
+/// [`lower`], taking the model: each step's model is dropped once its IR is
+/// built, so that a long plan's model and IR are not whole at once
+/// (`docs/performance.md`, "Where the memory goes").
+pub fn lower_owned(mut plan: CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
+    let steps = std::mem::take(&mut plan.steps);
+    lower_steps(&plan, steps.into_iter(), sources)
+}
+
+/// Lowers `plan` with `steps`, its steps' models (`plan.steps` is not read).
+fn lower_steps<S: std::borrow::Borrow<CheckedStep>>(
+    plan: &CheckedPlan,
+    models: impl ExactSizeIterator<Item = S>,
+    sources: &SourceMap,
+) -> Result<ir::PlanIr, String> {
     let source = sources.name(plan.span.file).to_string();
     let schedule = plan
         .schedule
         .as_ref()
         .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
+    let mut steps = Vec::with_capacity(models.len());
+    for step in models {
+        steps.push(lower_step(plan, step.borrow(), sources)?);
+    }
     let step_name = |i: usize| -> ir::Str {
-        plan.steps
+        steps
             .get(i)
-            .map(|s| s.name.clone())
+            .map(|s: &ir::StepIr| s.name.clone())
             .unwrap_or_default()
     };
-
-    let mut steps = Vec::with_capacity(plan.steps.len());
-    for step in &plan.steps {
-        steps.push(lower_step(plan, step, sources)?);
-    }
+    let schedule = schedule
+        .iter()
+        .map(|wave| wave.iter().map(|&i| step_name(i)).collect())
+        .collect();
+    let approvals = plan.approvals.iter().map(|&i| step_name(i)).collect();
     let mut ir = ir::PlanIr {
         ir_version: ir::IR_VERSION.to_string(),
         fingerprint: String::new(),
@@ -41,11 +62,8 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
         },
         source,
         steps,
-        schedule: schedule
-            .iter()
-            .map(|wave| wave.iter().map(|&i| step_name(i)).collect())
-            .collect(),
-        approvals: plan.approvals.iter().map(|&i| step_name(i)).collect(),
+        schedule,
+        approvals,
         scopes: plan.scopes.clone(),
         progress: plan.replan.as_ref().map(|r| ir::ProgressIr {
             replans_used: r.replans_used,

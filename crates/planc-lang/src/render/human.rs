@@ -1,5 +1,6 @@
 //! The human format: ariadne reports over excerpts of the lines shown.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -28,17 +29,22 @@ impl ariadne::Span for AriadneSpan {
 /// Serves the files of a [`SourceMap`] to ariadne: a file as it is,
 /// built into ariadne's line index at most once per rendering, unless the
 /// diagnostic being written shows an excerpt of it (a long line cut, a
-/// hidden character escaped).
+/// hidden character escaped). A whole file is served from the map's text,
+/// not a copy of it: the report of a long plan is rendered while its
+/// checked model is alive (`docs/performance.md`, "Where the memory goes").
 struct ExcerptCache<'a> {
     sources: &'a SourceMap,
-    whole: Vec<Option<ariadne::Source<String>>>,
-    excerpts: Vec<(FileId, ariadne::Source<String>)>,
+    whole: Vec<Option<ariadne::Source<Cow<'a, str>>>>,
+    excerpts: Vec<(FileId, ariadne::Source<Cow<'a, str>>)>,
 }
 
-impl ariadne::Cache<FileId> for ExcerptCache<'_> {
-    type Storage = String;
+impl<'a> ariadne::Cache<FileId> for ExcerptCache<'a> {
+    type Storage = Cow<'a, str>;
 
-    fn fetch(&mut self, id: &FileId) -> Result<&ariadne::Source<String>, impl std::fmt::Debug> {
+    fn fetch(
+        &mut self,
+        id: &FileId,
+    ) -> Result<&ariadne::Source<Cow<'a, str>>, impl std::fmt::Debug> {
         if let Some(k) = self.excerpts.iter().position(|(f, _)| f == id) {
             return self
                 .excerpts
@@ -54,7 +60,9 @@ impl ariadne::Cache<FileId> for ExcerptCache<'_> {
             return Err(format!("no file with id {}", id.0));
         };
         match self.whole.get_mut(idx) {
-            Some(slot) => Ok(&*slot.get_or_insert_with(|| ariadne::Source::from(text.to_string()))),
+            Some(slot) => {
+                Ok(&*slot.get_or_insert_with(|| ariadne::Source::from(Cow::Borrowed(text))))
+            }
             None => Err(format!("no file with id {}", id.0)),
         }
     }
@@ -296,7 +304,7 @@ fn report(
         let excerpt = Excerpt::of(source, ends, numbering);
         // A file whose lines shown are unchanged is served whole.
         if !excerpt.changed.is_empty() {
-            let text = ariadne::Source::from(excerpt.text.clone())
+            let text = ariadne::Source::from(Cow::Owned(excerpt.text.clone()))
                 .with_display_line_offset(excerpt.before);
             cache.excerpts.push((*file, text));
             excerpts.push((*file, excerpt));

@@ -7,7 +7,7 @@ impl<'a> Checker<'a, '_> {
     pub(super) fn check_args(
         &mut self,
         i: usize,
-        step: &'a ast::Step,
+        step: &ast::Step,
         tool: Option<&'a Tool>,
     ) -> Vec<CheckedArg> {
         let mut out: Vec<CheckedArg> = Vec::with_capacity(step.args.len());
@@ -498,8 +498,9 @@ impl<'a> Checker<'a, '_> {
             binding.uses += 1;
             (binding.step, binding.ty.clone(), binding.name_span)
         };
-        let binder = self.step_name(b_step);
-        let here = self.step_name(i);
+        // Owned: the names are read across the reports below.
+        let binder = Str::from(self.step_name(b_step));
+        let here = Str::from(self.step_name(i));
         if b_step == i {
             let d = Diagnostic::new(
                 Code::E0107,
@@ -531,7 +532,7 @@ impl<'a> Checker<'a, '_> {
             i,
             Dependency {
                 step: b_step,
-                step_name: Str::new(binder),
+                step_name: binder.clone(),
                 reason: DepReason::Data,
                 span: r.name.span,
             },
@@ -603,7 +604,7 @@ impl<'a> Checker<'a, '_> {
                 binding: Str::new(name),
                 binding_index: b,
                 step: b_step,
-                step_name: Str::new(binder),
+                step_name: binder.clone(),
                 members: r.members.iter().map(|m| m.node.clone()).collect(),
                 span,
             },
@@ -617,7 +618,9 @@ impl<'a> Checker<'a, '_> {
             return;
         }
         let name = r.name.node.as_str();
-        let near = self.env.nearest(name, self.binding_names.iter().copied());
+        let near = self
+            .env
+            .nearest(name, self.binding_names.iter().map(Str::as_str));
         let mut d = Diagnostic::new(Code::E0105, r.name.span, format!("no step binds `{name}`"))
             .with_label("not bound by any step");
         if let Some(&s) = self.step_index.get(name) {
@@ -631,10 +634,7 @@ impl<'a> Checker<'a, '_> {
                 .map(|b| b.name.as_str())
                 .collect();
             d = d.with_secondary(
-                self.plan
-                    .steps
-                    .get(s)
-                    .map_or(r.name.span, |st| st.name.span),
+                self.heads.get(s).map_or(r.name.span, |st| st.name.span),
                 format!("`{name}` is a step, not a binding"),
             );
             d = d.with_help(if bound.is_empty() {

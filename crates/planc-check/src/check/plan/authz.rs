@@ -4,14 +4,12 @@
 use super::*;
 
 impl<'a> Checker<'a, '_> {
-    pub(super) fn check_policy(
-        &mut self,
-        i: usize,
-        step: &ast::Step,
-        tool: &Tool,
-        args: &[CheckedArg],
-    ) -> Authz {
+    pub(super) fn check_policy(&mut self, i: usize, tool: &Tool, args: &[CheckedArg]) -> Authz {
         let mut authz = Authz::default();
+        let Some(step) = self.heads.get(i).cloned() else {
+            return authz;
+        };
+        let step = &step;
         let Some(policy) = self.env.policy else {
             let d = Diagnostic::new(
                 Code::E0301,
@@ -208,7 +206,7 @@ impl<'a> Checker<'a, '_> {
     pub(super) fn ceiling_absent(
         &mut self,
         i: usize,
-        step: &ast::Step,
+        step: &StepHead,
         p: &catalog::Param,
         (kind, text): (&str, &str),
         at: Span,
@@ -238,7 +236,7 @@ impl<'a> Checker<'a, '_> {
     fn ceiling_incomparable(
         &mut self,
         i: usize,
-        step: &ast::Step,
+        step: &StepHead,
         arg: &CheckedArg,
         ty: &Ty,
         c: &policy::CeilingRule,
@@ -274,7 +272,7 @@ impl<'a> Checker<'a, '_> {
 /// E0303: a value known now (a literal, a default, a recorded value)
 /// over a ceiling.
 fn ceiling_breach(
-    step: &ast::Step,
+    step: &StepHead,
     arg: &CheckedArg,
     v: &Value,
     c: &policy::CeilingRule,
@@ -337,7 +335,7 @@ fn ceiling_at(arg: &CheckedArg) -> Span {
 
 /// Labels the call that leaves the parameter out and the default's
 /// declaration, when the value is the parameter's default.
-fn default_label(d: Diagnostic, step: &ast::Step, arg: &CheckedArg) -> Diagnostic {
+fn default_label(d: Diagnostic, step: &StepHead, arg: &CheckedArg) -> Diagnostic {
     if arg.from_default {
         d.with_secondary(
             step.tool.span,

@@ -4,6 +4,111 @@
 use super::*;
 
 impl<'a> Checker<'a, '_> {
+    /// The lints that read a step's tree (ambiguous picks, a write without
+    /// a postcondition): run as each step's model is built, while its tree
+    /// is alive ([`StepTrees`]).
+    pub(super) fn tree_lints(&mut self, step: &ast::Step, s: &CheckedStep) {
+        let i = s.index;
+        let (Some(tool), Some(traits)) = (self.tool(i), self.traits(i)) else {
+            return;
+        };
+        // A tool whose declaration is damaged (a text `tool` without
+        // `read` or `write`, reported there) gets no effect lints.
+        let writes = traits.effect_or_write() == Effect::Write && !self.env.damaged(tool.span);
+        // W0401: ambiguous picks.
+        let pins = len_bounds(&s.posts);
+        for &b in &s.binds {
+            let Some(binding) = self.bindings.get(b) else {
+                continue;
+            };
+            if binding.ty.is_error() && binding.path.iter().any(|p| matches!(p, PathSeg::Index(_)))
+            {
+                // The path was wrong (reported); say nothing more.
+                continue;
+            }
+            let Some(path) = step
+                .binds()
+                .find(|(n, _)| n.span == binding.name_span)
+                .map(|(_, p)| p)
+            else {
+                continue;
+            };
+            for (k, seg) in path.segments.iter().enumerate() {
+                let PathSeg::Index(n) = seg.node else {
+                    continue;
+                };
+                let prefix: Vec<PathSeg> = path
+                    .segments
+                    .iter()
+                    .take(k)
+                    .map(|x| x.node.clone())
+                    .collect();
+                let pinned = pins
+                    .get(&prefix)
+                    .is_some_and(|&(lo, hi)| lo == 1 && hi == 1);
+                if pinned && n == 0 {
+                    continue;
+                }
+                let list = crate::syntax::path::write(&prefix);
+                let mut d = Diagnostic::new(
+                    Code::W0401,
+                    seg.span,
+                    format!(
+                        "ambiguous pick: `{}` takes `[{n}]` of `{list}`, a list whose length no `post` pins to 1",
+                        binding.name
+                    ),
+                )
+                .with_label("a position in a list is an ordering, not an identity");
+                d = if n == 0 {
+                    d.with_help(format!(
+                        "add `post len({list}) == 1`, so that the step fails (and the plan is repaired) when more than one matches"
+                    ))
+                } else {
+                    d.with_help(format!(
+                        "select the element by a key the tool takes as an argument, then add `post len({list}) == 1` and take `[0]`"
+                    ))
+                };
+                if pinned {
+                    d.message = format!(
+                        "ambiguous pick: `{}` takes `[{n}]` of `{list}`, which its `post` pins to one element, `[0]`",
+                        binding.name
+                    );
+                    d.help = Some(format!("take `[0]`: `{list}` has exactly one element"));
+                }
+                let name = self.heads.get(i).map_or("", |h| h.name.node.as_str());
+                self.diags.push(d.in_step(name));
+            }
+        }
+        // W0402: a write without a postcondition.
+        if writes && step.posts().next().is_none() && !self.env.damaged(s.span) {
+            let example = match tool.result.strip_optional() {
+                Ty::Record(f) => f.first().map(|f| format!("post exists($.{})", f.name)),
+                Ty::List(_) => Some("post len($) >= 1".to_string()),
+                _ => None,
+            }
+            .unwrap_or_else(|| "post exists($)".to_string());
+            let help = if traits.effect.is_none() {
+                format!(
+                    "add a `post` that checks the result, such as `{example}`; the catalogue does not say whether `{}` writes: if it only reads, state its effect, `read`, in the policy's rule for it",
+                    tool.name
+                )
+            } else {
+                format!("add a `post` that checks the result, such as `{example}`")
+            };
+            let d = Diagnostic::new(
+                Code::W0402,
+                s.name_span,
+                format!(
+                    "step `{}` writes with `{}` but has no postcondition",
+                    s.name, tool.name
+                ),
+            )
+            .with_label("success would be the executor's opinion")
+            .with_help(help);
+            self.report(i, d);
+        }
+    }
+
     pub(super) fn lints(&mut self, steps: &[CheckedStep]) {
         for s in steps {
             let i = s.index;
@@ -13,103 +118,6 @@ impl<'a> Checker<'a, '_> {
             // A tool whose declaration is damaged (a text `tool` without
             // `read` or `write`, reported there) gets no effect lints.
             let writes = traits.effect_or_write() == Effect::Write && !self.env.damaged(tool.span);
-            let step = self.plan.steps.get(i);
-            // W0401: ambiguous picks.
-            let pins = len_bounds(&s.posts);
-            for &b in &s.binds {
-                let Some(binding) = self.bindings.get(b) else {
-                    continue;
-                };
-                if binding.ty.is_error()
-                    && binding.path.iter().any(|p| matches!(p, PathSeg::Index(_)))
-                {
-                    // The path was wrong (reported); say nothing more.
-                    continue;
-                }
-                let Some(path) = step.and_then(|st| {
-                    st.binds()
-                        .find(|(n, _)| n.span == binding.name_span)
-                        .map(|(_, p)| p)
-                }) else {
-                    continue;
-                };
-                for (k, seg) in path.segments.iter().enumerate() {
-                    let PathSeg::Index(n) = seg.node else {
-                        continue;
-                    };
-                    let prefix: Vec<PathSeg> = path
-                        .segments
-                        .iter()
-                        .take(k)
-                        .map(|x| x.node.clone())
-                        .collect();
-                    let pinned = pins
-                        .get(&prefix)
-                        .is_some_and(|&(lo, hi)| lo == 1 && hi == 1);
-                    if pinned && n == 0 {
-                        continue;
-                    }
-                    let list = crate::syntax::path::write(&prefix);
-                    let mut d = Diagnostic::new(
-                        Code::W0401,
-                        seg.span,
-                        format!(
-                            "ambiguous pick: `{}` takes `[{n}]` of `{list}`, a list whose length no `post` pins to 1",
-                            binding.name
-                        ),
-                    )
-                    .with_label("a position in a list is an ordering, not an identity");
-                    d = if n == 0 {
-                        d.with_help(format!(
-                            "add `post len({list}) == 1`, so that the step fails (and the plan is repaired) when more than one matches"
-                        ))
-                    } else {
-                        d.with_help(format!(
-                            "select the element by a key the tool takes as an argument, then add `post len({list}) == 1` and take `[0]`"
-                        ))
-                    };
-                    if pinned {
-                        d.message = format!(
-                            "ambiguous pick: `{}` takes `[{n}]` of `{list}`, which its `post` pins to one element, `[0]`",
-                            binding.name
-                        );
-                        d.help = Some(format!("take `[0]`: `{list}` has exactly one element"));
-                    }
-                    let name = self.step_name(i);
-                    self.diags.push(d.in_step(name));
-                }
-            }
-            // W0402: a write without a postcondition.
-            if writes
-                && step.is_some_and(|st| st.posts().next().is_none())
-                && !self.env.damaged(s.span)
-            {
-                let example = match tool.result.strip_optional() {
-                    Ty::Record(f) => f.first().map(|f| format!("post exists($.{})", f.name)),
-                    Ty::List(_) => Some("post len($) >= 1".to_string()),
-                    _ => None,
-                }
-                .unwrap_or_else(|| "post exists($)".to_string());
-                let help = if traits.effect.is_none() {
-                    format!(
-                        "add a `post` that checks the result, such as `{example}`; the catalogue does not say whether `{}` writes: if it only reads, state its effect, `read`, in the policy's rule for it",
-                        tool.name
-                    )
-                } else {
-                    format!("add a `post` that checks the result, such as `{example}`")
-                };
-                let d = Diagnostic::new(
-                    Code::W0402,
-                    s.name_span,
-                    format!(
-                        "step `{}` writes with `{}` but has no postcondition",
-                        s.name, tool.name
-                    ),
-                )
-                .with_label("success would be the executor's opinion")
-                .with_help(help);
-                self.report(i, d);
-            }
             // W0404: untrusted data into a write.
             if writes {
                 for a in &s.args {
@@ -158,7 +166,7 @@ impl<'a> Checker<'a, '_> {
     // ------------------------------------------------------------ budget
 
     pub(super) fn budget(&mut self) {
-        let n = self.plan.steps.len();
+        let n = self.heads.len();
         if let Some(max) = self.plan.max_steps {
             self.over_budget(n, max.node, max.span, "the plan's own budget, `max_steps`");
         }
@@ -196,7 +204,7 @@ impl<'a> Checker<'a, '_> {
         if n <= max_n {
             return;
         }
-        let Some(first_over) = self.plan.steps.get(max_n) else {
+        let Some(first_over) = self.heads.get(max_n) else {
             return;
         };
         let d = Diagnostic::new(

@@ -17,10 +17,9 @@ impl<'a> Checker<'a, '_> {
             }
             None if self.plan_damaged => {}
             None => {
-                let plan = self.plan;
                 let near = self.env.nearest(
                     &target.node,
-                    plan.steps.iter().map(|s| s.name.node.as_str()),
+                    self.heads.iter().map(|s| s.name.node.as_str()),
                 );
                 let mut d = Diagnostic::new(
                     Code::E0108,

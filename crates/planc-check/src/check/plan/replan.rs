@@ -541,8 +541,7 @@ impl<'a> Checker<'a, '_> {
             (a, b) => a.or(b),
         }?;
         let steps = self
-            .plan
-            .steps
+            .heads
             .iter()
             .map(|s| (s.name.node.as_str(), s.tool.node.as_str()));
         if record.replans_used < budget.node {
@@ -559,8 +558,7 @@ impl<'a> Checker<'a, '_> {
             .iter()
             .filter(|s| s.status == Status::Complete)
             .find(|s| {
-                self.plan
-                    .steps
+                self.heads
                     .iter()
                     .position(|p| p.name.node == s.name)
                     .is_some_and(|i| self.reuse.get(i).is_none_or(Option::is_none))

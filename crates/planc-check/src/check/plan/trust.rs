@@ -17,7 +17,7 @@ impl<'a> Checker<'a, '_> {
     pub(super) fn check_conditions(
         &mut self,
         i: usize,
-        step: &ast::Step,
+        step: &StepHead,
         tool: &Tool,
         rule: &Rule,
         args: &[CheckedArg],
@@ -106,7 +106,7 @@ impl<'a> Checker<'a, '_> {
     fn decide_one(
         &mut self,
         i: usize,
-        step: &ast::Step,
+        step: &StepHead,
         arg: &CheckedArg,
         element: Option<usize>,
         value: &TypedValue,
@@ -164,7 +164,7 @@ impl<'a> Checker<'a, '_> {
     fn decide_each(
         &mut self,
         i: usize,
-        step: &ast::Step,
+        step: &StepHead,
         arg: &CheckedArg,
         c: &ArgCondition,
         origin: &dyn fmt::Display,
@@ -408,7 +408,7 @@ impl<'a> Checker<'a, '_> {
     /// source: the step that called it, or the record's step.
     pub(super) fn untrusted_source(&self, from: &Untrusted) -> (String, Option<(Span, String)>) {
         match from {
-            Untrusted::Step(o) => match self.plan.steps.get(*o) {
+            Untrusted::Step(o) => match self.heads.get(*o) {
                 Some(o) => (
                     o.tool.node.to_string(),
                     Some((
@@ -462,7 +462,7 @@ fn add(
 /// Where a value a rule refuses sits: the argument of a step, or one of
 /// its elements (its index and span) under a rule over each element.
 struct Refused<'s> {
-    step: &'s ast::Step,
+    step: &'s StepHead,
     arg: &'s CheckedArg,
     element: Option<(usize, Span)>,
 }
