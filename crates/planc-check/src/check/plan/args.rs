@@ -498,9 +498,11 @@ impl<'a> Checker<'a, '_> {
             binding.uses += 1;
             (binding.step, binding.ty.clone(), binding.name_span)
         };
-        // Owned: the names are read across the reports below.
-        let binder = Str::from(self.step_name(b_step));
-        let here = Str::from(self.step_name(i));
+        // Shared, not borrowed: the names are read across the reports
+        // below (a `Str` clone copies at most 24 bytes).
+        let step_name = |s: usize| self.heads.get(s).map(|h| h.name.node.clone());
+        let binder = step_name(b_step).unwrap_or_default();
+        let here = step_name(i).unwrap_or_default();
         if b_step == i {
             let d = Diagnostic::new(
                 Code::E0107,
