@@ -127,6 +127,14 @@ struct StepHead {
     tool: ast::Name,
 }
 
+/// Step `i`'s name in `heads`; empty for no such step. A function of the
+/// field, not of the checker, so that a report can borrow it beside the
+/// diagnostics.
+fn name_in(heads: &[StepHead], i: usize) -> &Str {
+    static NONE: Str = Str::new_inline("");
+    heads.get(i).map_or(&NONE, |h| &h.name.node)
+}
+
 /// What the checker reads of the plan's declaration besides its steps.
 struct PlanHead {
     name: ast::Name,
@@ -305,12 +313,11 @@ fn list_names<S: AsRef<str>>(names: &[S]) -> String {
 
 impl<'a> Checker<'a, '_> {
     fn step_name(&self, i: usize) -> &str {
-        self.heads.get(i).map_or("", |s| s.name.node.as_str())
+        name_in(&self.heads, i)
     }
 
     fn report(&mut self, i: usize, d: Diagnostic) {
-        let name = self.heads.get(i).map_or("", |s| s.name.node.as_str());
-        self.diags.push(d.in_step(name));
+        self.diags.push(d.in_step(name_in(&self.heads, i).as_str()));
     }
 
     /// Step `i` depends on `dep`. Most steps have one dependency or none:

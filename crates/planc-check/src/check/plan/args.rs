@@ -500,9 +500,8 @@ impl<'a> Checker<'a, '_> {
         };
         // Shared, not borrowed: the names are read across the reports
         // below (a `Str` clone copies at most 24 bytes).
-        let step_name = |s: usize| self.heads.get(s).map(|h| h.name.node.clone());
-        let binder = step_name(b_step).unwrap_or_default();
-        let here = step_name(i).unwrap_or_default();
+        let binder = name_in(&self.heads, b_step).clone();
+        let here = name_in(&self.heads, i).clone();
         if b_step == i {
             let d = Diagnostic::new(
                 Code::E0107,

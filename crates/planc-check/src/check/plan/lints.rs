@@ -75,8 +75,7 @@ impl<'a> Checker<'a, '_> {
                     );
                     d.help = Some(format!("take `[0]`: `{list}` has exactly one element"));
                 }
-                let name = self.heads.get(i).map_or("", |h| h.name.node.as_str());
-                self.diags.push(d.in_step(name));
+                self.diags.push(d.in_step(name_in(&self.heads, i).as_str()));
             }
         }
         // W0402: a write without a postcondition.
