@@ -414,3 +414,97 @@ fn the_plan_fingerprint_leaves_out_what_came_from_the_record() {
     assert_eq!(plan, alone.fingerprint);
     assert_eq!(ir::plan_fingerprint(&alone).unwrap(), alone.fingerprint);
 }
+
+/// A JSON value whose objects give their members in reverse order, so
+/// that the canonical writer has to put every object of it in order.
+struct Reversed<'a>(&'a serde_json::Value);
+
+impl serde::Serialize for Reversed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            serde_json::Value::Object(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m.iter().rev() {
+                    map.serialize_entry(k, &Reversed(v))?;
+                }
+                map.end()
+            }
+            serde_json::Value::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(&Reversed(v))?;
+                }
+                seq.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
+/// RFC 8785 as it reads, written plainly: members sorted by the UTF-16
+/// code units of their keys, strings as `JSON.stringify` writes them
+/// (serde_json's escapes are the same), integers in decimal.
+fn reference_canonical(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Object(m) => {
+            let mut members: Vec<_> = m.iter().collect();
+            members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            let inner: Vec<String> = members
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}:{}",
+                        serde_json::to_string(k).unwrap(),
+                        reference_canonical(v)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        serde_json::Value::Array(a) => {
+            let inner: Vec<String> = a.iter().map(reference_canonical).collect();
+            format!("[{}]", inner.join(","))
+        }
+        other => serde_json::to_string(other).unwrap(),
+    }
+}
+
+proptest::proptest! {
+    /// The canonical writer against the rule written plainly, on values
+    /// whose keys mix the characters UTF-16 sorts differently from UTF-8
+    /// (U+E000 to U+FFFF against those above U+FFFF), escapes, and nested
+    /// objects given out of order.
+    #[test]
+    fn canonical_json_is_rfc_8785_whatever_the_members_order(
+        v in {
+            use proptest::prelude::*;
+            let key = proptest::collection::vec(
+                prop_oneof![
+                    Just('a'), Just('b'), Just('"'), Just('\\'), Just('\n'), Just('\u{1}'),
+                    Just('é'), Just('\u{e000}'), Just('\u{fb33}'), Just('\u{ffff}'),
+                    Just('\u{10000}'), Just('\u{1f600}'),
+                ],
+                0..4,
+            )
+            .prop_map(|cs| cs.into_iter().collect::<String>());
+            let leaf = prop_oneof![
+                Just(serde_json::Value::Null),
+                any::<bool>().prop_map(serde_json::Value::from),
+                any::<i64>().prop_map(serde_json::Value::from),
+                key.clone().prop_map(serde_json::Value::from),
+            ];
+            leaf.prop_recursive(4, 48, 6, move |inner| {
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::from),
+                    proptest::collection::btree_map(key.clone(), inner, 0..6)
+                        .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+    ) {
+        let ours = ir::fingerprint::canonical(&Reversed(&v)).unwrap();
+        proptest::prop_assert_eq!(&ours, &reference_canonical(&v));
+        proptest::prop_assert_eq!(ir::fingerprint::canonical(&v).unwrap(), ours);
+    }
+}

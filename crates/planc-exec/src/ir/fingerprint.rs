@@ -15,6 +15,8 @@
 //! applies; a floating-point number met while serialising is an error,
 //! not a value rounded through `f64`.
 
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt::Write as _;
 
 use serde::ser::{self, Serialize};
@@ -47,18 +49,16 @@ pub fn plan_fingerprint(ir: &PlanIr) -> Result<String, String> {
 /// them out is the text of the IR without them), streamed: the IR's
 /// members that sort before `steps`, the steps one at a time, then the
 /// members after. Each part is [`canonical_ir`]'s text, which the tests
-/// compare; the canonical text of a large IR is never in memory whole.
+/// compare; the canonical text of a large IR is never in memory whole,
+/// only one step's at a time, in one buffer every step reuses.
 fn streamed(ir: &PlanIr, plan: bool) -> Result<String, String> {
     let fail = |e: Error| format!("cannot fingerprint the IR: {}", e.0);
-    let before = ir.serialize(Canon(Skip::TopBefore, plan)).map_err(fail)?;
-    let after = ir.serialize(Canon(Skip::TopAfter, plan)).map_err(fail)?;
-    let inner = |text: &str| -> String {
-        let t = text.strip_prefix('{').unwrap_or(text);
-        t.strip_suffix('}').unwrap_or(t).to_string()
-    };
-    let (before, after) = (inner(&before), inner(&after));
+    let mut w = Writer::default();
+    ir.serialize(Canon::new(&mut w, Skip::TopBefore, plan))
+        .map_err(fail)?;
     let mut hasher = Sha256::new();
     hasher.update(b"{");
+    let before = inner(&w.text);
     if !before.is_empty() {
         hasher.update(before.as_bytes());
         hasher.update(b",");
@@ -68,16 +68,28 @@ fn streamed(ir: &PlanIr, plan: bool) -> Result<String, String> {
         if i > 0 {
             hasher.update(b",");
         }
-        let text = step.serialize(Canon(Skip::Step, plan)).map_err(fail)?;
-        hasher.update(text.as_bytes());
+        w.text.clear();
+        step.serialize(Canon::new(&mut w, Skip::Step, plan))
+            .map_err(fail)?;
+        hasher.update(w.text.as_bytes());
     }
     hasher.update(b"]");
+    w.text.clear();
+    ir.serialize(Canon::new(&mut w, Skip::TopAfter, plan))
+        .map_err(fail)?;
+    let after = inner(&w.text);
     if !after.is_empty() {
         hasher.update(b",");
         hasher.update(after.as_bytes());
     }
     hasher.update(b"}");
     Ok(hex(hasher))
+}
+
+/// An object's text without its braces.
+fn inner(text: &str) -> &str {
+    let t = text.strip_prefix('{').unwrap_or(text);
+    t.strip_suffix('}').unwrap_or(t)
 }
 
 /// `sha256:` and the hex SHA-256 of `text`: the fingerprint of an IR whose
@@ -101,23 +113,28 @@ fn hex(hasher: Sha256) -> String {
 /// The canonical JSON the fingerprint is the digest of: the IR without
 /// `fingerprint`, `source` and the steps' `span`.
 pub fn canonical_ir(ir: &PlanIr) -> Result<String, String> {
-    ir.serialize(Canon(Skip::Top, false))
-        .map_err(|e| format!("cannot fingerprint the IR: {}", e.0))
+    let mut w = Writer::default();
+    ir.serialize(Canon::new(&mut w, Skip::Top, false))
+        .map_err(|e| format!("cannot fingerprint the IR: {}", e.0))?;
+    Ok(w.text)
 }
 
 /// RFC 8785 canonical JSON of any value serde can serialise (numbers as
 /// above: integers in decimal, `RawValue` numbers as written).
 pub fn canonical<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
+    let mut w = Writer::default();
     value
-        .serialize(Canon(Skip::Nothing, false))
-        .map_err(|e| e.0)
+        .serialize(Canon::new(&mut w, Skip::Nothing, false))
+        .map_err(|e| e.0)?;
+    Ok(w.text)
 }
 
 /// What the serializer leaves out where it is: the IR's own members
-/// (`fingerprint`, `source`), and each step's `span`. Each value is written
-/// as canonical text as soon as it is serialised (an object keeps its
-/// members' texts until it sorts them), so the canonical form of an IR
-/// costs about its own text in memory, not a tree of it.
+/// (`fingerprint`, `source`), and each step's `span`. Every value is
+/// written into one text as it is serialised; an object whose members did
+/// not come in canonical order rewrites its own members, sorted, in place
+/// (the IR's structs name their fields in another order, so most do), so
+/// the canonical form of a value costs about its own text in memory.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Skip {
     Nothing,
@@ -140,12 +157,10 @@ impl Skip {
         match self {
             Skip::Top => key == "fingerprint" || key == "source" || (plan && key == "progress"),
             Skip::TopBefore => {
-                Skip::Top.leaves_out(key, plan)
-                    || key.encode_utf16().cmp("steps".encode_utf16()) != std::cmp::Ordering::Less
+                Skip::Top.leaves_out(key, plan) || key_order(key, "steps") != Ordering::Less
             }
             Skip::TopAfter => {
-                Skip::Top.leaves_out(key, plan)
-                    || key.encode_utf16().cmp("steps".encode_utf16()) != std::cmp::Ordering::Greater
+                Skip::Top.leaves_out(key, plan) || key_order(key, "steps") != Ordering::Greater
             }
             Skip::Step => key == "span" || (plan && (key == "reuse" || key == "artifacts")),
             Skip::Nothing | Skip::Steps => false,
@@ -169,52 +184,62 @@ impl Skip {
     }
 }
 
-/// An object's members, sorted by the UTF-16 code units of their keys (a
-/// stable sort: a key written twice keeps its order), written as one text.
-fn write_object(mut members: Vec<(String, String)>) -> String {
-    members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-    let len: usize = members.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
-    let mut out = String::with_capacity(len + 2);
-    out.push('{');
-    for (i, (key, value)) in members.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_string(&key, &mut out);
-        out.push(':');
-        out.push_str(&value);
+/// Two keys in canonical order: by their UTF-16 code units. That is the
+/// order of their bytes except where the first difference is between a
+/// character from U+E000 to U+FFFF and one above U+FFFF (a surrogate pair
+/// in UTF-16 sorts below the first), so bytes decide unless both differ in
+/// a byte that begins such a character.
+fn key_order(a: &str, b: &str) -> Ordering {
+    let at = a.bytes().zip(b.bytes()).position(|(x, y)| x != y);
+    match at {
+        // Whichever is a prefix of the other sorts first.
+        None => a.len().cmp(&b.len()),
+        Some(i) => match (a.as_bytes().get(i), b.as_bytes().get(i)) {
+            (Some(&x), Some(&y)) if x >= 0xee && y >= 0xee => {
+                a.encode_utf16().cmp(b.encode_utf16())
+            }
+            (x, y) => x.cmp(&y),
+        },
     }
-    out.push('}');
-    out
 }
 
 /// A string as RFC 8785 writes it (ECMAScript's `JSON.stringify`): `"` and
 /// `\` escaped, the control characters with a short escape where JSON has
 /// one and `\u00xx` (lowercase hex) otherwise, everything else as itself.
+/// The runs between escapes are copied whole, and a string with nothing to
+/// escape (nearly every one) at once.
 fn write_string(s: &str, out: &mut String) {
+    let escaped = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
+    if !s.bytes().any(escaped) {
+        out.push_str(s);
+        out.push('"');
+        return;
     }
+    let mut run = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0c => "\\f",
+            b'\r' => "\\r",
+            _ if escaped(b) => "",
+            _ => continue,
+        };
+        // `b` is ASCII, so `run..i` and `i + 1..` are on char boundaries.
+        out.push_str(s.get(run..i).unwrap_or_default());
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{:04x}", b);
+        } else {
+            out.push_str(escape);
+        }
+        run = i + 1;
+    }
+    out.push_str(s.get(run..).unwrap_or_default());
     out.push('"');
-}
-
-fn quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    write_string(s, &mut out);
-    out
 }
 
 #[derive(Debug)]
@@ -237,10 +262,20 @@ impl ser::Error for Error {
 /// serde_json's name for the struct a `RawValue` serialises as.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// The serializer writing a value's canonical text: what it leaves out
-/// where it is, and whether it writes the plan's text without what the IR
-/// took from a record.
-struct Canon(Skip, bool);
+/// The serializer writing a value's canonical text at the end of `out`:
+/// what it leaves out where it is, and whether it writes the plan's text
+/// without what the IR took from a record.
+struct Canon<'o> {
+    out: &'o mut Writer,
+    skip: Skip,
+    plan: bool,
+}
+
+impl<'o> Canon<'o> {
+    fn new(out: &'o mut Writer, skip: Skip, plan: bool) -> Canon<'o> {
+        Canon { out, skip, plan }
+    }
+}
 
 fn float() -> Error {
     Error("the IR holds a binary floating-point number, which has no exact canonical form".into())
@@ -249,70 +284,83 @@ fn float() -> Error {
 /// The serializer's integer methods: every integer in decimal.
 macro_rules! integers {
     ($($method:ident: $ty:ty),* $(,)?) => {
-        $(fn $method(self, v: $ty) -> Result<String, Error> {
-            Ok(v.to_string())
+        $(fn $method(self, v: $ty) -> Result<(), Error> {
+            let _ = write!(self.out.text, "{v}");
+            Ok(())
         })*
     };
 }
 
-impl ser::Serializer for Canon {
-    type Ok = String;
+impl<'o> ser::Serializer for Canon<'o> {
+    type Ok = ();
     type Error = Error;
-    type SerializeSeq = Seq;
-    type SerializeTuple = Seq;
-    type SerializeTupleStruct = Seq;
-    type SerializeTupleVariant = Variant<Seq>;
-    type SerializeMap = Obj;
-    type SerializeStruct = Obj;
-    type SerializeStructVariant = Variant<Obj>;
+    type SerializeSeq = Seq<'o>;
+    type SerializeTuple = Seq<'o>;
+    type SerializeTupleStruct = Seq<'o>;
+    type SerializeTupleVariant = Seq<'o>;
+    type SerializeMap = Obj<'o>;
+    type SerializeStruct = Obj<'o>;
+    type SerializeStructVariant = Obj<'o>;
 
-    fn serialize_bool(self, v: bool) -> Result<String, Error> {
-        Ok(String::from(if v { "true" } else { "false" }))
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.out.text.push_str(if v { "true" } else { "false" });
+        Ok(())
     }
     integers!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
         serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
         serialize_u64: u64, serialize_u128: u128);
-    fn serialize_f32(self, _: f32) -> Result<String, Error> {
+    fn serialize_f32(self, _: f32) -> Result<(), Error> {
         Err(float())
     }
-    fn serialize_f64(self, _: f64) -> Result<String, Error> {
+    fn serialize_f64(self, _: f64) -> Result<(), Error> {
         Err(float())
     }
-    fn serialize_char(self, v: char) -> Result<String, Error> {
-        Ok(quoted(v.encode_utf8(&mut [0; 4])))
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        write_string(v.encode_utf8(&mut [0; 4]), &mut self.out.text);
+        Ok(())
     }
-    fn serialize_str(self, v: &str) -> Result<String, Error> {
-        Ok(quoted(v))
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        write_string(v, &mut self.out.text);
+        Ok(())
     }
-    fn serialize_bytes(self, v: &[u8]) -> Result<String, Error> {
-        let items: Vec<String> = v.iter().map(u8::to_string).collect();
-        Ok(format!("[{}]", items.join(",")))
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        self.out.text.push('[');
+        for (i, b) in v.iter().enumerate() {
+            if i > 0 {
+                self.out.text.push(',');
+            }
+            let _ = write!(self.out.text, "{b}");
+        }
+        self.out.text.push(']');
+        Ok(())
     }
-    fn serialize_none(self) -> Result<String, Error> {
-        Ok(String::from("null"))
+    fn serialize_none(self) -> Result<(), Error> {
+        self.out.text.push_str("null");
+        Ok(())
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<String, Error> {
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
         value.serialize(self)
     }
-    fn serialize_unit(self) -> Result<String, Error> {
-        Ok(String::from("null"))
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.serialize_none()
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<String, Error> {
-        Ok(String::from("null"))
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        self.serialize_none()
     }
     fn serialize_unit_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<String, Error> {
-        Ok(quoted(variant))
+    ) -> Result<(), Error> {
+        write_string(variant, &mut self.out.text);
+        Ok(())
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<String, Error> {
+    ) -> Result<(), Error> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -321,20 +369,20 @@ impl ser::Serializer for Canon {
         _: u32,
         variant: &'static str,
         value: &T,
-    ) -> Result<String, Error> {
-        Ok(write_object(vec![(
-            variant.to_string(),
-            value.serialize(Canon(Skip::Nothing, self.1))?,
-        )]))
+    ) -> Result<(), Error> {
+        open_variant(variant, &mut self.out.text);
+        value.serialize(Canon::new(&mut *self.out, Skip::Nothing, self.plan))?;
+        self.out.text.push('}');
+        Ok(())
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Seq, Error> {
-        Ok(Seq::new(self.0, self.1))
+    fn serialize_seq(self, _: Option<usize>) -> Result<Seq<'o>, Error> {
+        Ok(Seq::new(self.out, self.skip, self.plan, false))
     }
-    fn serialize_tuple(self, _: usize) -> Result<Seq, Error> {
-        Ok(Seq::new(self.0, self.1))
+    fn serialize_tuple(self, _: usize) -> Result<Seq<'o>, Error> {
+        Ok(Seq::new(self.out, self.skip, self.plan, false))
     }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Seq, Error> {
-        Ok(Seq::new(self.0, self.1))
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Seq<'o>, Error> {
+        Ok(Seq::new(self.out, self.skip, self.plan, false))
     }
     fn serialize_tuple_variant(
         self,
@@ -342,146 +390,223 @@ impl ser::Serializer for Canon {
         _: u32,
         variant: &'static str,
         _: usize,
-    ) -> Result<Variant<Seq>, Error> {
-        Ok(Variant(variant, Seq::new(Skip::Nothing, self.1)))
+    ) -> Result<Seq<'o>, Error> {
+        open_variant(variant, &mut self.out.text);
+        Ok(Seq::new(self.out, Skip::Nothing, self.plan, true))
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Obj, Error> {
-        Ok(Obj::new(len.unwrap_or(0), false, self.0, self.1))
+    fn serialize_map(self, _: Option<usize>) -> Result<Obj<'o>, Error> {
+        Ok(Obj::new(self.out, false, self.skip, self.plan, false))
     }
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Obj, Error> {
-        Ok(Obj::new(len, name == RAW_VALUE_TOKEN, self.0, self.1))
+    fn serialize_struct(self, name: &'static str, _: usize) -> Result<Obj<'o>, Error> {
+        let raw = name == RAW_VALUE_TOKEN;
+        Ok(Obj::new(self.out, raw, self.skip, self.plan, false))
     }
     fn serialize_struct_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-        len: usize,
-    ) -> Result<Variant<Obj>, Error> {
-        Ok(Variant(
-            variant,
-            Obj::new(len, false, Skip::Nothing, self.1),
-        ))
+        _: usize,
+    ) -> Result<Obj<'o>, Error> {
+        open_variant(variant, &mut self.out.text);
+        Ok(Obj::new(self.out, false, Skip::Nothing, self.plan, true))
     }
 }
 
-/// An array's text so far, `[` and the elements written.
-struct Seq {
-    text: String,
+/// An enum variant with content is the object `{"variant":content}`: its
+/// opening, up to the content.
+fn open_variant(variant: &str, out: &mut String) {
+    out.push('{');
+    write_string(variant, out);
+    out.push(':');
+}
+
+/// An array being written: `[` and the elements so far are in `out`;
+/// `variant`, it is a variant's content, and its object closes after it.
+struct Seq<'o> {
+    out: &'o mut Writer,
+    first: bool,
     skip: Skip,
     plan: bool,
+    variant: bool,
 }
 
-impl Seq {
-    fn new(skip: Skip, plan: bool) -> Seq {
+impl<'o> Seq<'o> {
+    fn new(out: &'o mut Writer, skip: Skip, plan: bool, variant: bool) -> Seq<'o> {
+        out.text.push('[');
         Seq {
-            text: String::from("["),
+            out,
+            first: true,
             skip,
             plan,
+            variant,
         }
     }
 }
 
-impl ser::SerializeSeq for Seq {
-    type Ok = String;
+impl ser::SerializeSeq for Seq<'_> {
+    type Ok = ();
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        if self.text.len() > 1 {
-            self.text.push(',');
+        if !self.first {
+            self.out.text.push(',');
         }
-        let item = value.serialize(Canon(self.skip.element(), self.plan))?;
-        self.text.push_str(&item);
+        self.first = false;
+        value.serialize(Canon::new(&mut *self.out, self.skip.element(), self.plan))
+    }
+    fn end(self) -> Result<(), Error> {
+        self.out
+            .text
+            .push_str(if self.variant { "]}" } else { "]" });
         Ok(())
     }
-    fn end(mut self) -> Result<String, Error> {
-        self.text.push(']');
-        Ok(self.text)
-    }
 }
 
-impl ser::SerializeTuple for Seq {
-    type Ok = String;
+impl ser::SerializeTuple for Seq<'_> {
+    type Ok = ();
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         ser::SerializeSeq::serialize_element(self, value)
     }
-    fn end(self) -> Result<String, Error> {
+    fn end(self) -> Result<(), Error> {
         ser::SerializeSeq::end(self)
     }
 }
 
-impl ser::SerializeTupleStruct for Seq {
-    type Ok = String;
+impl ser::SerializeTupleStruct for Seq<'_> {
+    type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         ser::SerializeSeq::serialize_element(self, value)
     }
-    fn end(self) -> Result<String, Error> {
+    fn end(self) -> Result<(), Error> {
         ser::SerializeSeq::end(self)
     }
 }
 
-/// An enum variant with content: `{"variant": content}`.
-struct Variant<T>(&'static str, T);
-
-impl ser::SerializeTupleVariant for Variant<Seq> {
-    type Ok = String;
+impl ser::SerializeTupleVariant for Seq<'_> {
+    type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        ser::SerializeSeq::serialize_element(&mut self.1, value)
+        ser::SerializeSeq::serialize_element(self, value)
     }
-    fn end(self) -> Result<String, Error> {
-        Ok(write_object(vec![(
-            self.0.to_string(),
-            ser::SerializeSeq::end(self.1)?,
-        )]))
+    fn end(self) -> Result<(), Error> {
+        ser::SerializeSeq::end(self)
     }
 }
 
-impl ser::SerializeStructVariant for Variant<Obj> {
-    type Ok = String;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        ser::SerializeStruct::serialize_field(&mut self.1, key, value)
-    }
-    fn end(self) -> Result<String, Error> {
-        Ok(write_object(vec![(
-            self.0.to_string(),
-            ser::SerializeStruct::end(self.1)?,
-        )]))
-    }
+/// Where canonical text is written: the text, and the members of the
+/// objects being written (each object's after its enclosing one's, so one
+/// stack serves every depth), and room to sort an object's members in.
+#[derive(Default)]
+struct Writer {
+    text: String,
+    members: Vec<Member>,
+    scratch: String,
 }
 
-/// An object's members (key, canonical text of the value), or (`raw`)
-/// serde_json's `RawValue`, whose one field is a number's text.
-struct Obj {
-    members: Vec<(String, String)>,
+/// One member written: its key, and where `"key":value` lies in the text.
+struct Member {
+    key: Cow<'static, str>,
+    at: std::ops::Range<usize>,
+}
+
+/// An object being written: `{` and its members so far, as they came, are
+/// in the text from `start`, and they are the writer's members from
+/// `first`; [`Obj::close`] puts them in canonical order (a stable sort: a
+/// key written twice keeps its order). Or (`raw`) serde_json's
+/// `RawValue`, whose one field is a number's text, written as it is.
+struct Obj<'o> {
+    out: &'o mut Writer,
+    start: usize,
+    first: usize,
+    /// Whether the members came in canonical order so far.
+    sorted: bool,
     key: Option<String>,
-    raw: Option<String>,
-    is_raw: bool,
+    raw: bool,
+    raw_written: bool,
     skip: Skip,
     plan: bool,
+    variant: bool,
 }
 
-impl Obj {
-    fn new(len: usize, is_raw: bool, skip: Skip, plan: bool) -> Obj {
+impl<'o> Obj<'o> {
+    fn new(out: &'o mut Writer, raw: bool, skip: Skip, plan: bool, variant: bool) -> Obj<'o> {
+        if !raw {
+            out.text.push('{');
+        }
         Obj {
-            members: Vec::with_capacity(len),
+            start: out.text.len(),
+            first: out.members.len(),
+            out,
+            sorted: true,
             key: None,
-            raw: None,
-            is_raw,
+            raw,
+            raw_written: false,
             skip,
             plan,
+            variant,
         }
+    }
+
+    fn member<T: Serialize + ?Sized>(
+        &mut self,
+        key: Cow<'static, str>,
+        value: &T,
+    ) -> Result<(), Error> {
+        if self.skip.leaves_out(&key, self.plan) {
+            return Ok(());
+        }
+        if self.out.members.len() > self.first {
+            self.out.text.push(',');
+            if let Some(last) = self.out.members.last() {
+                self.sorted &= key_order(&last.key, &key) != Ordering::Greater;
+            }
+        }
+        let from = self.out.text.len();
+        write_string(&key, &mut self.out.text);
+        self.out.text.push(':');
+        let skip = self.skip.member(&key);
+        value.serialize(Canon::new(&mut *self.out, skip, self.plan))?;
+        let at = from..self.out.text.len();
+        self.out.members.push(Member { key, at });
+        Ok(())
+    }
+
+    fn close(self) -> Result<(), Error> {
+        if self.raw {
+            return match self.raw_written {
+                true => Ok(()),
+                false => Err(Error("an empty raw JSON value".into())),
+            };
+        }
+        let Writer {
+            text,
+            members,
+            scratch,
+        } = self.out;
+        if !self.sorted {
+            let ours = members.get_mut(self.first..).unwrap_or_default();
+            ours.sort_by(|a, b| key_order(&a.key, &b.key));
+            scratch.clear();
+            scratch.push_str(text.get(self.start..).unwrap_or_default());
+            text.truncate(self.start);
+            for (i, m) in ours.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                let at = m.at.start - self.start..m.at.end - self.start;
+                text.push_str(scratch.get(at).unwrap_or_default());
+            }
+        }
+        members.truncate(self.first);
+        text.push_str(if self.variant { "}}" } else { "}" });
+        Ok(())
     }
 }
 
-impl ser::SerializeMap for Obj {
-    type Ok = String;
+impl ser::SerializeMap for Obj<'_> {
+    type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
         self.key = Some(key.serialize(Text)?);
@@ -492,48 +617,49 @@ impl ser::SerializeMap for Obj {
             .key
             .take()
             .ok_or_else(|| Error("a map value without its key".into()))?;
-        if self.skip.leaves_out(&key, self.plan) {
-            return Ok(());
-        }
-        let text = value.serialize(Canon(self.skip.member(&key), self.plan))?;
-        self.members.push((key, text));
-        Ok(())
+        self.member(Cow::Owned(key), value)
     }
-    fn end(self) -> Result<String, Error> {
-        Ok(write_object(self.members))
+    fn end(self) -> Result<(), Error> {
+        self.close()
     }
 }
 
-impl ser::SerializeStruct for Obj {
-    type Ok = String;
+impl ser::SerializeStruct for Obj<'_> {
+    type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        if self.is_raw {
+        if self.raw {
             let text = value.serialize(Text)?;
-            if !crate::value::is_json_number(&text) || self.raw.is_some() {
+            if !crate::value::is_json_number(&text) || self.raw_written {
                 return Err(Error("raw JSON that is not a number".into()));
             }
-            self.raw = Some(text);
+            self.out.text.push_str(&text);
+            self.raw_written = true;
             return Ok(());
         }
-        if self.skip.leaves_out(key, self.plan) {
-            return Ok(());
-        }
-        let text = value.serialize(Canon(self.skip.member(key), self.plan))?;
-        self.members.push((key.to_string(), text));
-        Ok(())
+        self.member(Cow::Borrowed(key), value)
     }
-    fn end(self) -> Result<String, Error> {
-        if self.is_raw {
-            return self
-                .raw
-                .ok_or_else(|| Error("an empty raw JSON value".into()));
-        }
-        Ok(write_object(self.members))
+    fn end(self) -> Result<(), Error> {
+        self.close()
+    }
+}
+
+impl ser::SerializeStructVariant for Obj<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        ser::SerializeStruct::serialize_field(self, key, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close()
     }
 }
 
@@ -673,6 +799,88 @@ mod tests {
             text,
             "{\"\":\"empty\",\"A\":\"upper\",\"a\":\"\\\"\\\\\\b\\t\\n\\f\\r\\u0001\\u001f\u{7f}\u{2028}é😀/\",\
              \"ab\":\"x\",\"\u{10000}\":\"linear b\",\"\u{fb33}\":\"hebrew\"}"
+        );
+    }
+
+    #[test]
+    fn key_order_is_the_order_of_utf16_code_units() {
+        let chars = [
+            "",
+            "a",
+            "b",
+            "é",
+            "\u{7ff}",
+            "\u{d7ff}",
+            "\u{e000}",
+            "\u{fb33}",
+            "\u{ffff}",
+            "\u{10000}",
+            "\u{1f600}",
+            "\u{10ffff}",
+        ];
+        let mut keys = Vec::new();
+        for x in chars {
+            for y in chars {
+                keys.push(format!("{x}{y}"));
+            }
+        }
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(
+                    key_order(a, b),
+                    a.encode_utf16().cmp(b.encode_utf16()),
+                    "{a:?} against {b:?}"
+                );
+            }
+        }
+    }
+
+    #[derive(serde::Serialize)]
+    enum Shape {
+        Unit,
+        Wrapped(Inner),
+        Pair(u8, Inner),
+        Named { z: u8, a: Inner },
+    }
+
+    #[derive(serde::Serialize)]
+    struct Inner {
+        zeta: &'static str,
+        alpha: Vec<u8>,
+    }
+
+    #[derive(serde::Serialize)]
+    struct Outer {
+        y: Inner,
+        shapes: Vec<Shape>,
+        b: Option<bool>,
+        a: char,
+    }
+
+    #[test]
+    fn members_written_out_of_order_are_put_in_order_at_every_depth() {
+        let inner = || Inner {
+            zeta: "z\"",
+            alpha: vec![1, 2],
+        };
+        let v = Outer {
+            y: inner(),
+            shapes: vec![
+                Shape::Unit,
+                Shape::Wrapped(inner()),
+                Shape::Pair(7, inner()),
+                Shape::Named { z: 1, a: inner() },
+            ],
+            b: None,
+            a: '\n',
+        };
+        let i = "{\"alpha\":[1,2],\"zeta\":\"z\\\"\"}";
+        assert_eq!(
+            canonical(&v).unwrap(),
+            format!(
+                "{{\"a\":\"\\n\",\"b\":null,\"shapes\":[\"Unit\",{{\"Wrapped\":{i}}},\
+                 {{\"Pair\":[7,{i}]}},{{\"Named\":{{\"a\":{i},\"z\":1}}}}],\"y\":{i}}}"
+            )
         );
     }
 
