@@ -540,8 +540,17 @@ impl<'a> Checker<'a, '_> {
         );
         let mut ty = b_ty;
         let mut optional = false;
-        let mut shown = name.to_string();
-        for m in &r.members {
+        // The reference up to the member being read, for a report: written
+        // only when there is one.
+        let shown = |upto: usize| {
+            let mut shown = name.to_string();
+            for m in r.members.iter().take(upto) {
+                let _ =
+                    crate::syntax::path::write_segment(&mut shown, &PathSeg::Field(m.node.clone()));
+            }
+            shown
+        };
+        for (k, m) in r.members.iter().enumerate() {
             if let Ty::Optional(inner) = &ty {
                 optional = true;
                 ty = (**inner).clone();
@@ -557,6 +566,7 @@ impl<'a> Checker<'a, '_> {
                         ty = f.ty.clone();
                     }
                     None => {
+                        let shown = shown(k);
                         let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
                         let near = self.env.nearest(&m.node, names.iter().copied());
                         let mut d = Diagnostic::new(
@@ -579,6 +589,7 @@ impl<'a> Checker<'a, '_> {
                     }
                 },
                 other => {
+                    let shown = shown(k);
                     let d = Diagnostic::new(
                         Code::E0202,
                         m.span,
@@ -595,7 +606,6 @@ impl<'a> Checker<'a, '_> {
                     break;
                 }
             }
-            let _ = crate::syntax::path::write_segment(&mut shown, &PathSeg::Field(m.node.clone()));
         }
         if optional {
             ty = Ty::optional(ty);

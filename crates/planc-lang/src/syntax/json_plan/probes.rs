@@ -15,19 +15,24 @@ pub const OPS: &[&str] = &["==", "!=", "<", "<=", ">", ">="];
 /// The keys of a probe of `kind`; every probe key when the kind is not
 /// known (the language server's completion offers these).
 pub fn probe_keys(kind: Option<&str>) -> &'static [&'static str] {
-    kind.and_then(kind_keys).unwrap_or(PROBE_ANY_KEYS)
+    kind.and_then(kind_keys)
+        .map_or(PROBE_ANY_KEYS, |(keys, _)| keys)
 }
 
-/// The keys of a probe of `kind`; `None` for a kind that is not one.
-fn kind_keys(kind: &str) -> Option<&'static [&'static str]> {
+/// The keys of a probe of `kind`, and what messages call it ("a
+/// `field_in` probe": written out, not formatted for every probe read);
+/// `None` for a kind that is not one.
+fn kind_keys(kind: &str) -> Option<(&'static [&'static str], &'static str)> {
     use probe_kind as k;
     Some(match kind {
-        k::RESULT_COUNT => RESULT_COUNT_KEYS,
-        k::FIELD_EQUALS => FIELD_EQUALS_KEYS,
-        k::FIELD_IN | k::FIELD_NOT_IN => FIELD_IN_KEYS,
-        k::FIELD_EXISTS => FIELD_EXISTS_KEYS,
-        k::FIELD_COMPARE => FIELD_COMPARE_KEYS,
-        k::CONTAINS | k::KEYS_CONTAIN => CONTAINS_KEYS,
+        k::RESULT_COUNT => (RESULT_COUNT_KEYS, "a `result_count` probe"),
+        k::FIELD_EQUALS => (FIELD_EQUALS_KEYS, "a `field_equals` probe"),
+        k::FIELD_IN => (FIELD_IN_KEYS, "a `field_in` probe"),
+        k::FIELD_NOT_IN => (FIELD_IN_KEYS, "a `field_not_in` probe"),
+        k::FIELD_EXISTS => (FIELD_EXISTS_KEYS, "a `field_exists` probe"),
+        k::FIELD_COMPARE => (FIELD_COMPARE_KEYS, "a `field_compare` probe"),
+        k::CONTAINS => (CONTAINS_KEYS, "a `contains` probe"),
+        k::KEYS_CONTAIN => (CONTAINS_KEYS, "a `keys_contain` probe"),
         _ => return None,
     })
 }
@@ -49,12 +54,11 @@ pub(super) fn probe_kind(r: &mut Reader<'_>, v: &Json<'_>, pre: bool) -> Option<
         return None;
     };
     let kind = r.string("probe", kv)?;
-    let Some(keys) = kind_keys(kind) else {
+    let Some((keys, what)) = kind_keys(kind) else {
         r.report(bad_word(kv, kind, "`probe`", PROBE_KINDS));
         return None;
     };
     use probe_kind as k;
-    let what = &format!("a `{kind}` probe");
     let f = r.fields(v, what, keys)?;
     let path = match f.get("path") {
         Some(p) if pre => Some(binding_path(r, p)?),
@@ -300,4 +304,18 @@ pub fn expand_exponent(n: &str) -> Option<String> {
     } else {
         format!("{sign}{int_part}.{frac_part}")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_probe_kind_has_its_keys_and_its_name_in_messages() {
+        for kind in PROBE_KINDS {
+            let (keys, what) = kind_keys(kind).unwrap_or_default();
+            assert_eq!(what, format!("a `{kind}` probe"));
+            assert!(keys.starts_with(&["probe", "path"]), "{kind}");
+        }
+    }
 }
