@@ -425,10 +425,19 @@ pub(crate) fn resume_fingerprints(
         if plan.errors > 0 {
             continue;
         }
-        let ours = ir::lower(plan, sources)
-            .and_then(|ir| Ok((ir::plan_fingerprint(&ir)?, ir.fingerprint)));
+        // The plan fingerprint decides a resume; the IR's own (a record
+        // that names it) is computed only when it does not.
+        let ours = ir::lower_unsealed(plan, sources).and_then(|ir| {
+            let plan_fp = ir::plan_fingerprint(&ir)?;
+            if named == Some(plan_fp.as_str()) {
+                return Ok((plan_fp, None));
+            }
+            Ok((plan_fp, Some(ir::fingerprint(&ir)?)))
+        });
         let note = match (named, ours) {
-            (Some(f), Ok((plan_fp, ir_fp))) if f == plan_fp || f == ir_fp => continue,
+            (Some(f), Ok((plan_fp, ir_fp))) if f == plan_fp || ir_fp.as_deref() == Some(f) => {
+                continue;
+            }
             (None, _) => "the record names no plan fingerprint, so no plan is its resume: \
                 the executor counts this plan a replan"
                 .to_string(),

@@ -19,7 +19,7 @@ pub mod ir {
 
     mod lower;
 
-    pub use lower::{lower, lower_owned};
+    pub use lower::{lower, lower_owned, lower_unsealed};
 }
 
 /// The executor (`planc_exec::exec`) and the verification of an IR file

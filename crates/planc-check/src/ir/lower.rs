@@ -14,6 +14,15 @@ use planc_exec::ir::{self, literal, result_type, type_ir};
 /// that, since it alone knows every diagnostic. A plan whose model still
 /// holds a value an error made unknown is refused with the name of the step.
 pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
+    let mut ir = lower_steps(plan, plan.steps.iter(), sources)?;
+    ir.fingerprint = super::fingerprint(&ir)?;
+    Ok(ir)
+}
+
+/// [`lower`] without the fingerprint (the field is empty): for a caller
+/// that needs the plan fingerprint first, and the fingerprint only if that
+/// does not decide (`driver::resume_fingerprints`).
+pub fn lower_unsealed(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
     lower_steps(plan, plan.steps.iter(), sources)
 }
 
@@ -22,10 +31,13 @@ pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, Stri
 /// (`docs/performance.md`, "Where the memory goes").
 pub fn lower_owned(mut plan: CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
     let steps = std::mem::take(&mut plan.steps);
-    lower_steps(&plan, steps.into_iter(), sources)
+    let mut ir = lower_steps(&plan, steps.into_iter(), sources)?;
+    ir.fingerprint = super::fingerprint(&ir)?;
+    Ok(ir)
 }
 
-/// Lowers `plan` with `steps`, its steps' models (`plan.steps` is not read).
+/// Lowers `plan` with `steps`, its steps' models (`plan.steps` is not
+/// read), leaving the fingerprint empty.
 fn lower_steps<S: std::borrow::Borrow<CheckedStep>>(
     plan: &CheckedPlan,
     models: impl ExactSizeIterator<Item = S>,
@@ -51,7 +63,7 @@ fn lower_steps<S: std::borrow::Borrow<CheckedStep>>(
         .map(|wave| wave.iter().map(|&i| step_name(i)).collect())
         .collect();
     let approvals = plan.approvals.iter().map(|&i| step_name(i)).collect();
-    let mut ir = ir::PlanIr {
+    Ok(ir::PlanIr {
         ir_version: ir::IR_VERSION.to_string(),
         fingerprint: String::new(),
         name: plan.name.clone().into(),
@@ -69,9 +81,7 @@ fn lower_steps<S: std::borrow::Borrow<CheckedStep>>(
             replans_used: r.replans_used,
             artifacts_in: r.artifacts_in.clone(),
         }),
-    };
-    ir.fingerprint = super::fingerprint(&ir)?;
-    Ok(ir)
+    })
 }
 
 fn lower_step(
