@@ -114,7 +114,7 @@ def callgrind(cmd: list[str], env: dict | None = None, toggle: str | None = None
 
 # The function SHA-256's blocks go through, whichever code the CPU runs:
 # valgrind's virtual CPU has no SHA extensions, so under callgrind it is
-# the portable code, about 55 instructions a byte, where `sha2` picks the
+# the portable code, about 52 instructions a byte, where `sha2` picks the
 # SHA-NI instructions on a CPU that has them.
 SHA256 = "sha2::sha256::compress256"
 
