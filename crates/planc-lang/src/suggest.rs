@@ -23,56 +23,100 @@ const MAX_EDITS: usize = 8;
 pub fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    banded(&a, &b, limit).0
+    Rows::default().banded(&a, &b, limit).0
 }
 
-/// [`distance`] over characters, with the number of cells it filled.
-fn banded(a: &[char], b: &[char], limit: usize) -> (Option<usize>, usize) {
-    if a.len().abs_diff(b.len()) > limit {
-        return (None, 0);
-    }
-    let far = usize::MAX / 2;
-    // Three rows: two back (for swaps), previous, current.
-    let mut back2: Vec<usize> = vec![far; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len())
-        .map(|j| if j <= limit { j } else { far })
-        .collect();
-    let mut cur: Vec<usize> = vec![far; b.len() + 1];
-    let mut cells = 0;
-    for i in 1..=a.len() {
-        let lo = i.saturating_sub(limit).max(1);
-        let hi = (i + limit).min(b.len());
-        for c in cur.iter_mut() {
-            *c = far;
+/// The three rows of the edit-distance band, kept from one candidate to the
+/// next: a search over a thousand names allocates them once.
+#[derive(Default)]
+struct Rows {
+    /// Two rows back (for swaps), the previous row, the current one.
+    back2: Vec<usize>,
+    prev: Vec<usize>,
+    cur: Vec<usize>,
+}
+
+impl Rows {
+    /// [`distance`] over characters, with the number of cells it filled.
+    fn banded(&mut self, a: &[char], b: &[char], limit: usize) -> (Option<usize>, usize) {
+        if a.len().abs_diff(b.len()) > limit {
+            return (None, 0);
         }
-        if let Some(c) = cur.first_mut() {
-            *c = if i <= limit { i } else { far };
-        }
-        let mut row_min = cur.first().copied().unwrap_or(far);
-        for j in lo..=hi {
-            cells += 1;
-            let ca = a.get(i - 1).copied();
-            let cb = b.get(j - 1).copied();
-            let cost = usize::from(ca != cb);
-            let del = prev.get(j).copied().unwrap_or(far).saturating_add(1);
-            let ins = cur.get(j - 1).copied().unwrap_or(far).saturating_add(1);
-            let sub = prev.get(j - 1).copied().unwrap_or(far).saturating_add(cost);
-            let mut best = del.min(ins).min(sub);
-            if i > 1 && j > 1 && ca == b.get(j - 2).copied() && a.get(i - 2).copied() == cb {
-                best = best.min(back2.get(j - 2).copied().unwrap_or(far).saturating_add(1));
+        let far = usize::MAX / 2;
+        let Rows { back2, prev, cur } = self;
+        back2.clear();
+        back2.resize(b.len() + 1, far);
+        prev.clear();
+        prev.extend((0..=b.len()).map(|j| if j <= limit { j } else { far }));
+        cur.clear();
+        cur.resize(b.len() + 1, far);
+        let mut cells = 0;
+        for i in 1..=a.len() {
+            let lo = i.saturating_sub(limit).max(1);
+            let hi = (i + limit).min(b.len());
+            cur.fill(far);
+            if let Some(c) = cur.first_mut() {
+                *c = if i <= limit { i } else { far };
             }
-            if let Some(c) = cur.get_mut(j) {
-                *c = best;
+            let mut row_min = cur.first().copied().unwrap_or(far);
+            for j in lo..=hi {
+                cells += 1;
+                let ca = a.get(i - 1).copied();
+                let cb = b.get(j - 1).copied();
+                let cost = usize::from(ca != cb);
+                let del = prev.get(j).copied().unwrap_or(far).saturating_add(1);
+                let ins = cur.get(j - 1).copied().unwrap_or(far).saturating_add(1);
+                let sub = prev.get(j - 1).copied().unwrap_or(far).saturating_add(cost);
+                let mut best = del.min(ins).min(sub);
+                if i > 1 && j > 1 && ca == b.get(j - 2).copied() && a.get(i - 2).copied() == cb {
+                    best = best.min(back2.get(j - 2).copied().unwrap_or(far).saturating_add(1));
+                }
+                if let Some(c) = cur.get_mut(j) {
+                    *c = best;
+                }
+                row_min = row_min.min(best);
             }
-            row_min = row_min.min(best);
+            if row_min > limit {
+                return (None, cells);
+            }
+            std::mem::swap(back2, prev);
+            std::mem::swap(prev, cur);
         }
-        if row_min > limit {
-            return (None, cells);
-        }
-        std::mem::swap(&mut back2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
+        (prev.get(b.len()).copied().filter(|&d| d <= limit), cells)
     }
-    (prev.get(b.len()).copied().filter(|&d| d <= limit), cells)
+}
+
+/// How many times each ASCII character occurs in a name, for a lower bound
+/// of its distance to another that costs one pass over the other: an edit
+/// changes by at most one how many characters either name has that the
+/// other lacks (a swap by none), so the distance is at least the larger of
+/// those two counts.
+struct Counts([u16; 128]);
+
+impl Counts {
+    /// `None` for a name with a character past ASCII (no bound is taken).
+    fn of(name: &[char]) -> Option<Counts> {
+        let mut counts = [0u16; 128];
+        for &c in name {
+            let slot = counts.get_mut(c as usize)?;
+            *slot = slot.saturating_add(1);
+        }
+        Some(Counts(counts))
+    }
+
+    /// Whether `other` lies more than `limit` edits from the counted name
+    /// (`len` characters) by the characters' counts alone.
+    fn beyond(&self, len: usize, other: &[char], limit: usize) -> bool {
+        let mut left = self.0;
+        let mut shared = 0;
+        for &c in other {
+            if let Some(n) = left.get_mut(c as usize).filter(|n| **n > 0) {
+                *n -= 1;
+                shared += 1;
+            }
+        }
+        len.max(other.len()) - shared > limit
+    }
 }
 
 /// The candidates nearest to `name`, best first: those within a third of the
@@ -82,6 +126,9 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     let chars: Vec<char> = name.chars().collect();
     let limit = (chars.len() / 3).clamp(1, MAX_EDITS);
     let searched = chars.len() <= MAX_NAME;
+    let counts = Counts::of(&chars);
+    let mut rows = Rows::default();
+    let mut other: Vec<char> = Vec::new();
     let mut work = 0;
     let mut found: Vec<(usize, &'a str)> = Vec::new();
     for c in candidates {
@@ -95,11 +142,20 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         if !searched || work >= WORK {
             continue;
         }
-        let other: Vec<char> = c.chars().take(MAX_NAME + 1).collect();
-        if other.len() > MAX_NAME {
+        other.clear();
+        other.extend(c.chars().take(MAX_NAME + 1));
+        if other.len() > MAX_NAME || other.len().abs_diff(chars.len()) > limit {
             continue;
         }
-        let (d, cells) = banded(&chars, &other, limit);
+        // The bound costs a pass over the candidate, charged as its cells.
+        if counts
+            .as_ref()
+            .is_some_and(|k| k.beyond(chars.len(), &other, limit))
+        {
+            work += other.len();
+            continue;
+        }
+        let (d, cells) = rows.banded(&chars, &other, limit);
         work += cells;
         if let Some(d) = d {
             found.push((d, c));
@@ -196,6 +252,35 @@ mod tests {
     }
 
     #[test]
+    fn the_count_bound_never_turns_away_a_near_name() {
+        // Every pair of short words over a small alphabet: when the
+        // characters' counts put a word beyond the limit, so does the band.
+        let words: Vec<Vec<char>> = (0..300u32)
+            .map(|n| {
+                let len = (n % 7) as usize;
+                (0..len)
+                    .map(|k| ['a', 'b', 'c', 'd'][((n / 7 + k as u32 * 5) % 4) as usize])
+                    .collect()
+            })
+            .collect();
+        let (mut rows, mut turned) = (Rows::default(), 0);
+        for a in &words {
+            let counts = Counts::of(a).unwrap();
+            for b in &words {
+                for limit in 0..4 {
+                    if counts.beyond(a.len(), b, limit) {
+                        turned += 1;
+                        assert_eq!(rows.banded(a, b, limit).0, None, "{a:?} {b:?} {limit}");
+                    }
+                }
+            }
+        }
+        assert!(turned > 10_000, "the bound turns words away: {turned}");
+        // Past ASCII, no bound is taken.
+        assert!(Counts::of(&['a', 'é']).is_none());
+    }
+
+    #[test]
     fn nearest_names() {
         let tools = [
             "billing.issue_credit",
@@ -233,12 +318,13 @@ mod tests {
         let many: Vec<String> = (0..100_000).map(|k| format!("tool_{k:06}")).collect();
         let (mut cells, mut compared) = (0, 0);
         let name: Vec<char> = "tool_x00001".chars().collect();
+        let mut rows = Rows::default();
         for c in &many {
             if cells >= WORK {
                 break;
             }
             let c: Vec<char> = c.chars().collect();
-            cells += banded(&name, &c, 3).1;
+            cells += rows.banded(&name, &c, 3).1;
             compared += 1;
         }
         assert!(compared < many.len(), "the budget stops the search");

@@ -303,8 +303,6 @@ pub struct Binding {
     /// The step that binds it.
     pub step: usize,
     pub path: Vec<PathSeg>,
-    /// `$.results[0].id`
-    pub path_text: Str,
     pub path_span: Span,
     /// The type at the path in the tool's result (`any` after an error).
     pub ty: Ty,
@@ -313,6 +311,14 @@ pub struct Binding {
     pub untrusted_from: Option<usize>,
     /// How many references to it the plan makes.
     pub uses: usize,
+}
+
+impl Binding {
+    /// The path's text, `$.results[0].id`: written when read (a hover, a
+    /// report, the IR), not at every check.
+    pub fn path_text(&self) -> String {
+        crate::syntax::path::write(&self.path)
+    }
 }
 
 /// A postcondition, normalised.

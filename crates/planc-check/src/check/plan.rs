@@ -2,7 +2,6 @@
 //! tools, binds, each step). The other passes live in the submodules:
 //! arguments, probes, authorization, ordering, lints.
 
-use smol_str::ToSmolStr;
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::fmt;
@@ -463,7 +462,6 @@ impl<'a> Checker<'a, '_> {
                     name_span: name.span,
                     step: i,
                     path: path.segments.iter().map(|s| s.node.clone()).collect(),
-                    path_text: path.to_smolstr(),
                     path_span: path.span,
                     ty,
                     // Trust is the catalogue's and the policy's call: the

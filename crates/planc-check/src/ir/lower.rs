@@ -109,7 +109,7 @@ fn lower_step(
     let mut result_types = ir::Map::new();
     for &b in &step.binds {
         if let Some(binding) = plan.bindings.get(b) {
-            binds.insert(binding.name.clone(), binding.path_text.clone());
+            binds.insert(binding.name.clone(), binding.path_text().into());
             if let Some(ty) = result_type(&binding.ty) {
                 result_types.insert(binding.name.clone(), ty);
             }

@@ -1,5 +1,6 @@
-//! The transport: lsp-server's framing over stdio, with a reader of its own
-//! that skips a malformed frame instead of ending the session.
+//! The transport: lsp-server's messages over stdio, with a reader of its
+//! own that skips a malformed frame instead of ending the session, and
+//! reads a document's notification without lsp-server's detour.
 
 use lsp_server::{Connection, Message, Notification};
 use lsp_types as lsp;
@@ -8,10 +9,11 @@ use lsp_types::notification::Notification as _;
 /// Runs the server over standard input and output until the client says
 /// `exit`. The error is a message for standard error.
 ///
-/// The transport is lsp-server's framing with one difference: a frame
+/// The transport is lsp-server's framing with two differences: a frame
 /// whose body is not a JSON-RPC message (or whose header is malformed) is
 /// reported to the client as a log message and skipped, where lsp-server's
-/// own stdio reader would stop reading and end the session.
+/// own stdio reader would stop reading and end the session; and a
+/// notification is read straight into its fields ([`message`]).
 pub fn run_stdio(overrides: super::Overrides) -> Result<(), String> {
     let (to_client, outgoing) = crossbeam_channel::bounded::<Message>(0);
     let (incoming, from_client) = crossbeam_channel::bounded::<Message>(0);
@@ -45,15 +47,15 @@ pub fn run_stdio(overrides: super::Overrides) -> Result<(), String> {
 fn read_messages(incoming: &crossbeam_channel::Sender<Message>) {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
+    let mut body = Vec::new();
     loop {
-        match Message::read(&mut input) {
-            Ok(Some(msg)) => {
+        match read_frame(&mut input, &mut body, MAX_BODY).and_then(|()| message(&body)) {
+            Ok(msg) => {
                 let exit = matches!(&msg, Message::Notification(n) if n.method == lsp::notification::Exit::METHOD);
                 if incoming.send(msg).is_err() || exit {
                     return;
                 }
             }
-            Ok(None) => return,
             // Each such error has consumed what it complains about (a
             // header line, a whole body), so reading goes on after it.
             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
@@ -68,10 +70,169 @@ fn read_messages(incoming: &crossbeam_channel::Sender<Message>) {
                     serde_json::json!({ "message": why }),
                 )));
             }
+            // The end of the input, or it failed.
             Err(_) => return,
         }
     }
 }
 
+/// The largest body a frame may have: a document at the front ends' limit
+/// with every byte written as an escape, and room for the message around it.
+const MAX_BODY: usize = 6 * planc_lang::limits::MAX_INPUT_BYTES + (1 << 20);
+
+fn invalid(why: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string())
+}
+
+/// Reads one frame's body into `body`: the header lines (`Name: value`,
+/// each ending `\r\n`, `Content-Length` required), a blank line, and the
+/// body, as lsp-server frames them. `UnexpectedEof` at the end of the
+/// input; `InvalidData` for a malformed header or a body longer than `max`
+/// bytes, which is then skipped.
+fn read_frame(
+    input: &mut impl std::io::BufRead,
+    body: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<()> {
+    use std::io::Read as _;
+    let mut size = None;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let Some(header) = line.strip_suffix("\r\n") else {
+            return Err(invalid(format_args!("malformed header: {line:?}")));
+        };
+        if header.is_empty() {
+            break;
+        }
+        let Some((name, value)) = header.split_once(": ") else {
+            return Err(invalid(format_args!("malformed header: {header:?}")));
+        };
+        if name.eq_ignore_ascii_case("Content-Length") {
+            size = Some(value.parse::<usize>().map_err(invalid)?);
+        }
+    }
+    let size = size.ok_or_else(|| invalid("no Content-Length"))?;
+    if size > max {
+        std::io::copy(&mut input.take(size as u64), &mut std::io::sink())?;
+        return Err(invalid(format_args!(
+            "a body of {size} bytes, more than the {max} a message may have"
+        )));
+    }
+    // A new buffer a frame: one long document does not keep its size held.
+    *body = vec![0; size];
+    input.read_exact(body)
+}
+
+/// The message a frame's body holds. A notification (a `method` and no
+/// `id`: every document's text comes in one) is read into a `Value` once
+/// and its fields moved out; anything else goes through lsp-server's own
+/// reading, whose untagged enum copies the body's strings once for each
+/// kind of message it tries.
+fn message(body: &[u8]) -> std::io::Result<Message> {
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| invalid(format_args!("malformed LSP payload: {e}")))?;
+    if let serde_json::Value::Object(mut fields) = value {
+        if !fields.contains_key("id")
+            && let Some(serde_json::Value::String(method)) = fields.remove("method")
+        {
+            let params = fields.remove("params").unwrap_or_default();
+            return Ok(Message::Notification(Notification { method, params }));
+        }
+        return serde_json::from_value(serde_json::Value::Object(fields))
+            .map_err(|e| invalid(format_args!("malformed LSP payload: {e}")));
+    }
+    Err(invalid("malformed LSP payload: not an object"))
+}
 /// What the reader passes on in place of a message it could not read.
 pub(super) const MALFORMED: &str = "planc/malformedMessage";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(input: &[u8]) -> Vec<Result<Message, String>> {
+        frames_up_to(input, MAX_BODY)
+    }
+
+    fn frames_up_to(input: &[u8], max: usize) -> Vec<Result<Message, String>> {
+        let mut input = std::io::BufReader::new(input);
+        let mut body = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            match read_frame(&mut input, &mut body, max).and_then(|()| message(&body)) {
+                Ok(m) => out.push(Ok(m)),
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    out.push(Err(e.to_string()))
+                }
+                Err(_) => return out,
+            }
+        }
+    }
+
+    fn frame(body: &str) -> String {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    #[test]
+    fn each_kind_of_message_reads_as_lsp_server_reads_it() {
+        let bodies = [
+            r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"text":"a\nb"}}"#,
+            r#"{"jsonrpc":"2.0","method":"initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"textDocument/hover","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no"}}"#,
+        ];
+        let input: String = bodies.iter().map(|b| frame(b)).collect();
+        let got = frames(input.as_bytes());
+        assert_eq!(got.len(), bodies.len());
+        for (body, got) in bodies.iter().zip(got) {
+            let want: Message = serde_json::from_str(body).unwrap();
+            assert_eq!(format!("{:?}", got.unwrap()), format!("{want:?}"), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_frame_is_reported_and_the_next_one_read() {
+        let after = frame(r#"{"jsonrpc":"2.0","method":"exit"}"#);
+        for bad in [
+            frame("hello"),
+            frame("[1, 2]"),
+            frame(r#"{"foo": 1}"#),
+            frame(r#"{"method": 5}"#),
+            "Content-Type: text\r\n\r\n".to_string(),
+            "Content-Length: many\r\n".to_string(),
+            "Content-Length 5\r\n".to_string(),
+        ] {
+            let got = frames(format!("{bad}{after}").as_bytes());
+            assert!(got.first().is_some_and(|m| m.is_err()), "{bad:?}: {got:?}");
+            assert!(
+                matches!(got.last(), Some(Ok(Message::Notification(n))) if n.method == "exit"),
+                "{bad:?}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_body_too_long_is_skipped_without_being_held() {
+        // A client claiming more than a message may have: its bytes are
+        // read past, not allocated, and the next frame is read.
+        let size = 100_001;
+        let mut input = format!("Content-Length: {size}\r\n\r\n").into_bytes();
+        input.resize(input.len() + size, b' ');
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"exit"}"#).as_bytes());
+        let got = frames_up_to(&input, 100_000);
+        assert!(
+            got.first()
+                .is_some_and(|m| m.as_ref().is_err_and(|e| e.contains("more than"))),
+            "{got:?}"
+        );
+        assert!(matches!(got.last(), Some(Ok(Message::Notification(_)))));
+        // A frame cut short ends the reading.
+        assert!(frames(b"Content-Length: 10\r\n\r\n{}").is_empty());
+    }
+}

@@ -237,7 +237,7 @@ impl<'a> Checker<'a, '_> {
                                 "`{}` is bound here, by step `{}`, to `{}` of type `{}`",
                                 b.name,
                                 self.step_name(b.step),
-                                b.path_text,
+                                b.path_text(),
                                 b.ty
                             ),
                         );

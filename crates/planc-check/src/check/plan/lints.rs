@@ -16,7 +16,7 @@ impl<'a> Checker<'a, '_> {
         // `read` or `write`, reported there) gets no effect lints.
         let writes = traits.effect_or_write() == Effect::Write && !self.env.damaged(tool.span);
         // W0401: ambiguous picks.
-        let pins = len_bounds(&s.posts);
+        let pins = Pins::of(&s.posts);
         for &b in &s.binds {
             let Some(binding) = self.bindings.get(b) else {
                 continue;
@@ -37,18 +37,14 @@ impl<'a> Checker<'a, '_> {
                 let PathSeg::Index(n) = seg.node else {
                     continue;
                 };
-                let prefix: Vec<PathSeg> = path
-                    .segments
-                    .iter()
-                    .take(k)
-                    .map(|x| x.node.clone())
-                    .collect();
+                let prefix = path.segments.iter().take(k).map(|x| &x.node);
                 let pinned = pins
-                    .get(&prefix)
-                    .is_some_and(|&(lo, hi)| lo == 1 && hi == 1);
+                    .get(prefix.clone())
+                    .is_some_and(|(lo, hi)| lo == 1 && hi == 1);
                 if pinned && n == 0 {
                     continue;
                 }
+                let prefix: Vec<PathSeg> = prefix.cloned().collect();
                 let list = crate::syntax::path::write(&prefix);
                 let mut d = Diagnostic::new(
                     Code::W0401,
@@ -218,34 +214,152 @@ impl<'a> Checker<'a, '_> {
     }
 }
 
-/// The bounds the `len` posts put on each path's length: (lowest, highest).
-fn len_bounds(posts: &[CheckedProbe]) -> FastMap<Vec<PathSeg>, (u64, u64)> {
-    let mut out: FastMap<Vec<PathSeg>, (u64, u64)> = FastMap::default();
-    for p in posts {
-        let ProbeKind::Len { path, op, value } = &p.kind else {
-            continue;
-        };
-        let e = out.entry(path.clone()).or_insert((0, u64::MAX));
-        let v = *value;
-        match op {
-            CmpOp::Eq => {
-                e.0 = e.0.max(v);
-                e.1 = e.1.min(v);
-            }
-            CmpOp::Ge => e.0 = e.0.max(v),
-            CmpOp::Gt => e.0 = e.0.max(v.saturating_add(1)),
-            CmpOp::Le => e.1 = e.1.min(v),
-            CmpOp::Lt => {
-                if v == 0 {
-                    // Nothing satisfies `< 0`: leave it unpinned.
-                    e.1 = 0;
-                    e.0 = e.0.max(1);
-                } else {
-                    e.1 = e.1.min(v - 1);
+/// The bounds the `len` posts of a step put on each path's length:
+/// (lowest, highest). A step has a few posts, searched in order; past
+/// [`Pins::FEW`] paths a map finds them, so that no plan makes it quadratic.
+#[derive(Default)]
+struct Pins<'p> {
+    bounds: Vec<(&'p [PathSeg], (u64, u64))>,
+    index: Option<FastMap<&'p [PathSeg], usize>>,
+}
+
+impl<'p> Pins<'p> {
+    const FEW: usize = 16;
+
+    fn of(posts: &'p [CheckedProbe]) -> Pins<'p> {
+        let mut pins = Pins::default();
+        for p in posts {
+            let ProbeKind::Len { path, op, value } = &p.kind else {
+                continue;
+            };
+            let at = match pins.find(path) {
+                Some(at) => at,
+                None => pins.add(path),
+            };
+            let Some((_, e)) = pins.bounds.get_mut(at) else {
+                continue;
+            };
+            let v = *value;
+            match op {
+                CmpOp::Eq => {
+                    e.0 = e.0.max(v);
+                    e.1 = e.1.min(v);
                 }
+                CmpOp::Ge => e.0 = e.0.max(v),
+                CmpOp::Gt => e.0 = e.0.max(v.saturating_add(1)),
+                CmpOp::Le => e.1 = e.1.min(v),
+                CmpOp::Lt => {
+                    if v == 0 {
+                        // Nothing satisfies `< 0`: leave it unpinned.
+                        e.1 = 0;
+                        e.0 = e.0.max(1);
+                    } else {
+                        e.1 = e.1.min(v - 1);
+                    }
+                }
+                CmpOp::Ne => {}
             }
-            CmpOp::Ne => {}
+        }
+        pins
+    }
+
+    fn find(&self, path: &[PathSeg]) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(path).copied(),
+            None => self.bounds.iter().position(|(q, _)| *q == path),
         }
     }
-    out
+
+    fn add(&mut self, path: &'p [PathSeg]) -> usize {
+        let at = self.bounds.len();
+        self.bounds.push((path, (0, u64::MAX)));
+        if let Some(index) = &mut self.index {
+            index.insert(path, at);
+        } else if self.bounds.len() > Self::FEW {
+            self.index = Some(
+                self.bounds
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (q, _))| (*q, i))
+                    .collect(),
+            );
+        }
+        at
+    }
+
+    /// The bounds on the length of the list at `path`.
+    fn get<'a>(&self, path: impl Iterator<Item = &'a PathSeg> + Clone) -> Option<(u64, u64)> {
+        let at = match &self.index {
+            Some(index) => index
+                .get(path.cloned().collect::<Vec<_>>().as_slice())
+                .copied(),
+            None => self
+                .bounds
+                .iter()
+                .position(|(q, _)| q.iter().eq(path.clone())),
+        }?;
+        self.bounds.get(at).map(|(_, b)| *b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn len(path: Vec<PathSeg>, op: CmpOp, value: u64) -> CheckedProbe {
+        CheckedProbe {
+            kind: ProbeKind::Len { path, op, value },
+            span: Span::new(crate::source::FileId(0), 0, 0),
+        }
+    }
+
+    fn field(name: &str) -> Vec<PathSeg> {
+        vec![PathSeg::Field(name.into())]
+    }
+
+    #[test]
+    fn pins_agree_whether_searched_in_order_or_by_map() {
+        // Paths `$.p0`..`$.pN`, each bound twice (`>= 1` and `<= K`), for
+        // a few paths (searched in order) and many (a map): the same
+        // bounds either way.
+        for n in [3, Pins::FEW, Pins::FEW + 1, 200] {
+            let mut posts = Vec::new();
+            for k in 0..n {
+                posts.push(len(field(&format!("p{k}")), CmpOp::Ge, 1));
+            }
+            for k in 0..n {
+                posts.push(len(field(&format!("p{k}")), CmpOp::Le, k as u64 % 3 + 1));
+            }
+            let pins = Pins::of(&posts);
+            assert_eq!(pins.index.is_some(), n > Pins::FEW, "{n} paths");
+            for k in 0..n {
+                let path = field(&format!("p{k}"));
+                assert_eq!(
+                    pins.get(path.iter()),
+                    Some((1, k as u64 % 3 + 1)),
+                    "{n}: p{k}"
+                );
+            }
+            assert_eq!(pins.get(field("other").iter()), None);
+            assert_eq!(pins.get([].iter()), None);
+        }
+    }
+
+    #[test]
+    fn many_posts_on_one_step_stay_linear() {
+        // A hijacked planner's step with 50,000 `len` posts on distinct
+        // paths: the map takes over, and every path is found.
+        let posts: Vec<CheckedProbe> = (0..50_000)
+            .map(|k| {
+                len(
+                    vec![PathSeg::Field("a".into()), PathSeg::Index(k)],
+                    CmpOp::Eq,
+                    1,
+                )
+            })
+            .collect();
+        let pins = Pins::of(&posts);
+        let probe = [PathSeg::Field("a".into()), PathSeg::Index(49_999)];
+        assert_eq!(pins.get(probe.iter()), Some((1, 1)));
+    }
 }

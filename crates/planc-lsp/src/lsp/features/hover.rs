@@ -88,7 +88,9 @@ fn hover_probe_path(a: &Analysis, file: &SourceFile, offset: usize) -> Option<(S
                 let by = plan.steps.get(b.step)?;
                 out.push(format!(
                     "tested before the step is dispatched; `{}` is bound by step `{}` from `{}`",
-                    b.name, by.name, b.path_text
+                    b.name,
+                    by.name,
+                    b.path_text()
                 ));
                 let reused = plan
                     .replan
@@ -322,7 +324,7 @@ fn hover_binding(plan: &CheckedPlan, name: &str) -> Option<String> {
         format!(
             "bound by step `{}` from `{}`, used {} time{}",
             step.name,
-            b.path_text,
+            b.path_text(),
             b.uses,
             if b.uses == 1 { "" } else { "s" }
         ),
