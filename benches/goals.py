@@ -33,7 +33,8 @@ benchmark plans (the Northwind downgrade repeated, in both forms), then:
   (1 linear, 2 quadratic);
 - the language server: the ignored latency test of `tests/lsp_e2e.rs`
   (200 edits of a 1,000-step plan), p50 and p99, on the idle machine and
-  with one spinning process per core beside it.
+  with one spinning process per core beside it; and the instructions of
+  one of those edits, every thread of the server (`lsp_instructions.py`).
 
 Instruction counts are the figures to compare by: a shared virtual machine's
 clock moves by up to 2x between runs. Prints markdown; exits 0 whatever the
@@ -408,6 +409,11 @@ def main() -> int:
 
     lsp = None if (a.smoke or a.no_lsp) else lsp_latency(busy=False)
     lsp_busy = None if (a.smoke or a.no_lsp) else lsp_latency(busy=True)
+    lsp_steps = 600 if a.smoke else 1000
+    lsp_edit = None
+    if use_callgrind and not a.no_lsp:
+        import lsp_instructions
+        lsp_edit = lsp_instructions.per_edit(planc, lsp_steps, 2 if a.smoke else 20)[1]
 
     def without_sha(stage: str, n: int) -> str:
         """The ratio without SHA-256's instructions, where the stage hashes."""
@@ -489,6 +495,9 @@ def main() -> int:
         print(f"| the same with every core busy, p99 <= 10 ms "
               f"| p50 {lsp_busy[0]:.2f} ms, p99 {lsp_busy[1]:.2f} ms "
               f"| {'met' if lsp_busy[1] <= 10 else 'missed'} |")
+    if lsp_edit is not None:
+        print(f"| (no goal) the language server's instructions per edit, {lsp_steps:,} steps, "
+              f"every thread | {lsp_edit / 1e6:.2f} M | |")
 
     # ------------------------------------------------------------ details
     if instr:
