@@ -14,9 +14,7 @@ use planc_exec::ir::{self, literal, result_type, type_ir};
 /// that, since it alone knows every diagnostic. A plan whose model still
 /// holds a value an error made unknown is refused with the name of the step.
 pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
-    let mut ir = lower_steps(plan, plan.steps.iter(), sources)?;
-    ir.fingerprint = super::fingerprint(&ir)?;
-    Ok(ir)
+    sealed(lower_steps(plan, plan.steps.iter(), sources)?)
 }
 
 /// [`lower`] without the fingerprint (the field is empty): for a caller
@@ -31,7 +29,11 @@ pub fn lower_unsealed(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::Pla
 /// (`docs/performance.md`, "Where the memory goes").
 pub fn lower_owned(mut plan: CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
     let steps = std::mem::take(&mut plan.steps);
-    let mut ir = lower_steps(&plan, steps.into_iter(), sources)?;
+    sealed(lower_steps(&plan, steps.into_iter(), sources)?)
+}
+
+/// The IR with its fingerprint (`docs/ir.md`, "Fingerprint").
+fn sealed(mut ir: ir::PlanIr) -> Result<ir::PlanIr, String> {
     ir.fingerprint = super::fingerprint(&ir)?;
     Ok(ir)
 }

@@ -18,7 +18,7 @@ fn the_model_stays_small() {
         ("TypedValue", size_of::<TypedValue>(), 72),
         ("InterpPiece", size_of::<InterpPiece>(), 128),
         ("CheckedArg", size_of::<CheckedArg>(), 152),
-        ("Binding", size_of::<Binding>(), 152),
+        ("Binding", size_of::<Binding>(), 128),
         ("CheckedStep", size_of::<CheckedStep>(), 416),
     ];
     let over: Vec<String> = sizes
