@@ -185,6 +185,36 @@ impl Client {
         );
     }
 
+    /// Replaces bytes `from..to` of `text`, the document's text, with
+    /// `with`: a change with a range, in lines and UTF-16 columns.
+    fn change_range(
+        &self,
+        uri: &str,
+        version: i32,
+        text: &str,
+        from: usize,
+        to: usize,
+        with: &str,
+    ) {
+        let position = |at: usize| {
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            json!({
+                "line": text[..at].matches('\n').count(),
+                "character": text[line_start..at].encode_utf16().count(),
+            })
+        };
+        self.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": uri, "version": version },
+                "contentChanges": [{
+                    "range": { "start": position(from), "end": position(to) },
+                    "text": with,
+                }]
+            }),
+        );
+    }
+
     /// The next diagnostics published for `uri`.
     fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
         let found = |m: &Message| match m {
@@ -353,7 +383,7 @@ fn initialize_announces_the_features() {
     let c = Client::start();
     let caps = &c.init["capabilities"];
     assert_eq!(c.init["serverInfo"]["name"], "planc");
-    assert_eq!(caps["textDocumentSync"]["change"], 1, "full sync");
+    assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
     assert_eq!(caps["textDocumentSync"]["openClose"], true);
     assert_eq!(caps["positionEncoding"], "utf-16");
     for key in [
@@ -2325,13 +2355,15 @@ fn edits_re_read_in_part_publish_what_a_whole_check_does() {
         if !text.is_char_boundary(at) || !text.is_char_boundary(cut) {
             continue;
         }
-        let new = format!(
-            "{}{}{}",
-            &text[..at],
-            SNIPPETS[next(SNIPPETS.len())],
-            &text[cut..]
-        );
-        c.change(&uri, version, &new);
+        let snippet = next(SNIPPETS.len());
+        let new = format!("{}{}{}", &text[..at], SNIPPETS[snippet], &text[cut..]);
+        // Every other edit as a range, as an editor sends it (in UTF-16
+        // columns: the snippets hold `é` and line breaks).
+        if version % 2 == 0 {
+            c.change(&uri, version, &new);
+        } else {
+            c.change_range(&uri, version, &text, at, cut, SNIPPETS[snippet]);
+        }
         let edited = c.diagnostics_at(&uri, version);
         let fresh_uri = p.uri(&format!("fresh{version}.plan"));
         c.open(&fresh_uri, &new);

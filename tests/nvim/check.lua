@@ -63,6 +63,58 @@ for code in expect:gmatch("%S+") do
   end
 end
 
+-- Edits through Neovim's incremental sync (the server asks for it): each
+-- change goes as a range in UTF-16 columns, and the diagnostics must follow
+-- the buffer. First `4180` becomes `418` (under the ceiling: E0303 goes),
+-- then `, extra: 1` is typed after the reason's emoji, whose four bytes are
+-- two UTF-16 units (E0102 comes; a range the server misapplied would
+-- leave a syntax error instead).
+if os.getenv("PLANC_EDIT") then
+  local function codes()
+    local found = {}
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      local code = d.code
+      if code == nil and d.user_data and d.user_data.lsp then
+        code = d.user_data.lsp.code
+      end
+      found[tostring(code or "?")] = true
+    end
+    return found
+  end
+  local function edit(needle, from, to, with, want, gone, what)
+    local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    for i, line in ipairs(lines) do
+      local at = line:find(needle, 1, true)
+      if at then
+        local col = at - 1 + from
+        vim.api.nvim_buf_set_text(bufnr, i - 1, col, i - 1, col + (to - from), { with })
+        local ok = vim.wait(timeout_ms, function()
+          local c = codes()
+          return (want == nil or c[want]) and (gone == nil or not c[gone]) and not c["E0002"]
+        end, 50)
+        if not ok then
+          local now = {}
+          for code in pairs(codes()) do
+            table.insert(now, code)
+          end
+          table.sort(now)
+          return fail(what .. ": the diagnostics did not follow the edit: " .. table.concat(now, " "))
+        end
+        return true
+      end
+    end
+    return fail(what .. ": `" .. needle .. "` not in the buffer")
+  end
+  if not edit("4180", 0, 4, "418", "E0105", "E0303", "the credit under the ceiling") then
+    return
+  end
+  if not edit('\240\159\152\128"', 5, 5, ", extra: 1", "E0102", "E0303", "an argument after the emoji") then
+    return
+  end
+  table.insert(lines, "after the edits: E0102 E0105")
+  vim.fn.writefile(lines, out)
+end
+
 vim.lsp.stop_client(client_id)
 vim.wait(2000, function()
   return vim.lsp.get_client_by_id(client_id) == nil

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Headless Neovim as an LSP client of `planc lsp`: opens a broken plan and
-# checks that the server's diagnostics reach the editor (E0105 and E0303).
+# checks that the server's diagnostics reach the editor (E0105 and E0303),
+# then edits the buffer (Neovim sends the changes as ranges) and checks
+# that the diagnostics follow (E0303 gone, E0102 come).
 # Needs `nvim` (Debian: apt-get install -y neovim). Bounded in time: the
 # check itself waits at most 20 s for diagnostics, and nvim is killed after
 # 60 s whatever happens.
@@ -28,7 +30,7 @@ out="$work/diagnostics.txt"
 
 status=0
 PLANC_BIN="$bin" PLANC_PLAN="$work/broken.plan" PLANC_OUT="$out" \
-    PLANC_EXPECT="E0105 E0303" PLANC_TIMEOUT_MS=20000 \
+    PLANC_EXPECT="E0105 E0303" PLANC_EDIT=1 PLANC_TIMEOUT_MS=20000 \
     timeout 60 nvim --headless --clean -n -c "luafile $here/check.lua" </dev/null || status=$?
 
 if [ "$status" -ne 0 ]; then

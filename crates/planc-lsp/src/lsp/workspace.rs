@@ -57,8 +57,9 @@ impl Server<'_> {
         };
         for change in p.content_changes {
             match change.range {
-                // The server asks for full sync; a client sending ranges
-                // anyway is still served.
+                // Incremental sync: each change replaces a range (in
+                // UTF-16 columns) of the text the one before left; a range
+                // past the end is clamped to it.
                 Some(range) => {
                     let file = crate::source::SourceFile::new(
                         crate::FileId(0),
