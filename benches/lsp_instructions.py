@@ -11,9 +11,12 @@ next one mending it, as `latency_of_a_thousand_step_plan` in
 next is sent: the server coalesces changes already waiting. The difference
 of the two counts over EDITS is one edit's cost, every thread of the
 server included (the reader parses the message, the main thread checks).
+Each change carries the whole text, as from a client that asks for full
+sync; with `--ranged`, only the character it replaces, as an editor sends
+it under the incremental sync the server asks for.
 
     cargo build --release --bin planc
-    python3 benches/lsp_instructions.py [--steps 1000] [--edits 20]
+    python3 benches/lsp_instructions.py [--steps 1000] [--edits 20] [--ranged]
 """
 
 import argparse
@@ -75,7 +78,7 @@ def published(version: int):
                       and m["params"].get("version") == version)
 
 
-def instructions(planc: Path, project: Path, steps: int, edits: int) -> int:
+def instructions(planc: Path, project: Path, steps: int, edits: int, ranged: bool) -> int:
     out = project / f"callgrind.{edits}.out"
     s = Session(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                  str(planc), "lsp"], project)
@@ -88,10 +91,19 @@ def instructions(planc: Path, project: Path, steps: int, edits: int) -> int:
     s.send({"method": "textDocument/didOpen", "params": {"textDocument": {
         "uri": uri, "languageId": "planc", "version": 1, "text": text}}})
     s.wait(published(1))
+    # The one character the two texts differ in, as a line and a column
+    # (the text is ASCII: bytes are UTF-16 units).
+    at = next(i for i, (a, b) in enumerate(zip(text, misspelt)) if a != b)
+    line = text.count("\n", 0, at)
+    where = {"line": line, "character": at - (text.rfind("\n", 0, at) + 1)}
     for version in range(2, 2 + edits):
+        new = misspelt if version % 2 == 0 else text
+        change = {"text": new}
+        if ranged:
+            change = {"range": {"start": where, "end": dict(where, character=where["character"] + 1)},
+                      "text": new[at]}
         s.send({"method": "textDocument/didChange", "params": {
-            "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [{"text": misspelt if version % 2 == 0 else text}]}})
+            "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}})
         s.wait(published(version))
     s.send({"id": 2, "method": "shutdown"})
     s.wait(lambda m: m.get("id") == 2)
@@ -105,7 +117,8 @@ def instructions(planc: Path, project: Path, steps: int, edits: int) -> int:
     return int(match.group(1).replace(",", ""))
 
 
-def per_edit(planc: Path, steps: int = 1000, edits: int = 20) -> tuple[int, float]:
+def per_edit(planc: Path, steps: int = 1000, edits: int = 20,
+             ranged: bool = False) -> tuple[int, float]:
     """Instructions of opening the plan, and of one edit of it."""
     if steps <= 500 or edits < 2:
         raise ValueError("steps must be over 500 (the edit is at step 500), edits at least 2")
@@ -115,8 +128,8 @@ def per_edit(planc: Path, steps: int = 1000, edits: int = 20) -> tuple[int, floa
         for f in ("tools.plan", "policy.plan"):
             shutil.copy(ROOT / "tests/ui/check" / f, project / f)
         (project / "planc.toml").write_text('catalog = ["tools.plan"]\npolicy = "policy.plan"\n')
-        opened = instructions(planc, project, steps, 0)
-        edited = instructions(planc, project, steps, edits)
+        opened = instructions(planc, project, steps, 0, ranged)
+        edited = instructions(planc, project, steps, edits, ranged)
     return opened, (edited - opened) / edits
 
 
@@ -125,13 +138,16 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--planc", type=Path, default=ROOT / "target/release/planc")
+    ap.add_argument("--ranged", action="store_true",
+                    help="send each change as the range it replaces (incremental sync)")
     a = ap.parse_args()
     try:
-        opened, edit = per_edit(a.planc, a.steps, a.edits)
+        opened, edit = per_edit(a.planc, a.steps, a.edits, a.ranged)
     except ValueError as e:
         sys.exit(str(e))
     print(f"{a.steps}-step plan: opening {opened / 1e6:.1f} M instructions, "
-          f"one edit {edit / 1e6:.2f} M (over {a.edits} edits)")
+          f"one edit {edit / 1e6:.2f} M (over {a.edits} edits, "
+          f"{'each a range' if a.ranged else 'each the whole text'})")
     return 0
 
 
