@@ -271,6 +271,102 @@ fn a_record_edited_after_the_check_does_not_change_what_runs() {
     assert!(calls[0].idempotency_key.is_some());
 }
 
+/// A record written before records carried the plan fingerprint names the
+/// IR's own. The same IR resumed from it is a resume, no replan counted;
+/// a record naming the plan fingerprint is too; one naming another
+/// fingerprint, or none, is a replan, refused here because the plan allows
+/// none (`replans 0`). Invariant: the replan budget holds whatever
+/// fingerprint a record names, and only the run's own two pass for it.
+#[test]
+fn only_the_runs_own_fingerprints_make_a_record_a_resume() {
+    let compiler = planc::Compiler::new(
+        &[("tools.plan", TOOLS)],
+        Some(("policy.plan", POLICY)),
+        None,
+    );
+    let plan = PLAN.replace("quota\" {\n", "quota\" {\n    replans 0\n");
+    assert!(plan.contains("replans 0"));
+    let compile = |progress: Option<&str>| {
+        let checked = compiler.check_replan(
+            "plan.plan",
+            &plan,
+            SourceKind::Text,
+            progress.map(|p| ("progress.json", p)),
+        );
+        let diags = format!("{:?}", checked.diagnostics);
+        checked
+            .ir
+            .and_then(|v| v.into_iter().next())
+            .unwrap_or_else(|| panic!("it compiles: {diags}"))
+    };
+    // The first run's IR, then the record it wrote (its quota step done),
+    // and the IR compiled against that record: a resume, whose own
+    // fingerprint covers what it took from the record.
+    let first = compile(None);
+    let plan_fp = planc::ir::plan_fingerprint(&first).unwrap();
+    let mut written: Value = serde_json::from_str(RECORD).unwrap();
+    written["fingerprint"] = Value::from(plan_fp.as_str());
+    written["steps"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "disk", "tool": "disk.provision", "status": "pending"}));
+    let ir = compile(Some(&written.to_string()));
+    assert_eq!(ir.budget.replans, Some(0));
+    assert_eq!(planc::ir::plan_fingerprint(&ir).unwrap(), plan_fp);
+    let ir_fp = ir.fingerprint.to_string();
+    assert_ne!(
+        plan_fp, ir_fp,
+        "the IR's own fingerprint covers its progress"
+    );
+    let ir = Arc::new(ir);
+    let approved = BTreeSet::new();
+    let naming = |fingerprint: Option<&str>| {
+        let mut record = written.clone();
+        match fingerprint {
+            Some(f) => record["fingerprint"] = Value::from(f),
+            None => {
+                record.as_object_mut().unwrap().remove("fingerprint");
+            }
+        }
+        let record: planc::progress::ProgressRecord = serde_json::from_value(record).unwrap();
+        Machine::new(Arc::clone(&ir), &approved, Some(&record))
+    };
+    for own in [&ir_fp, &plan_fp] {
+        assert!(
+            naming(Some(own)).is_ok(),
+            "a record naming {own} is a resume"
+        );
+    }
+    // The check decides as the run does: the plan checked against a
+    // record naming the IR's own fingerprint is a resume (the IR it
+    // compiles is that one), and against another fingerprint a replan.
+    let mut legacy = written.clone();
+    legacy["fingerprint"] = Value::from(ir_fp.as_str());
+    assert_eq!(
+        compile(Some(&legacy.to_string())).fingerprint.as_str(),
+        ir_fp
+    );
+    legacy["fingerprint"] = Value::from(format!("sha256:{}", "1".repeat(64)));
+    let refused = compiler.check_replan(
+        "plan.plan",
+        &plan,
+        SourceKind::Text,
+        Some(("progress.json", &legacy.to_string())),
+    );
+    assert!(refused.ir.is_none());
+    assert!(
+        refused
+            .diagnostics
+            .iter()
+            .any(|d| d.code == planc::Code::E0305)
+    );
+    let other = format!("sha256:{}", "0".repeat(64));
+    for f in [Some(other.as_str()), Some(""), None] {
+        let err = naming(f).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("E0305"), "a record naming {f:?}: {err}");
+    }
+}
+
 /// Finding 6: the record was trusted as written: a step that never ran
 /// marked `complete` skipped its call. With a record key configured, every
 /// record is written sealed (HMAC-SHA256 over its canonical JSON) and read
