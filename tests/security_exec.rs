@@ -221,6 +221,15 @@ plan disks "a disk of the team's quota" {
 }
 "#;
 
+/// The disks' catalogue and policy, compiled.
+fn compiler() -> planc::Compiler {
+    planc::Compiler::new(
+        &[("tools.plan", TOOLS)],
+        Some(("policy.plan", POLICY)),
+        None,
+    )
+}
+
 /// Finding 4: the IR of a replan is compiled against a record (its reused
 /// artifact's ceiling decided on the recorded 120, its guard then dropped), but the
 /// run took the artifacts of whatever record it was given: edited between
@@ -229,11 +238,7 @@ plan disks "a disk of the team's quota" {
 /// Invariant: what is checked is what runs.
 #[test]
 fn a_record_edited_after_the_check_does_not_change_what_runs() {
-    let compiler = planc::Compiler::new(
-        &[("tools.plan", TOOLS)],
-        Some(("policy.plan", POLICY)),
-        None,
-    );
+    let compiler = compiler();
     let checked = compiler.check_replan(
         "plan.plan",
         PLAN,
@@ -279,11 +284,7 @@ fn a_record_edited_after_the_check_does_not_change_what_runs() {
 /// fingerprint a record names, and only the run's own two pass for it.
 #[test]
 fn only_the_runs_own_fingerprints_make_a_record_a_resume() {
-    let compiler = planc::Compiler::new(
-        &[("tools.plan", TOOLS)],
-        Some(("policy.plan", POLICY)),
-        None,
-    );
+    let compiler = compiler();
     let plan = PLAN.replace("quota\" {\n", "quota\" {\n    replans 0\n");
     assert!(plan.contains("replans 0"));
     let compile = |progress: Option<&str>| {
