@@ -80,6 +80,10 @@ fn read_messages(incoming: &crossbeam_channel::Sender<Message>) {
 /// with every byte written as an escape, and room for the message around it.
 const MAX_BODY: usize = 6 * planc_lang::limits::MAX_INPUT_BYTES + (1 << 20);
 
+/// The longest header line read: LSP's headers are `Content-Length` and
+/// `Content-Type`, a few dozen bytes.
+const MAX_HEADER: u64 = 4096;
+
 fn invalid(why: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string())
 }
@@ -94,13 +98,20 @@ fn read_frame(
     body: &mut Vec<u8>,
     max: usize,
 ) -> std::io::Result<()> {
-    use std::io::Read as _;
+    use std::io::{BufRead as _, Read as _};
     let mut size = None;
     let mut line = String::new();
     loop {
         line.clear();
-        if input.read_line(&mut line)? == 0 {
+        if (&mut *input).take(MAX_HEADER).read_line(&mut line)? == 0 {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        if !line.ends_with('\n') && line.len() as u64 >= MAX_HEADER {
+            // The rest of an overlong line is read past, not held.
+            input.skip_until(b'\n')?;
+            return Err(invalid(format_args!(
+                "a header line longer than {MAX_HEADER} bytes"
+            )));
         }
         let Some(header) = line.strip_suffix("\r\n") else {
             return Err(invalid(format_args!("malformed header: {line:?}")));
@@ -232,6 +243,16 @@ mod tests {
             "{got:?}"
         );
         assert!(matches!(got.last(), Some(Ok(Message::Notification(_)))));
+        // A header line with no end in sight is read past in one error.
+        let mut input = b"Content-Length: ".to_vec();
+        input.resize(input.len() + 1_000_000, b'9');
+        input.extend(b"\r\n\r\n");
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"exit"}"#).as_bytes());
+        let got = frames(&input);
+        assert!(
+            matches!(&got[..], [Err(e), Err(_), Ok(Message::Notification(_))] if e.contains("longer than")),
+            "{got:?}"
+        );
         // A frame cut short ends the reading.
         assert!(frames(b"Content-Length: 10\r\n\r\n{}").is_empty());
     }
