@@ -1,5 +1,7 @@
 //! The text front end on any input: `syntax::parse_text` never panics,
-//! and its diagnostics are well-formed and render in every format.
+//! its diagnostics are well-formed and render in every format, and a text
+//! read step by step (`syntax::stepwise`) gives the tree and diagnostics
+//! of a whole parse.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,6 +14,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut sources = SourceMap::new();
     let file = sources.add_with_kind("fuzz.plan", text, SourceKind::Text);
-    let (_module, diagnostics) = planc::syntax::parse_text(file, text);
-    planc_fuzz::check_diagnostics(&sources, &diagnostics);
+    let read = planc::syntax::parse_text(file, text);
+    planc_fuzz::check_diagnostics(&sources, &read.1);
+    let whole = planc::syntax::parse_text_with(file, text, planc::syntax::parser::Strategy::Whole);
+    assert_eq!(format!("{read:?}"), format!("{whole:?}"), "step by step and whole differ");
 });

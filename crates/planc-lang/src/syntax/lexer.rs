@@ -193,11 +193,11 @@ impl<'src> Token<'src> {
         matches!(self, Token::Error(_) | Token::BadLit(_) | Token::TooDeep)
     }
 
-    fn opens(&self) -> bool {
+    pub(crate) fn opens(&self) -> bool {
         matches!(self, Token::LParen | Token::LBracket | Token::LBrace)
     }
 
-    fn closes(&self) -> bool {
+    pub(crate) fn closes(&self) -> bool {
         matches!(self, Token::RParen | Token::RBracket | Token::RBrace)
     }
 }
@@ -232,31 +232,77 @@ pub struct LexOutput<'src> {
 /// Lexes `text` into tokens, reporting bad input. Never fails; linear in
 /// the length of the text.
 pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
+    let mut tokens = Vec::with_capacity(text.len() / 5 + 1);
+    let mut lexing = Lexing::new(file, text);
+    while lexing.next_into(&mut tokens) {}
+    let (diagnostics, quiet) = lexing.finish();
     let mut out = LexOutput {
-        tokens: Vec::with_capacity(text.len() / 5 + 1),
-        ..LexOutput::default()
+        tokens,
+        diagnostics,
+        quiet,
     };
-    let span = |r: &std::ops::Range<usize>| Span::new(file, r.start, r.end);
-    // After an unterminated string or an error token, the next token's
-    // error (if any) is a consequence: remember to keep it quiet.
-    let mut quiet_next = false;
-    let mut lexer = Token::lexer(text);
-    // A leading byte-order mark is skipped; offsets still count it, so
-    // every span points into the text as given.
-    if text.starts_with('\u{feff}') {
-        lexer.bump('\u{feff}'.len_utf8());
+    limit_depth(file, text.len(), &mut out);
+    out
+}
+
+/// The lexing pass of [`lex`] one token at a time, into a vector the caller
+/// chooses (a step-by-step reading keeps only a step's tokens at a time,
+/// `syntax::stepwise`), without the cut of deep brackets.
+pub struct Lexing<'src> {
+    file: FileId,
+    text: &'src str,
+    lexer: logos::Lexer<'src, Token<'src>>,
+    /// After an unterminated string or an error token, the next token's
+    /// error (if any) is a consequence: it is kept quiet.
+    quiet_next: bool,
+    pub diagnostics: Vec<Diagnostic>,
+    /// As [`LexOutput::quiet`].
+    pub quiet: Vec<usize>,
+}
+
+impl<'src> Lexing<'src> {
+    pub fn new(file: FileId, text: &'src str) -> Lexing<'src> {
+        let mut lexer = Token::lexer(text);
+        // A leading byte-order mark is skipped; offsets still count it, so
+        // every span points into the text as given.
+        if text.starts_with('\u{feff}') {
+            lexer.bump('\u{feff}'.len_utf8());
+        }
+        Lexing {
+            file,
+            text,
+            lexer,
+            quiet_next: false,
+            diagnostics: Vec::new(),
+            quiet: Vec::new(),
+        }
     }
-    while let Some(result) = lexer.next() {
-        let range = lexer.span();
-        let slice = lexer.slice();
-        if quiet_next {
+
+    /// Whether nothing read so far was reported or kept quiet.
+    pub fn clean(&self) -> bool {
+        self.diagnostics.is_empty() && self.quiet.is_empty() && !self.quiet_next
+    }
+
+    /// Reads the next token and pushes it onto `tokens`, or, for a bad
+    /// character right after another, widens the last token of `tokens`
+    /// (one token for a run of them). `false` at the end of the text.
+    pub fn next_into(&mut self, tokens: &mut Vec<SpannedToken<'src>>) -> bool {
+        let (file, text) = (self.file, self.text);
+        let span = |r: &std::ops::Range<usize>| Span::new(file, r.start, r.end);
+        let Some(result) = self.lexer.next() else {
+            return false;
+        };
+        let range = self.lexer.span();
+        let slice = self.lexer.slice();
+        let out = self;
+        if out.quiet_next {
             out.quiet.push(range.start);
-            quiet_next = false;
+            out.quiet_next = false;
         }
         let token = match result {
             Err(()) => {
                 // Merge a run of bad characters into one token.
-                if let Some((Token::Error(prev), prev_span)) = out.tokens.last_mut()
+                if let Some((Token::Error(prev), prev_span)) = tokens.last_mut()
                     && prev_span.end == range.start
                 {
                     let start = prev_span.start;
@@ -266,15 +312,15 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
                         d.span = Span::new(file, start, range.end);
                         d.message = bad_char_message(prev);
                     }
-                    quiet_next = true;
-                    continue;
+                    out.quiet_next = true;
+                    return true;
                 }
                 out.diagnostics.push(
                     Diagnostic::new(Code::E0001, span(&range), bad_char_message(slice))
                         .with_label("not valid here"),
                 );
                 out.quiet.push(range.start);
-                quiet_next = true;
+                out.quiet_next = true;
                 Token::Error(slice)
             }
             Ok(Token::Str(s)) => {
@@ -298,13 +344,13 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
                     out.diagnostics.push(too_long(span(&range), s.len()));
                 } else {
                     out.diagnostics.push(
-                        Diagnostic::new(Code::E0002, span(&range), "unterminated string")
-                            .with_label("this string has no closing `\"` on its line")
-                            .with_help("close the string with `\"`; a string cannot span lines (write `\\n` for a line break)"),
-                    );
+                            Diagnostic::new(Code::E0002, span(&range), "unterminated string")
+                                .with_label("this string has no closing `\"` on its line")
+                                .with_help("close the string with `\"`; a string cannot span lines (write `\\n` for a line break)"),
+                        );
                 }
                 out.quiet.push(range.start);
-                quiet_next = true;
+                out.quiet_next = true;
                 Token::BadLit(s)
             }
             Ok(Token::Date(s)) => match literal::check_date(s) {
@@ -347,15 +393,15 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
                         .with_help("write `//` for a comment"),
                 );
                 out.quiet.push(range.start);
-                quiet_next = true;
+                out.quiet_next = true;
                 Token::Error(s)
             }
             Ok(Token::BadNumber(s)) => {
                 out.diagnostics.push(
-                    Diagnostic::new(Code::E0002, span(&range), format!("invalid number `{}`", shorten(s)))
-                        .with_label("not a number")
-                        .with_help("write a whole number as `42` or `-3`, a decimal as `12.50`; there are no exponents"),
-                );
+                        Diagnostic::new(Code::E0002, span(&range), format!("invalid number `{}`", shorten(s)))
+                            .with_label("not a number")
+                            .with_help("write a whole number as `42` or `-3`, a decimal as `12.50`; there are no exponents"),
+                    );
                 out.quiet.push(range.start);
                 Token::BadLit(s)
             }
@@ -365,11 +411,10 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
                 // indexed (`docs/language.md`). The list is lexed again
                 // from its `[`.
                 let word = range.start + 2;
-                out.tokens
-                    .push((Token::Ident("in"), SimpleSpan::from(range.start..word)));
-                lexer = Token::lexer(text);
-                lexer.bump(word);
-                continue;
+                tokens.push((Token::Ident("in"), SimpleSpan::from(range.start..word)));
+                out.lexer = Token::lexer(text);
+                out.lexer.bump(word);
+                return true;
             }
             Ok(t @ (Token::Path(s) | Token::IndexedName(s))) if s.contains('"') => {
                 // The quoted keys of a path: their escapes are those of
@@ -385,13 +430,17 @@ pub fn lex<'src>(file: FileId, text: &'src str) -> LexOutput<'src> {
             }
             Ok(t) => t,
         };
-        out.tokens.push((token, SimpleSpan::from(range)));
+        tokens.push((token, SimpleSpan::from(range)));
+        true
     }
-    if quiet_next {
-        out.quiet.push(text.len());
+
+    /// What was reported, and the offsets kept quiet.
+    pub fn finish(mut self) -> (Vec<Diagnostic>, Vec<usize>) {
+        if self.quiet_next {
+            self.quiet.push(self.text.len());
+        }
+        (self.diagnostics, self.quiet)
     }
-    limit_depth(file, text.len(), &mut out);
-    out
 }
 
 /// Reports the bad escapes of each quoted key (`["…"]`) of a path token

@@ -13,6 +13,9 @@ pub mod lexicon;
 pub mod literal;
 pub mod parser;
 pub mod path;
+pub mod stepwise;
+#[cfg(test)]
+mod test_texts;
 
 pub use crate::ast;
 
@@ -24,7 +27,8 @@ use crate::source::{FileId, Span};
 /// node of the tree and a diagnostic (E0001 syntax, E0002 literal, E0003
 /// limit). The diagnostics are sorted by position. Input longer than
 /// [`limits::MAX_INPUT_BYTES`] is not read at all: one E0003 and an empty
-/// module.
+/// module. A text without a problem is read step by step
+/// ([`stepwise`]), one with a problem whole.
 pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
     parse_text_with(file, text, parser::Strategy::FastThenRich)
 }
@@ -47,6 +51,11 @@ pub fn parse_text_with(
         )
         .with_label("the file starts here");
         return (ast::Module::default(), vec![d]);
+    }
+    if strategy == parser::Strategy::FastThenRich
+        && let Some(module) = stepwise::parse(file, text)
+    {
+        return (module, Vec::new());
     }
     let lexed = lexer::lex(file, text);
     let parsed = parser::parse(file, &lexed.tokens, &lexed.quiet, text.len(), strategy);

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::syntax::parse_text;
+use crate::syntax::test_texts::{Rng, SNIPPETS, plan_files};
 
 const FILE: FileId = FileId(3);
 
@@ -120,86 +121,14 @@ fn nesting_at_the_limit_is_left_to_the_lexer() {
     assert!(!parse_text(FILE, &deeper).1.is_empty());
 }
 
-/// A small deterministic generator (xorshift), so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-const SNIPPETS: &[&str] = &[
-    "",
-    "x",
-    "1",
-    "\"",
-    "//",
-    "}",
-    "{",
-    "(",
-    ")",
-    ",",
-    "\n",
-    " ",
-    "${acct}",
-    "a: 1",
-    "///d\n",
-    "[",
-    "]",
-    "post len($.r) == 1",
-    "é",
-    "2026-01-01",
-    "-",
-    ".",
-    "$",
-    ":",
-    "12.5",
-    "true",
-    "bind b = $.x",
-    "after find",
-    "retry 1",
-    "step z = a.b()",
-    "\"s\"",
-    "#",
-    "\u{200b}",
-];
-
 /// The plans of the repository's examples and fixtures that parse clean
 /// and end with a plan, and [`PLAN`].
 fn seeds() -> Vec<String> {
-    // The repository's root, two folders above this crate's.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut dirs = vec![root.join("examples"), root.join("tests/ui")];
     let mut texts = vec![PLAN.to_string()];
-    while let Some(dir) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|x| x == "plan")
-                && let Ok(text) = std::fs::read_to_string(&path)
-            {
-                let (m, diags) = parse_text(FILE, &text);
-                if diags.is_empty()
-                    && matches!(m.items.last(), Some(Item::Plan(p)) if !p.steps.is_empty())
-                {
-                    texts.push(text);
-                }
-            }
-        }
-    }
-    texts.sort();
+    texts.extend(plan_files().into_iter().filter(|text| {
+        let (m, diags) = parse_text(FILE, text);
+        diags.is_empty() && matches!(m.items.last(), Some(Item::Plan(p)) if !p.steps.is_empty())
+    }));
     texts
 }
 

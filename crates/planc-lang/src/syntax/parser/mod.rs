@@ -121,6 +121,11 @@ pub enum Strategy {
     FastThenRich,
     /// With `Rich` at once (for benchmarks).
     RichOnly,
+    /// As `FastThenRich`, and [`crate::syntax::parse_text_with`] reads the
+    /// whole text's tokens at once where `FastThenRich` reads step by step
+    /// (`syntax::stepwise`): for the tests that compare the two, and
+    /// benchmarks.
+    Whole,
 }
 
 /// Parses the lexer's tokens. `quiet` (sorted) holds offsets at which the
@@ -133,7 +138,7 @@ pub fn parse(
     strategy: Strategy,
 ) -> Parsed {
     let eoi = SimpleSpan::from(len..len);
-    if strategy == Strategy::FastThenRich {
+    if strategy != Strategy::RichOnly {
         // A cheap error type suffices when there is no error.
         let mut state = State::new(file);
         let fast =
@@ -207,6 +212,19 @@ pub fn parse_step(file: FileId, tokens: &[SpannedToken<'_>], len: usize) -> Opti
     let read = step::<_, EmptyErr>(file)
         .then_ignore(end())
         .parse_with_state(tokens.split_token_span(eoi), &mut state);
+    if read.has_errors() || !state.diags.is_empty() {
+        return None;
+    }
+    read.into_output()
+}
+
+/// The tree of the tokens when they read without any diagnostic, `None`
+/// otherwise: the rest of a text read step by step (`syntax::stepwise`).
+pub fn parse_clean(file: FileId, tokens: &[SpannedToken<'_>], len: usize) -> Option<ast::Module> {
+    let eoi = SimpleSpan::from(len..len);
+    let mut state = State::new(file);
+    let read =
+        module::<_, EmptyErr>(file).parse_with_state(tokens.split_token_span(eoi), &mut state);
     if read.has_errors() || !state.diags.is_empty() {
         return None;
     }
