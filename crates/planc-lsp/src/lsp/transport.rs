@@ -147,7 +147,12 @@ fn message(body: &[u8]) -> std::io::Result<Message> {
     let value: serde_json::Value = serde_json::from_slice(body)
         .map_err(|e| invalid(format_args!("malformed LSP payload: {e}")))?;
     if let serde_json::Value::Object(mut fields) = value {
+        // A notification: no `id`, a string `method`. Anything else goes
+        // whole to lsp-server's reader, which says what is wrong with it.
         if !fields.contains_key("id")
+            && fields
+                .get("method")
+                .is_some_and(serde_json::Value::is_string)
             && let Some(serde_json::Value::String(method)) = fields.remove("method")
         {
             let params = fields.remove("params").unwrap_or_default();
@@ -224,6 +229,24 @@ mod tests {
             assert!(
                 matches!(got.last(), Some(Ok(Message::Notification(n))) if n.method == "exit"),
                 "{bad:?}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_is_not_a_notification_is_refused_in_lsp_servers_words() {
+        for body in [
+            r#"{"jsonrpc":"2.0","method":5}"#,
+            r#"{"jsonrpc":"2.0","method":null,"params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+        ] {
+            let value: serde_json::Value = serde_json::from_str(body).unwrap();
+            let want = serde_json::from_value::<Message>(value).unwrap_err();
+            let got = message(body.as_bytes()).unwrap_err();
+            assert_eq!(
+                got.to_string(),
+                format!("malformed LSP payload: {want}"),
+                "{body}"
             );
         }
     }
