@@ -414,8 +414,9 @@ def main() -> int:
     if use_callgrind and not a.no_lsp:
         import lsp_instructions
         lsp_edits = 2 if a.smoke else 20
-        lsp_edit = lsp_instructions.per_edit(planc, lsp_steps, lsp_edits)[1]
-        lsp_ranged = lsp_instructions.per_edit(planc, lsp_steps, lsp_edits, ranged=True)[1]
+        opened, lsp_edit = lsp_instructions.per_edit(planc, lsp_steps, lsp_edits)
+        lsp_ranged = lsp_instructions.per_edit(planc, lsp_steps, lsp_edits, ranged=True,
+                                               opened=opened)[1]
 
     def without_sha(stage: str, n: int) -> str:
         """The ratio without SHA-256's instructions, where the stage hashes."""
