@@ -344,10 +344,10 @@ impl<'src> Lexing<'src> {
                     out.diagnostics.push(too_long(span(&range), s.len()));
                 } else {
                     out.diagnostics.push(
-                            Diagnostic::new(Code::E0002, span(&range), "unterminated string")
-                                .with_label("this string has no closing `\"` on its line")
-                                .with_help("close the string with `\"`; a string cannot span lines (write `\\n` for a line break)"),
-                        );
+                        Diagnostic::new(Code::E0002, span(&range), "unterminated string")
+                            .with_label("this string has no closing `\"` on its line")
+                            .with_help("close the string with `\"`; a string cannot span lines (write `\\n` for a line break)"),
+                    );
                 }
                 out.quiet.push(range.start);
                 out.quiet_next = true;
@@ -398,10 +398,10 @@ impl<'src> Lexing<'src> {
             }
             Ok(Token::BadNumber(s)) => {
                 out.diagnostics.push(
-                        Diagnostic::new(Code::E0002, span(&range), format!("invalid number `{}`", shorten(s)))
-                            .with_label("not a number")
-                            .with_help("write a whole number as `42` or `-3`, a decimal as `12.50`; there are no exponents"),
-                    );
+                    Diagnostic::new(Code::E0002, span(&range), format!("invalid number `{}`", shorten(s)))
+                        .with_label("not a number")
+                        .with_help("write a whole number as `42` or `-3`, a decimal as `12.50`; there are no exponents"),
+                );
                 out.quiet.push(range.start);
                 Token::BadLit(s)
             }
