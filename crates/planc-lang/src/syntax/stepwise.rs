@@ -7,11 +7,10 @@
 //! lexes the text once, in order, and keeps apart the tokens of each step
 //! one bracket deep (in a declaration's braces): a run of doc comments and
 //! `step NAME = TOOL(…)`, with the `{…}` that follows it if one does. It
-//! parses each step as soon as its tokens are read (`parser::parse_step`,
-//! as the language server re-reads an edited step), drops its tokens, and
-//! at the end parses the tokens left (the declarations' heads, `replans`,
-//! `max_steps`, tools and policies), then puts each step into the plan
-//! whose braces hold it.
+//! parses the steps a batch of [`BATCH`] at a time as their tokens are read
+//! (`parser::parse_steps`), drops their tokens, and at the end parses the
+//! tokens left (the declarations' heads, `replans`, `max_steps`, tools and
+//! policies), then puts each step into the plan whose braces hold it.
 //!
 //! It is taken only when nothing is reported: the lexer reports nothing,
 //! brackets stay within the lexer's cut (`limits::MAX_DEPTH`), each step
@@ -30,9 +29,10 @@ use crate::source::{FileId, Span};
 /// read it (anything reported, a step outside a plan, no step).
 pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
     let mut lexing = Lexing::new(file, text);
-    // The tokens outside the steps, and one step's at a time.
+    // The tokens outside the steps, and those of a batch of steps.
     let mut rest: Vec<SpannedToken<'_>> = Vec::new();
-    let mut step: Vec<SpannedToken<'_>> = Vec::new();
+    let mut batch: Vec<SpannedToken<'_>> = Vec::new();
+    let mut batched = 0usize;
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     let mut steps: Vec<ast::Step> = Vec::new();
     let mut depth = 0usize;
@@ -54,28 +54,41 @@ pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
                 .skip(1)
                 .take_while(|(t, _)| matches!(t, Token::Doc(_)))
                 .count();
-            step.clear();
-            step.extend(rest.drain(rest.len() - 1 - docs..));
-            if let Some(after) = read_step(&mut lexing, &mut step)? {
+            let from = batch.len();
+            batch.extend(rest.drain(rest.len() - 1 - docs..));
+            if let Some(after) = read_step(&mut lexing, &mut batch)? {
                 rest.push(after);
                 ahead = true;
             }
-            let (&(_, first), &(_, last)) = (step.first()?, step.last()?);
-            steps.push(parser::parse_step(file, &step, last.end)?);
+            let (&(_, first), &(_, last)) = (batch.get(from)?, batch.last()?);
             ranges.push((first.start, last.end));
+            batched += 1;
+            if batched == BATCH {
+                parser::parse_steps(file, &batch, last.end, batched, &mut steps)?;
+                batch.clear();
+                batched = 0;
+            }
             continue;
         }
         depth = nest(depth, token)?;
     }
-    if steps.is_empty() || !lexing.clean() {
+    if let Some(&(_, last)) = batch.last() {
+        parser::parse_steps(file, &batch, last.end, batched, &mut steps)?;
+    }
+    if steps.is_empty() || steps.len() != ranges.len() || !lexing.clean() {
         return None;
     }
-    drop(step);
+    drop(batch);
     let mut module = parser::parse_clean(file, &rest, text.len())?;
     drop(rest);
     place(&mut module, &ranges, steps)?;
     Some(module)
 }
+
+/// How many steps are parsed together: chumsky is entered, and the step's
+/// parser built, once a batch (once a step cost about 1,300 instructions a
+/// step), and a batch's tokens are a few dozen kilobytes.
+const BATCH: usize = 64;
 
 /// Reads the next token onto `tokens`: `Some(false)` at the end of the
 /// text, `None` once anything was reported.
@@ -181,6 +194,9 @@ fn place(
         };
         // Every step one bracket deep was read alone: the plan's parse
         // found none.
+        if from > steps.len() {
+            return None;
+        }
         let mine = steps.split_off(from);
         if !plan.steps.is_empty() || mine.len() > limits::MAX_STEPS {
             return None;

@@ -218,6 +218,32 @@ pub fn parse_step(file: FileId, tokens: &[SpannedToken<'_>], len: usize) -> Opti
     read.into_output()
 }
 
+/// Steps read one after another, appended to `steps`: a batch of the
+/// steps of a text read step by step (`syntax::stepwise`). `tokens` are
+/// exactly the steps', `len` the offset just after the last. `None` unless
+/// they are `count` whole steps read without any diagnostic.
+pub fn parse_steps(
+    file: FileId,
+    tokens: &[SpannedToken<'_>],
+    len: usize,
+    count: usize,
+    steps: &mut Vec<ast::Step>,
+) -> Option<()> {
+    let eoi = SimpleSpan::from(len..len);
+    let mut state = State::new(file);
+    let read = step::<_, EmptyErr>(file)
+        .repeated()
+        .exactly(count)
+        .collect::<Vec<_>>()
+        .then_ignore(end())
+        .parse_with_state(tokens.split_token_span(eoi), &mut state);
+    if read.has_errors() || !state.diags.is_empty() {
+        return None;
+    }
+    steps.append(&mut read.into_output()?);
+    Some(())
+}
+
 /// The tree of the tokens when they read without any diagnostic, `None`
 /// otherwise: the rest of a text read step by step (`syntax::stepwise`).
 pub fn parse_clean(file: FileId, tokens: &[SpannedToken<'_>], len: usize) -> Option<ast::Module> {

@@ -129,3 +129,29 @@ fn random_edits_read_the_same_both_ways() {
     }
     assert!(taken > 300 && whole > 300, "taken {taken}, whole {whole}");
 }
+
+/// Plans of more steps than a batch, of every shape a step may have, and
+/// the budget among them: read the same both ways, at every count around
+/// the batch's size.
+#[test]
+fn steps_past_a_batch_read_the_same_both_ways() {
+    let step = |i: usize| match i % 4 {
+        0 => format!("  step s{i} = x.y(n: {i})\n"),
+        1 => format!("  /// step {i}\n  step s{i} = x.y(n: [{i}]) {{\n    retry 1\n  }}\n"),
+        2 => format!("  step s{i} = x.y()\n  {{ after s{} }}\n", i - 1),
+        _ => format!("  /// {i}\n  /// more\n  step s{i} = x.y(r: {{k: \"}}\"}})\n"),
+    };
+    for n in [BATCH - 1, BATCH, BATCH + 1, 2 * BATCH, 3 * BATCH + 7] {
+        let mut text = String::from("plan p \"many\" {\n");
+        for i in 0..n {
+            if i == n / 2 {
+                text.push_str("  replans 2\n");
+            }
+            text.push_str(&step(i));
+        }
+        text.push_str("}\nplan q {\n  step last = x.y()\n}\n");
+        assert!(agree(&text), "{n} steps not read step by step");
+        let (module, _) = parse_text(FILE, &text);
+        assert_eq!(module.plans().map(|p| p.steps.len()).sum::<usize>(), n + 1);
+    }
+}
