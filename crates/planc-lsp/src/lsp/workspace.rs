@@ -280,15 +280,20 @@ impl Server<'_> {
             job.plans.push(doc_id);
             let (outcome, clean_tree) = match job.sources.get(doc_id) {
                 Some(f) if kind == SourceKind::Text => {
+                    let analysis = self.docs.get_mut(uri).and_then(|d| d.analysis.as_mut());
+                    // A text whose last parse gave diagnostics most likely
+                    // still does: parsed whole at once, without first
+                    // trying it step by step (`syntax::stepwise`), which
+                    // would give up at the problem.
+                    let strategy = match &analysis {
+                        Some(a) if !a.clean_tree => syntax::parser::Strategy::Whole,
+                        _ => syntax::parser::Strategy::FastThenRich,
+                    };
                     // Only the edited step is read again when it can be.
-                    let reread = self
-                        .docs
-                        .get_mut(uri)
-                        .and_then(|d| d.analysis.as_mut())
-                        .and_then(|a| a.reread(doc_id, &f.text));
+                    let reread = analysis.and_then(|a| a.reread(doc_id, &f.text));
                     let (module, mut diags) = match reread {
                         Some(module) => (module, Vec::new()),
-                        None => syntax::parse_text(doc_id, &f.text),
+                        None => syntax::parse_text_with(doc_id, &f.text, strategy),
                     };
                     let clean = diags.is_empty();
                     // As `driver::parse` reads a plan's text.
