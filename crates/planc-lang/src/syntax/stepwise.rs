@@ -55,7 +55,7 @@ pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
                 .take_while(|(t, _)| matches!(t, Token::Doc(_)))
                 .count();
             let from = batch.len();
-            batch.extend(rest.drain(rest.len() - 1 - docs..));
+            batch.extend(rest.drain(rest.len().saturating_sub(1 + docs)..));
             if let Some(after) = read_step(&mut lexing, &mut batch)? {
                 rest.push(after);
                 ahead = true;
@@ -87,8 +87,9 @@ pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
 
 /// How many steps are parsed together: chumsky is entered, and the step's
 /// parser built, once a batch (once a step cost about 1,300 instructions a
-/// step), and a batch's tokens are a few dozen kilobytes.
-const BATCH: usize = 64;
+/// step), and a batch's tokens are about 20 KB (64 cost the same
+/// instructions, `docs/performance.md`).
+const BATCH: usize = 16;
 
 /// Reads the next token onto `tokens`: `Some(false)` at the end of the
 /// text, `None` once anything was reported.
@@ -155,7 +156,7 @@ fn close<'src>(lexing: &mut Lexing<'src>, step: &mut Vec<SpannedToken<'src>>) ->
     Some(())
 }
 
-/// Puts each step read alone into the plan whose braces hold it. `None`
+/// Puts each step read apart into the plan whose braces hold it. `None`
 /// when a step lies outside every plan or a plan would pass
 /// [`limits::MAX_STEPS`] (a whole parse reports it).
 fn place(
@@ -163,7 +164,8 @@ fn place(
     ranges: &[(usize, usize)],
     mut steps: Vec<ast::Step>,
 ) -> Option<()> {
-    // Which steps each item holds, by index: [from, to).
+    // The first step each item holds, by index: it holds those up to the
+    // next item's first.
     let mut held = Vec::with_capacity(module.items.len());
     let mut at = 0usize;
     for item in &module.items {
@@ -192,7 +194,7 @@ fn place(
         let Item::Plan(plan) = item else {
             continue;
         };
-        // Every step one bracket deep was read alone: the plan's parse
+        // Every step one bracket deep was read apart: the plan's parse
         // found none.
         if from > steps.len() {
             return None;
