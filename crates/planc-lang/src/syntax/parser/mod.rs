@@ -123,8 +123,9 @@ pub enum Strategy {
     RichOnly,
     /// As `FastThenRich`, and [`crate::syntax::parse_text_with`] reads the
     /// whole text's tokens at once where `FastThenRich` reads step by step
-    /// (`syntax::stepwise`): for the tests that compare the two, and
-    /// benchmarks.
+    /// (`syntax::stepwise`): for a text that most likely has a problem
+    /// (the language server's document whose last parse had one), the
+    /// tests that compare the two, and benchmarks.
     Whole,
 }
 
