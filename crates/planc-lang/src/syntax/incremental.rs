@@ -135,18 +135,15 @@ fn read_step(file: FileId, text: &str, offset: usize) -> Option<ast::Step> {
     // before the lexer's cut (`limits::MAX_DEPTH`).
     let mut depth = 0usize;
     for (token, _) in &lexed.tokens {
-        match token {
-            lexer::Token::LParen | lexer::Token::LBracket | lexer::Token::LBrace => {
-                depth += 1;
-                if depth >= limits::MAX_DEPTH {
-                    return None;
-                }
+        if token.opens() {
+            depth += 1;
+            if depth >= limits::MAX_DEPTH {
+                return None;
             }
-            lexer::Token::RParen | lexer::Token::RBracket | lexer::Token::RBrace => {
-                depth = depth.checked_sub(1)?;
-            }
-            lexer::Token::TooDeep => return None,
-            _ => {}
+        } else if token.closes() {
+            depth = depth.checked_sub(1)?;
+        } else if *token == lexer::Token::TooDeep {
+            return None;
         }
     }
     for (_, span) in &mut lexed.tokens {
