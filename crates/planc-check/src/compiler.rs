@@ -376,11 +376,15 @@ impl Compiler {
     /// [`Self::run`] with the tree of one of the job's plan files given
     /// (`file`, its tree and the diagnostics of reading it, as
     /// [`driver::parse`] gives them): the language server's re-check after
-    /// an edit it re-read in part (`syntax::incremental`).
+    /// an edit it re-read in part (`syntax::incremental`). The plans are
+    /// checked by [`check::check_plans_again`], reusing what `prior` (the
+    /// check of the previous text) can give and keeping in the outcome's
+    /// `checked.memo` what the next check may reuse.
     pub fn run_with_tree(
         &self,
         job: &mut Job,
-        tree: (FileId, ast::Module, Vec<Diagnostic>),
+        tree: GivenTree,
+        prior: Option<check::Prior>,
     ) -> Outcome {
         let sources = std::mem::take(&mut job.sources);
         let (outcome, sources) = self.run_files(
@@ -388,7 +392,7 @@ impl Compiler {
             &job.plans,
             false,
             job.progress,
-            Some(tree),
+            Some((tree, prior)),
             job.trees,
         );
         job.sources = sources;
@@ -419,7 +423,7 @@ impl Compiler {
         plans: &[FileId],
         only_plans: bool,
         progress: Option<FileId>,
-        mut given: Option<(FileId, ast::Module, Vec<Diagnostic>)>,
+        given: Option<(GivenTree, Option<check::Prior>)>,
         trees: Trees,
     ) -> (Outcome, SourceMap) {
         // A plan checked on its own ([`Self::check_replan`]) leaves out the
@@ -429,6 +433,8 @@ impl Compiler {
         } else {
             self.diagnostics.clone()
         };
+        let again = given.is_some();
+        let (mut given, prior) = given.map_or((None, None), |(tree, prior)| (Some(tree), prior));
         let mut modules: Vec<(FileId, ast::Module)> = Vec::with_capacity(plans.len());
         let mut syntax_errors = Vec::new();
         for &file in plans {
@@ -461,6 +467,7 @@ impl Compiler {
         let record = progress.map(|id| driver::read_progress(&mut sources, id));
         let progress = driver::progress_of(record.as_ref(), &mut diagnostics);
         let mut parsed: Vec<Parsed> = Vec::with_capacity(modules.len() + self.parsed.len());
+        let mut memo = None;
         let (mut plan_diags, mut plans) = match trees {
             Trees::Keep => {
                 parsed.extend(modules.into_iter().map(|(file, module)| Parsed {
@@ -468,7 +475,14 @@ impl Compiler {
                     module: Arc::new(module),
                 }));
                 let kept: Vec<&ast::Module> = parsed.iter().map(|p| &*p.module).collect();
-                check::check_plans(&self.models, &kept, &syntax_errors, progress)
+                if again && progress.is_none() {
+                    let (diags, plans, kept) =
+                        check::check_plans_again(&self.models, &kept, &syntax_errors, prior);
+                    memo = Some(kept);
+                    (diags, plans)
+                } else {
+                    check::check_plans(&self.models, &kept, &syntax_errors, progress)
+                }
             }
             Trees::Release => {
                 let owned = modules.into_iter().map(|(_, module)| module).collect();
@@ -491,11 +505,16 @@ impl Compiler {
                 diagnostics: Vec::new(),
                 plans,
                 models: Arc::clone(&self.models),
+                memo,
             },
         };
         (outcome, sources)
     }
 }
+
+/// A plan file's tree, read by the caller: the file, its tree and the
+/// diagnostics of reading it ([`Compiler::run_with_tree`]).
+pub type GivenTree = (FileId, ast::Module, Vec<Diagnostic>);
 
 #[cfg(test)]
 mod tests {

@@ -168,6 +168,7 @@ pub fn run(job: &mut Job) -> Outcome {
                 diagnostics: Vec::new(),
                 plans: Vec::new(),
                 models: Arc::default(),
+                memo: None,
             },
         };
     }

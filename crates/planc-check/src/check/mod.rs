@@ -74,6 +74,7 @@ use crate::source::Span;
 use crate::syntax::ast;
 
 pub use model::*;
+pub use plan::reuse::{Memo, Prior};
 
 /// What to check.
 #[derive(Clone, Copy, Debug, Default)]
@@ -184,6 +185,9 @@ pub struct CheckOutput {
     /// shared with whoever built them. `CheckOutput` dereferences to them:
     /// `out.catalog`, `out.policy`, `out.actor`.
     pub models: Arc<Models>,
+    /// What the next check of the same document, edited, may reuse: kept
+    /// by [`check_plans_again`] only (the language server).
+    pub memo: Option<Memo>,
 }
 
 impl std::ops::Deref for CheckOutput {
@@ -215,6 +219,7 @@ pub fn check(input: &CheckInput<'_>) -> CheckOutput {
         diagnostics: diags,
         plans,
         models,
+        memo: None,
     }
 }
 
@@ -232,7 +237,27 @@ pub fn check_plans(
         .into_iter()
         .flat_map(|m| m.plans())
         .map(|p| (Cow::Borrowed(p), Cow::Borrowed(p.steps.as_slice())));
-    check_decls(models, decls, syntax_errors, progress)
+    let (diags, plans, _) = check_decls(models, decls, syntax_errors, progress, None, false);
+    (diags, plans)
+}
+
+/// [`check_plans`] for a document checked again and again as it is
+/// edited (the language server): reuses what `prior`, the check of its
+/// previous text, decided about the steps the edit did not touch, and
+/// returns with the diagnostics and models what the next check may reuse
+/// (`docs/performance.md`, "The language server"). The diagnostics and
+/// models are those of [`check_plans`].
+pub fn check_plans_again(
+    models: &Models,
+    plans: &[&ast::Module],
+    syntax_errors: &[Span],
+    prior: Option<Prior>,
+) -> (Vec<Diagnostic>, Vec<CheckedPlan>, Memo) {
+    let decls = distinct(plans.iter().copied())
+        .into_iter()
+        .flat_map(|m| m.plans())
+        .map(|p| (Cow::Borrowed(p), Cow::Borrowed(p.steps.as_slice())));
+    check_decls(models, decls, syntax_errors, None, prior, true)
 }
 
 /// [`check_plans`], given the trees to let go: each step's syntax tree is
@@ -257,7 +282,8 @@ pub fn check_plans_owned(
             }
             _ => None,
         });
-    check_decls(models, decls, syntax_errors, progress)
+    let (diags, plans, _) = check_decls(models, decls, syntax_errors, progress, None, false);
+    (diags, plans)
 }
 
 /// A plan's declaration and its steps, apart ([`plan::StepTrees`]).
@@ -268,7 +294,9 @@ fn check_decls<'p>(
     decls: impl Iterator<Item = Decl<'p>>,
     syntax_errors: &[Span],
     progress: Option<Progress<'_>>,
-) -> (Vec<Diagnostic>, Vec<CheckedPlan>) {
+    prior: Option<Prior>,
+    keep: bool,
+) -> (Vec<Diagnostic>, Vec<CheckedPlan>, Memo) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut damage: Vec<Span> = syntax_errors.to_vec();
     damage.sort();
@@ -277,17 +305,28 @@ fn check_decls<'p>(
         catalog: &models.catalog,
         policy: models.policy.as_ref(),
         actor: &models.actor,
-        suggest_budget: plan::SUGGEST_BUDGET,
+        suggest_budget: plan::suggest_budget(),
+        refused: 0,
         progress,
     };
+    // A check of a text with a syntax error, or of a replan, keeps no
+    // memo to reuse: what it decided depends on the damage or the record.
+    let keep = keep && damage.is_empty() && progress.is_none();
+    let mut priors = prior.and_then(|p| p.plans(&env, models));
     let mut checked = Vec::new();
-    for (decl, steps) in decls {
-        let (model, mut d) = plan::check_plan(&decl, steps, &mut env);
+    let mut memo = Memo::default();
+    for (k, (decl, steps)) in decls.enumerate() {
+        let prior = priors
+            .as_mut()
+            .and_then(|p| p.get_mut(k))
+            .and_then(Option::take);
+        let (model, mut d, kept) = plan::check_plan(&decl, steps, &mut env, prior, keep);
         diags.append(&mut d);
         checked.push(model);
+        memo.plans.extend(kept);
     }
     diagnostics::sort(&mut diags);
-    (diags, checked)
+    (diags, checked, memo)
 }
 
 #[cfg(test)]

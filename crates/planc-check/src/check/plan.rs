@@ -26,6 +26,7 @@ mod lints;
 mod order;
 mod probes;
 mod replan;
+pub(crate) mod reuse;
 mod trust;
 
 /// What a value is, for messages: "argument `facts`", "an element of
@@ -78,6 +79,9 @@ pub(crate) struct Env<'a> {
     /// diagnostics go without suggestions, so that a plan with a hundred
     /// thousand misspellings stays linear.
     pub suggest_budget: usize,
+    /// How many suggestions the budget refused so far: a step's
+    /// diagnostics are reused only if none of its was (`plan/reuse.rs`).
+    pub refused: usize,
     /// The progress record a replan is checked against (`plan/replan.rs`).
     pub progress: Option<super::Progress<'a>>,
 }
@@ -100,6 +104,7 @@ impl Env<'_> {
     ) -> Vec<&'c str> {
         let n = candidates.len();
         if n > self.suggest_budget {
+            self.refused += 1;
             return Vec::new();
         }
         self.suggest_budget -= n;
@@ -109,6 +114,22 @@ impl Env<'_> {
 
 /// The suggestion budget of one check: enough for every realistic plan.
 pub(crate) const SUGGEST_BUDGET: usize = 500_000;
+
+#[cfg(test)]
+thread_local! {
+    /// A smaller budget for this thread's checks, for the tests that run
+    /// it out.
+    pub(crate) static TEST_BUDGET: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// The budget a check starts with.
+pub(crate) fn suggest_budget() -> usize {
+    #[cfg(test)]
+    if let Some(b) = TEST_BUDGET.get() {
+        return b;
+    }
+    SUGGEST_BUDGET
+}
 
 /// A plan's steps as [`check_plan`] is given them: borrowed from a tree
 /// the caller keeps (the language server, the review page), or owned, each
@@ -169,15 +190,23 @@ struct Checker<'a, 'e> {
     /// The record's string leaves, read the first time a replan's literal
     /// is checked for laundering (`plan/launder.rs`).
     laundry: Option<launder::Laundry>,
+    /// The bindings the step being checked used, once per use, when the
+    /// check keeps a memo (`plan/reuse.rs`).
+    uses_log: Option<Vec<usize>>,
 }
 
 /// Checks one plan against the environment, returning its model and the
-/// diagnostics found inside it (unsorted).
+/// diagnostics found inside it (unsorted). With `prior`, the steps a
+/// previous check of the same text, edited, decided about are reused where
+/// they can be; with `keep`, what the next such check may reuse is kept
+/// (`plan/reuse.rs`).
 pub(crate) fn check_plan<'a>(
     plan: &ast::PlanDecl,
     trees: StepTrees<'_>,
     env: &mut Env<'a>,
-) -> (CheckedPlan, Vec<Diagnostic>) {
+    prior: Option<reuse::PlanPrior>,
+    keep: bool,
+) -> (CheckedPlan, Vec<Diagnostic>, Option<reuse::PlanMemo>) {
     let n = trees.len();
     let mut c = Checker {
         env,
@@ -207,16 +236,36 @@ pub(crate) fn check_plan<'a>(
         recorded_taint: None,
         reuse: Vec::new(),
         laundry: None,
+        uses_log: keep.then(Vec::new),
     };
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
     c.resolve_tools();
     c.step_binds = c.bind_pass(&trees);
     let binds = c.step_binds.clone();
+    let mut prior = prior.filter(|p| c.same_context(p));
     let mut steps: Vec<CheckedStep> = Vec::with_capacity(n);
+    let mut memos: Vec<reuse::StepMemoOut> = Vec::with_capacity(if keep { n } else { 0 });
+    // Per step, whether it was reused (only with a prior).
+    let mut reused: Vec<bool> = Vec::new();
     let mut step = |c: &mut Checker<'a, '_>, i: usize, tree: &ast::Step, binds: Vec<usize>| {
+        if let Some(p) = prior.as_mut() {
+            let again = c.reuse_step(p, i, tree, &binds);
+            reused.push(again.is_some());
+            if let Some((checked, memo)) = again {
+                steps.push(checked);
+                if keep {
+                    memos.push(memo);
+                }
+                return;
+            }
+        }
+        let mark = c.mark();
         let checked = c.check_step(i, tree, binds);
         c.tree_lints(tree, &checked);
+        if keep {
+            memos.push(c.step_memo(mark, i, reuse::extent(tree)));
+        }
         steps.push(checked);
     };
     // Every later pass reads the models, the heads and the bindings: an
@@ -236,9 +285,19 @@ pub(crate) fn check_plan<'a>(
     // Reuse is known before authorization: a ceiling over a reused step's
     // artifact is decided from its recorded value.
     c.decide_reuse(&steps);
-    for checked in &mut steps {
+    for (k, checked) in steps.iter_mut().enumerate() {
+        let memo = memos.get_mut(k);
+        if reused.get(k).copied().unwrap_or(false)
+            && memo.as_ref().is_some_and(|m| c.reuse_policy(m))
+        {
+            continue;
+        }
         if let Some(t) = c.tool(checked.index) {
+            let mark = c.mark();
             checked.authz = c.check_policy(checked.index, t, &checked.args);
+            if let Some(memo) = memo {
+                c.policy_memo(mark, memo);
+            }
         }
     }
     c.check_totals(&steps);
@@ -289,7 +348,18 @@ pub(crate) fn check_plan<'a>(
         errors,
         replan,
     };
-    (model, c.diags)
+    let memo = keep.then(|| reuse::PlanMemo::of(memos));
+    (model, c.diags, memo)
+}
+
+/// [`Checker::use_binding`], for a caller that holds another field.
+fn count_use(bindings: &mut [Binding], log: &mut Option<Vec<usize>>, b: usize) {
+    if let Some(binding) = bindings.get_mut(b) {
+        binding.uses += 1;
+        if let Some(log) = log {
+            log.push(b);
+        }
+    }
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -330,6 +400,11 @@ impl<'a> Checker<'a, '_> {
             }
             deps.push(dep);
         }
+    }
+
+    /// Counts a use of binding `b` (one never used is W0403).
+    fn use_binding(&mut self, b: usize) {
+        count_use(&mut self.bindings, &mut self.uses_log, b);
     }
 
     fn tool(&self, i: usize) -> Option<&'a Tool> {

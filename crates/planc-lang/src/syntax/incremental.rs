@@ -24,7 +24,7 @@
 use super::ast::{self, Clause, ExprKind, InterpPart, Item, ProbeKind};
 use super::{lexer, parser};
 use crate::limits;
-use crate::source::{FileId, Span};
+use crate::source::{Edit, FileId, Span};
 
 /// Re-reads `module`, the tree of `old` (from a parse of `old` that gave no
 /// diagnostic), for the edited text `new`. `true` when the module is now
@@ -35,18 +35,12 @@ pub fn reparse(file: FileId, module: &mut ast::Module, old: &str, new: &str) -> 
     if new.len() > limits::MAX_INPUT_BYTES {
         return false;
     }
-    let (old_b, new_b) = (old.as_bytes(), new.as_bytes());
-    let prefix = common_prefix(old_b, new_b);
-    if prefix == old_b.len() && prefix == new_b.len() {
+    let edit = Edit::between(file, old, new);
+    if edit.is_none() {
         return true;
     }
-    let suffix = common_suffix(
-        old_b.get(prefix..).unwrap_or_default(),
-        new_b.get(prefix..).unwrap_or_default(),
-    );
-    // The bytes `old[prefix..old_end]` became `new[prefix..new_end]`.
-    let old_end = old_b.len() - suffix;
-    let delta = new_b.len() as i64 - old_b.len() as i64;
+    let (prefix, old_end) = (edit.start, edit.old_end);
+    let delta = new.len() as i64 - old.len() as i64;
 
     // Only the last declaration: the spans of a later one would move.
     let Some(Item::Plan(plan)) = module.items.last_mut() else {
@@ -94,34 +88,6 @@ pub fn reparse(file: FileId, module: &mut ast::Module, old: &str, new: &str) -> 
         plan.span.end = moved(plan.span.end, delta);
     }
     true
-}
-
-/// The block [`common_prefix`] and [`common_suffix`] compare at a time,
-/// which the compiler turns into vector compares: an edit reads a 150 KB
-/// document's ends in a few thousand instructions, not a byte loop.
-const BLOCK: usize = 32;
-
-/// How many bytes `a` and `b` share at their start.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    let at = BLOCK * equal_blocks(a.chunks_exact(BLOCK).zip(b.chunks_exact(BLOCK)));
-    let (a, b) = (
-        a.get(at..).unwrap_or_default(),
-        b.get(at..).unwrap_or_default(),
-    );
-    at + equal_blocks(a.iter().zip(b))
-}
-
-/// How many bytes `a` and `b` share at their end.
-fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    let at = BLOCK * equal_blocks(a.rchunks_exact(BLOCK).zip(b.rchunks_exact(BLOCK)));
-    let a = a.get(..a.len() - at).unwrap_or_default();
-    let b = b.get(..b.len() - at).unwrap_or_default();
-    at + equal_blocks(a.iter().rev().zip(b.iter().rev()))
-}
-
-/// How many pairs are equal before the first that is not.
-fn equal_blocks<T: PartialEq>(pairs: impl Iterator<Item = (T, T)>) -> usize {
-    pairs.take_while(|(x, y)| x == y).count()
 }
 
 /// The step whose text is `text`, at `offset` in its file; `None` unless

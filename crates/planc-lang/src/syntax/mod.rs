@@ -15,7 +15,7 @@ pub mod parser;
 pub mod path;
 pub mod stepwise;
 #[cfg(test)]
-mod test_texts;
+pub(crate) mod test_texts;
 
 pub use crate::ast;
 

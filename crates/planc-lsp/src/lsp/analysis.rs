@@ -12,7 +12,7 @@ use lsp_types::Uri;
 use crate::check::CheckedPlan;
 use crate::diagnostics::Diagnostic;
 use crate::driver::{Job, Outcome};
-use crate::source::{FileId, SourceFile, Span};
+use crate::source::{Edit, FileId, SourceFile, Span};
 use crate::syntax::ast;
 
 /// What a name stands for. Steps and bindings are scoped by their plan
@@ -98,6 +98,27 @@ impl Analysis {
             shown: Vec::new(),
             clean_tree: false,
         }
+    }
+
+    /// The edit from this analysis's text of the document to `new`, the
+    /// text of the next analysis, when that is the same file `doc`.
+    pub fn edit_to(&self, doc: FileId, new: &str) -> Option<Edit> {
+        let old = self.doc_file().filter(|_| self.doc == doc)?;
+        Some(Edit::between(doc, &old.text, new))
+    }
+
+    /// What the check of the document's text after `edit` may reuse of this
+    /// analysis's check (`check::Prior`): its plans' models and memo.
+    /// Taken: this analysis is about to be replaced.
+    pub fn prior(&mut self, edit: Edit) -> Option<crate::check::Prior> {
+        let checked = &mut self.outcome.checked;
+        let memo = checked.memo.take()?;
+        Some(crate::check::Prior::new(
+            std::mem::take(&mut checked.plans),
+            memo,
+            std::sync::Arc::clone(&checked.models),
+            edit,
+        ))
     }
 
     /// The tree of the document's new text `new`, as file `doc`, made from

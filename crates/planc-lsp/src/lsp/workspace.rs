@@ -61,14 +61,29 @@ impl Server<'_> {
                 // UTF-16 columns) of the text the one before left; a range
                 // past the end is clamped to it.
                 Some(range) => {
-                    let file = crate::source::SourceFile::new(
-                        crate::FileId(0),
-                        "",
-                        std::mem::take(&mut doc.text),
-                        doc.kind,
-                    );
-                    let span = convert::span(&file, range);
-                    let mut text = file.text;
+                    // The position is read with the last analysis's line
+                    // index when the text is still the one it read (the
+                    // first change since); otherwise one is built.
+                    let analysed = doc
+                        .analysis
+                        .as_ref()
+                        .and_then(Analysis::doc_file)
+                        .filter(|f| f.text == doc.text);
+                    let span = match analysed {
+                        Some(f) => convert::span(f, range),
+                        None => {
+                            let file = crate::source::SourceFile::new(
+                                crate::FileId(0),
+                                "",
+                                std::mem::take(&mut doc.text),
+                                doc.kind,
+                            );
+                            let span = convert::span(&file, range);
+                            doc.text = file.text;
+                            span
+                        }
+                    };
+                    let mut text = std::mem::take(&mut doc.text);
                     if text.is_char_boundary(span.start as usize)
                         && text.is_char_boundary(span.end as usize)
                     {
@@ -278,9 +293,20 @@ impl Server<'_> {
             let doc_id = job.sources.add_with_kind(name, text, kind);
             uris.push(Some(uri.clone()));
             job.plans.push(doc_id);
+            // The edit since the document's last analysis: what the check
+            // may reuse of it, and the line index, which it moves.
+            let old = self.docs.get(uri).and_then(|d| d.analysis.as_ref());
+            let edit = match (old, job.sources.get_mut(doc_id)) {
+                (Some(old), Some(f)) => old.edit_to(doc_id, &f.text).inspect(|edit| {
+                    if let Some(old) = old.doc_file() {
+                        f.take_lines_from(old, edit);
+                    }
+                }),
+                _ => None,
+            };
             let (outcome, clean_tree) = match job.sources.get(doc_id) {
                 Some(f) if kind == SourceKind::Text => {
-                    let analysis = self.docs.get_mut(uri).and_then(|d| d.analysis.as_mut());
+                    let mut analysis = self.docs.get_mut(uri).and_then(|d| d.analysis.as_mut());
                     // A text whose last parse gave diagnostics most likely
                     // still does: parsed whole at once, without first
                     // trying it step by step (`syntax::stepwise`), which
@@ -289,8 +315,13 @@ impl Server<'_> {
                         Some(a) if !a.clean_tree => syntax::parser::Strategy::Whole,
                         _ => syntax::parser::Strategy::FastThenRich,
                     };
-                    // Only the edited step is read again when it can be.
-                    let reread = analysis.and_then(|a| a.reread(doc_id, &f.text));
+                    // Only the edited step is read again when it can be,
+                    // and only the steps the edit touched are checked
+                    // again when the others' models can be reused.
+                    let reread = analysis
+                        .as_deref_mut()
+                        .and_then(|a| a.reread(doc_id, &f.text));
+                    let prior = analysis.zip(edit).and_then(|(a, e)| a.prior(e));
                     let (module, mut diags) = match reread {
                         Some(module) => (module, Vec::new()),
                         None => syntax::parse_text_with(doc_id, &f.text, strategy),
@@ -299,7 +330,7 @@ impl Server<'_> {
                     // As `driver::parse` reads a plan's text.
                     diags.extend(check::hidden::hidden_characters(doc_id, &f.text));
                     let tree = (doc_id, module, diags);
-                    (compiler.run_with_tree(&mut job, tree), clean)
+                    (compiler.run_with_tree(&mut job, tree, prior), clean)
                 }
                 _ => (compiler.run(&mut job), false),
             };

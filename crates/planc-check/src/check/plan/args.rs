@@ -494,10 +494,10 @@ impl<'a> Checker<'a, '_> {
             return None;
         };
         let (b_step, b_ty, b_span) = {
-            let binding = self.bindings.get_mut(b)?;
-            binding.uses += 1;
+            let binding = self.bindings.get(b)?;
             (binding.step, binding.ty.clone(), binding.name_span)
         };
+        self.use_binding(b);
         // Shared, not borrowed: the names are read across the reports
         // below (a `Str` clone copies at most 24 bytes).
         let binder = name_in(&self.heads, b_step).clone();
@@ -659,9 +659,8 @@ impl<'a> Checker<'a, '_> {
             if let Some(b) = near
                 .first()
                 .and_then(|n| self.binding_index.get(*n).copied())
-                .and_then(|b| self.bindings.get_mut(b))
             {
-                b.uses += 1;
+                count_use(&mut self.bindings, &mut self.uses_log, b);
             }
             d = policy::add_suggestion(d, &near, r.name.span);
             if near.is_empty() {

@@ -7,6 +7,7 @@ mod authz;
 mod order;
 mod pinning;
 mod resolution;
+mod reuse;
 mod sizes;
 mod writes;
 

@@ -180,38 +180,3 @@ fn random_edits_agree_with_a_whole_parse() {
         "taken {taken}, refused {refused}"
     );
 }
-
-#[test]
-fn shared_ends_are_found_block_by_block_as_byte_by_byte() {
-    // Lengths around the block's, with the first difference at every
-    // position, from either end.
-    let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let naive_suffix = |a: &[u8], b: &[u8]| {
-        a.iter()
-            .rev()
-            .zip(b.iter().rev())
-            .take_while(|(x, y)| x == y)
-            .count()
-    };
-    for len in [0, 1, 31, 32, 33, 63, 64, 65, 100] {
-        let a: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
-        for extra in [0, 1, 40] {
-            let mut longer = a.clone();
-            longer.extend(std::iter::repeat_n(b'z', extra));
-            assert_eq!(common_prefix(&a, &longer), naive_prefix(&a, &longer));
-            let mut before = vec![b'z'; extra];
-            before.extend(&a);
-            assert_eq!(common_suffix(&a, &before), naive_suffix(&a, &before));
-            for at in 0..len {
-                let mut b = longer.clone();
-                b[at] = b'#';
-                assert_eq!(common_prefix(&a, &b), at);
-                assert_eq!(common_prefix(&a, &b), naive_prefix(&a, &b));
-                let mut b = before.clone();
-                b[extra + at] = b'#';
-                assert_eq!(common_suffix(&a, &b), len - at - 1);
-                assert_eq!(common_suffix(&a, &b), naive_suffix(&a, &b));
-            }
-        }
-    }
-}
