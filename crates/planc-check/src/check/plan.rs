@@ -10,7 +10,7 @@ use crate::FastMap;
 use crate::catalog::{self, Catalog, Tool, Ty, Value};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::policy::{self, Policy, Rule, Traits};
-use crate::seen::Seen;
+use crate::seen::{Few, Seen};
 use crate::source::{Span, Spanned};
 use crate::suggest;
 use crate::syntax::ast::{self, CmpOp, Effect, PathSeg, Str};

@@ -215,28 +215,23 @@ impl<'a> Checker<'a, '_> {
 }
 
 /// The bounds the `len` posts of a step put on each path's length:
-/// (lowest, highest). A step has a few posts, searched in order; past
-/// [`Pins::FEW`] paths a map finds them, so that no plan makes it quadratic.
-#[derive(Default)]
-struct Pins<'p> {
-    bounds: Vec<(&'p [PathSeg], (u64, u64))>,
-    index: Option<FastMap<&'p [PathSeg], usize>>,
-}
+/// (lowest, highest), by path ([`Few`]: a step has a few posts, searched
+/// in order; past [`crate::seen::FEW`] paths a map finds them, so that no plan
+/// makes it quadratic).
+struct Pins<'p>(Few<&'p [PathSeg], (u64, u64)>);
 
 impl<'p> Pins<'p> {
-    const FEW: usize = 16;
-
     fn of(posts: &'p [CheckedProbe]) -> Pins<'p> {
-        let mut pins = Pins::default();
+        let mut pins = Few::with_capacity(0);
         for p in posts {
             let ProbeKind::Len { path, op, value } = &p.kind else {
                 continue;
             };
-            let at = match pins.find(path) {
+            let at = match pins.position(path.as_slice()) {
                 Some(at) => at,
-                None => pins.add(path),
+                None => pins.push(path.as_slice(), (0, u64::MAX)),
             };
-            let Some((_, e)) = pins.bounds.get_mut(at) else {
+            let Some(e) = pins.value_mut(at) else {
                 continue;
             };
             let v = *value;
@@ -260,45 +255,23 @@ impl<'p> Pins<'p> {
                 CmpOp::Ne => {}
             }
         }
-        pins
+        Pins(pins)
     }
 
-    fn find(&self, path: &[PathSeg]) -> Option<usize> {
-        match &self.index {
-            Some(index) => index.get(path).copied(),
-            None => self.bounds.iter().position(|(q, _)| *q == path),
-        }
-    }
-
-    fn add(&mut self, path: &'p [PathSeg]) -> usize {
-        let at = self.bounds.len();
-        self.bounds.push((path, (0, u64::MAX)));
-        if let Some(index) = &mut self.index {
-            index.insert(path, at);
-        } else if self.bounds.len() > Self::FEW {
-            self.index = Some(
-                self.bounds
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (q, _))| (*q, i))
-                    .collect(),
-            );
-        }
-        at
-    }
-
-    /// The bounds on the length of the list at `path`.
+    /// The bounds on the length of the list at `path`: the segments are
+    /// compared as they come while the paths are few, collected into a key
+    /// only for the map.
     fn get<'a>(&self, path: impl Iterator<Item = &'a PathSeg> + Clone) -> Option<(u64, u64)> {
-        let at = match &self.index {
-            Some(index) => index
-                .get(path.cloned().collect::<Vec<_>>().as_slice())
-                .copied(),
-            None => self
-                .bounds
+        let at = if self.0.indexed() {
+            self.0
+                .position(path.cloned().collect::<Vec<_>>().as_slice())
+        } else {
+            self.0
+                .entries()
                 .iter()
-                .position(|(q, _)| q.iter().eq(path.clone())),
+                .position(|(q, _)| q.iter().eq(path.clone()))
         }?;
-        self.bounds.get(at).map(|(_, b)| *b)
+        self.0.entries().get(at).map(|(_, b)| *b)
     }
 }
 
@@ -322,7 +295,7 @@ mod tests {
         // Paths `$.p0`..`$.pN`, each bound twice (`>= 1` and `<= K`), for
         // a few paths (searched in order) and many (a map): the same
         // bounds either way.
-        for n in [3, Pins::FEW, Pins::FEW + 1, 200] {
+        for n in [3, crate::seen::FEW, crate::seen::FEW + 1, 200] {
             let mut posts = Vec::new();
             for k in 0..n {
                 posts.push(len(field(&format!("p{k}")), CmpOp::Ge, 1));
@@ -331,7 +304,7 @@ mod tests {
                 posts.push(len(field(&format!("p{k}")), CmpOp::Le, k as u64 % 3 + 1));
             }
             let pins = Pins::of(&posts);
-            assert_eq!(pins.index.is_some(), n > Pins::FEW, "{n} paths");
+            assert_eq!(pins.0.indexed(), n > crate::seen::FEW, "{n} paths");
             for k in 0..n {
                 let path = field(&format!("p{k}"));
                 assert_eq!(
