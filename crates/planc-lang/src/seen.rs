@@ -24,14 +24,21 @@ pub struct Few<K, V> {
 
 impl<K: Copy + Eq + Hash, V> Few<K, V> {
     /// For about `len` entries: the map from the start when they are many.
+    #[inline]
     pub fn with_capacity(len: usize) -> Few<K, V> {
+        let index = if len > FEW {
+            Some(FastMap::with_capacity_and_hasher(len, Default::default()))
+        } else {
+            None
+        };
         Few {
             entries: Vec::with_capacity(len),
-            index: (len > FEW).then(|| FastMap::with_capacity_and_hasher(len, Default::default())),
+            index,
         }
     }
 
     /// The position of `key`.
+    #[inline]
     pub fn position<Q>(&self, key: &Q) -> Option<usize>
     where
         K: Borrow<Q>,
@@ -46,11 +53,13 @@ impl<K: Copy + Eq + Hash, V> Few<K, V> {
     /// Whether the entries are found through the map, and [`Few::position`]
     /// hashes the key: a caller whose key must be built first (collected
     /// from an iterator) can compare the entries itself while it is not.
+    #[inline]
     pub fn indexed(&self) -> bool {
         self.index.is_some()
     }
 
     /// Adds an entry (its key not yet present) and returns its position.
+    #[inline]
     pub fn push(&mut self, key: K, value: V) -> usize {
         let at = self.entries.len();
         self.entries.push((key, value));
@@ -72,10 +81,12 @@ impl<K: Copy + Eq + Hash, V> Few<K, V> {
         at
     }
 
+    #[inline]
     pub fn entries(&self) -> &[(K, V)] {
         &self.entries
     }
 
+    #[inline]
     pub fn value_mut(&mut self, at: usize) -> Option<&mut V> {
         self.entries.get_mut(at).map(|(_, v)| v)
     }
@@ -86,22 +97,45 @@ pub struct Seen<'a>(Few<&'a str, Span>);
 
 impl<'a> Seen<'a> {
     /// For a list of `len` names.
+    #[inline]
     pub fn new(len: usize) -> Seen<'a> {
         Seen(Few::with_capacity(len))
     }
 
     /// Where `name` was met before; `None` the first time, when it is
-    /// noted as met at `span`.
+    /// noted as met at `span`. Reads the table's fields itself: a step's
+    /// arguments go through here, and one lookup, not a lookup and then an
+    /// indexing, is what a handful of names should cost.
+    #[inline]
     pub fn first(&mut self, name: &'a str, span: Span) -> Option<Span> {
-        if let Some(at) = self.0.position(name) {
-            return self.0.entries().get(at).map(|(_, first)| *first);
+        let few = &mut self.0;
+        let at = few.entries.len();
+        match &mut few.index {
+            Some(index) => match index.entry(name) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    return few.entries.get(*e.get()).map(|(_, first)| *first);
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(at);
+                    few.entries.push((name, span));
+                }
+            },
+            None => {
+                if let Some(&(_, first)) = few.entries.iter().find(|(n, _)| *n == name) {
+                    return Some(first);
+                }
+                few.push(name, span);
+            }
         }
-        self.0.push(name, span);
         None
     }
 
+    #[inline]
     pub fn contains(&self, name: &str) -> bool {
-        self.0.position(name).is_some()
+        match &self.0.index {
+            Some(index) => index.contains_key(name),
+            None => self.0.entries.iter().any(|(n, _)| *n == name),
+        }
     }
 }
 

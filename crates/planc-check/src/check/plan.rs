@@ -260,10 +260,10 @@ pub(crate) fn check_plan<'a>(
                 return;
             }
         }
-        let mark = c.mark();
+        let mark = keep.then(|| c.mark());
         let checked = c.check_step(i, tree, binds);
         c.tree_lints(tree, &checked);
-        if keep {
+        if let Some(mark) = mark {
             memos.push(c.step_memo(mark, i, reuse::extent(tree)));
         }
         steps.push(checked);
@@ -285,18 +285,12 @@ pub(crate) fn check_plan<'a>(
     // Reuse is known before authorization: a ceiling over a reused step's
     // artifact is decided from its recorded value.
     c.decide_reuse(&steps);
-    for (k, checked) in steps.iter_mut().enumerate() {
-        let memo = memos.get_mut(k);
-        if reused.get(k).copied().unwrap_or(false)
-            && memo.as_ref().is_some_and(|m| c.reuse_policy(m))
-        {
-            continue;
-        }
-        if let Some(t) = c.tool(checked.index) {
-            let mark = c.mark();
-            checked.authz = c.check_policy(checked.index, t, &checked.args);
-            if let Some(memo) = memo {
-                c.policy_memo(mark, memo);
+    if keep {
+        c.authorize_keeping(&mut steps, &mut memos, &reused);
+    } else {
+        for checked in &mut steps {
+            if let Some(t) = c.tool(checked.index) {
+                checked.authz = c.check_policy(checked.index, t, &checked.args);
             }
         }
     }
@@ -353,6 +347,7 @@ pub(crate) fn check_plan<'a>(
 }
 
 /// [`Checker::use_binding`], for a caller that holds another field.
+#[inline]
 fn count_use(bindings: &mut [Binding], log: &mut Option<Vec<usize>>, b: usize) {
     if let Some(binding) = bindings.get_mut(b) {
         binding.uses += 1;

@@ -252,9 +252,30 @@ impl<'a> Checker<'a, '_> {
         Some((old, StepMemoOut(memo)))
     }
 
+    /// Authorizes every step, as a check that keeps a memo does: a reused
+    /// step's authorization replayed from its memo when it can be, every
+    /// other step's checked and written into its memo.
+    pub(super) fn authorize_keeping(
+        &mut self,
+        steps: &mut [CheckedStep],
+        memos: &mut [StepMemoOut],
+        reused: &[bool],
+    ) {
+        for (k, (checked, memo)) in steps.iter_mut().zip(memos).enumerate() {
+            if reused.get(k).copied().unwrap_or(false) && self.reuse_policy(memo) {
+                continue;
+            }
+            if let Some(t) = self.tool(checked.index) {
+                let mark = self.mark();
+                checked.authz = self.check_policy(checked.index, t, &checked.args);
+                self.policy_memo(mark, memo);
+            }
+        }
+    }
+
     /// Replays a reused step's authorization from its memo; `false` when
     /// the budget left does not cover it (check it afresh).
-    pub(super) fn reuse_policy(&mut self, memo: &StepMemoOut) -> bool {
+    fn reuse_policy(&mut self, memo: &StepMemoOut) -> bool {
         let m = &memo.0;
         if !m.policy_whole || self.env.suggest_budget < m.policy_spent {
             return false;
