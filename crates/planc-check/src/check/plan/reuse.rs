@@ -23,8 +23,10 @@
 //! plan-wide passes (reuse of a replan, totals, effect edges, the order,
 //! the lints, the budget) run over every step as in a whole check. Nothing
 //! is reused when the text has a syntax error or the check is a replan
-//! (`progress`). The unit tests edit random steps of the repository's
-//! plans and compare every model and diagnostic with a whole check.
+//! (`progress`), and such a check keeps no memo: what it decided depends
+//! on the damage or the record. The unit tests edit random steps of the
+//! checker's fixtures and compare every model and diagnostic with a whole
+//! check (`check/tests/reuse.rs`).
 
 use std::sync::Arc;
 
@@ -77,6 +79,11 @@ pub struct Prior {
 }
 
 impl Prior {
+    /// `plans` and `memo` from the check of a text (`check_plans_again`,
+    /// the outcome's `checked.memo`) against `models`, and `edit` the edit
+    /// from that text to the one to check now (`Edit::between`). The
+    /// models are compared by identity; the edit is trusted: another one
+    /// moves the reused spans to the wrong places.
     pub fn new(plans: Vec<CheckedPlan>, memo: Memo, models: Arc<Models>, edit: Edit) -> Prior {
         Prior {
             plans,
@@ -173,7 +180,7 @@ impl<'a> Checker<'a, '_> {
         })
     }
 
-    /// Writes what step `i`'s authorization did since `mark` into its memo.
+    /// Writes what a step's authorization did since `mark` into its memo.
     pub(super) fn policy_memo(&self, mark: Mark, memo: &mut StepMemoOut) {
         let m = &mut memo.0;
         m.policy_diags = self.diags.get(mark.diags..).unwrap_or_default().to_vec();
@@ -237,7 +244,7 @@ impl<'a> Checker<'a, '_> {
         if !moved || old.index != i {
             return None;
         }
-        self.env.suggest_budget -= memo.spent;
+        self.env.suggest_budget = self.env.suggest_budget.saturating_sub(memo.spent);
         for &b in &memo.uses {
             self.use_binding(b);
         }
@@ -280,7 +287,7 @@ impl<'a> Checker<'a, '_> {
         if !m.policy_whole || self.env.suggest_budget < m.policy_spent {
             return false;
         }
-        self.env.suggest_budget -= m.policy_spent;
+        self.env.suggest_budget = self.env.suggest_budget.saturating_sub(m.policy_spent);
         self.diags.extend(m.policy_diags.iter().cloned());
         true
     }
