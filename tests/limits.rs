@@ -471,3 +471,36 @@ fn string_length_is_capped() {
     assert_eq!(diags[0].code, Code::E0003);
     assert_eq!(diags[0].span.start as usize, start);
 }
+
+/// A catalogue whose definitions each refer eight times to the next, the
+/// last eight times to one that does not exist: 8^5 unresolved references
+/// once expanded. Each is reported once (eight, at the last definition's
+/// eight `$ref`s), and the expansion is bounded as schemas are; it once
+/// gave 32,768 diagnostics and took seconds (found by the `json_document`
+/// fuzz target).
+#[test]
+fn unresolved_references_in_an_exploding_schema_are_reported_once() {
+    let level = |n: usize| {
+        let refs: Vec<String> = (0..8)
+            .map(|p| format!("\"p{p}\": {{\"$ref\": \"#/$defs/L{}\"}}", n + 1))
+            .collect();
+        format!(
+            "\"L{n}\": {{\"type\": \"object\", \"properties\": {{{}}}}}",
+            refs.join(", ")
+        )
+    };
+    let defs: Vec<String> = (0..5).map(level).collect();
+    let text = format!(
+        "{{\"tools\": [{{\"name\": \"laughs\", \"inputSchema\": {{\"$defs\": {{{}}}, \"type\": \"object\", \"properties\": {{\"x\": {{\"$ref\": \"#/$defs/L0\"}}}}, \"required\": [\"x\"]}}, \"annotations\": {{\"readOnlyHint\": true}}}}]}}",
+        defs.join(", ")
+    );
+    let diags = compile("tools.json", Role::Catalog, text);
+    // A catalogue's schema problems are warnings on the tool (W0501),
+    // and the expansion's cut is E0003.
+    let unresolved = diags
+        .iter()
+        .filter(|d| d.code == Code::W0501 && d.message.contains("does not resolve"))
+        .count();
+    assert_eq!(unresolved, 8, "{diags:#?}");
+    assert!(diags.len() <= 10, "{} diagnostics", diags.len());
+}

@@ -27,6 +27,10 @@ pub(super) struct Refs<'v, 'a> {
     expanded: usize,
     /// E0003 is reported once per document; later cuts are silent.
     cut: bool,
+    /// The diagnostics reported inside `$ref` targets so far: a target
+    /// expanded many times (eight references to a definition whose eight
+    /// references are unresolved) reports each of its problems once.
+    reported: crate::FastSet<(Code, Span, String)>,
 }
 
 impl<'v, 'a> Refs<'v, 'a> {
@@ -36,6 +40,7 @@ impl<'v, 'a> Refs<'v, 'a> {
             chain: Vec::new(),
             expanded: 0,
             cut: false,
+            reported: crate::FastSet::default(),
         }
     }
 }
@@ -425,6 +430,21 @@ fn reference(
     outer: Option<&str>,
 ) -> Type {
     let span = m.value.span;
+    // A reference that does not resolve, read inside an expansion, counts
+    // as a schema read: unresolved ones at the leaves of an exploding
+    // document are bounded as the schemas are (a resolved one counts as its
+    // target is read).
+    if !cx.chain.is_empty() && !resolves(cx.root, &m.value) {
+        if cx.expanded >= MAX_EXPANDED_SCHEMAS {
+            return cut(
+                r,
+                cx,
+                span,
+                format!("its references expand to more than {MAX_EXPANDED_SCHEMAS} schemas"),
+            );
+        }
+        cx.expanded += 1;
+    }
     let Some(target) = m.value.as_str() else {
         r.ill_typed("`$ref`", &m.value, "a string");
         return unmapped(span);
@@ -492,11 +512,27 @@ fn reference(
             format!("`{target}` refers to itself more than {MAX_REF_RECURSION} levels deep"),
         );
     }
+    let before = r.diags.len();
     cx.chain.push(found.span);
     let ty = schema_type_in(r, cx, found, outer);
     cx.chain.pop();
+    if cx.chain.is_empty() {
+        // Back at the document: what the expansion reported, each once in
+        // the document.
+        let mut expansion = r.diags.split_off(before.min(r.diags.len()));
+        expansion.retain(|d| cx.reported.insert((d.code, d.span, d.message.clone())));
+        r.diags.append(&mut expansion);
+    }
     // The type is the target's, pointed at from where it is used.
     Spanned::new(ty.node, span)
+}
+
+/// Whether `value`, a `$ref`'s, is a local pointer that resolves in `root`.
+fn resolves(root: &Json<'_>, value: &Json<'_>) -> bool {
+    value
+        .as_str()
+        .and_then(|t| t.strip_prefix('#'))
+        .is_some_and(|p| resolve(root, p).is_ok())
 }
 
 /// E0003 at `at` (once per document), and the error type there: a schema
