@@ -362,16 +362,10 @@ pub(super) fn schema_type_in(
             return unmapped(span);
         }
     }
-    if !cx.chain.is_empty() {
-        if cx.expanded >= MAX_EXPANDED_SCHEMAS {
-            return cut(
-                r,
-                cx,
-                span,
-                format!("its references expand to more than {MAX_EXPANDED_SCHEMAS} schemas"),
-            );
-        }
-        cx.expanded += 1;
+    if !cx.chain.is_empty()
+        && let Some(over) = count_read(r, cx, span)
+    {
+        return over;
     }
     if !check_keys(r, s) {
         return unmapped(span);
@@ -434,16 +428,11 @@ fn reference(
     // as a schema read: unresolved ones at the leaves of an exploding
     // document are bounded as the schemas are (a resolved one counts as its
     // target is read).
-    if !cx.chain.is_empty() && !resolves(cx.root, &m.value) {
-        if cx.expanded >= MAX_EXPANDED_SCHEMAS {
-            return cut(
-                r,
-                cx,
-                span,
-                format!("its references expand to more than {MAX_EXPANDED_SCHEMAS} schemas"),
-            );
-        }
-        cx.expanded += 1;
+    if !cx.chain.is_empty()
+        && !resolves(cx.root, &m.value)
+        && let Some(over) = count_read(r, cx, span)
+    {
+        return over;
     }
     let Some(target) = m.value.as_str() else {
         r.ill_typed("`$ref`", &m.value, "a string");
@@ -525,6 +514,21 @@ fn reference(
     }
     // The type is the target's, pointed at from where it is used.
     Spanned::new(ty.node, span)
+}
+
+/// Counts one schema read inside an expansion, at `span`; the cut (E0003)
+/// past [`MAX_EXPANDED_SCHEMAS`].
+fn count_read(r: &mut Reader<'_>, cx: &mut Refs<'_, '_>, span: Span) -> Option<Type> {
+    if cx.expanded >= MAX_EXPANDED_SCHEMAS {
+        return Some(cut(
+            r,
+            cx,
+            span,
+            format!("its references expand to more than {MAX_EXPANDED_SCHEMAS} schemas"),
+        ));
+    }
+    cx.expanded += 1;
+    None
 }
 
 /// Whether `value`, a `$ref`'s, is a local pointer that resolves in `root`.
