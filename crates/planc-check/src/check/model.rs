@@ -154,10 +154,15 @@ impl CheckedArg {
         if matches!(self.param_ty.strip_optional(), Ty::Any | Ty::Error) {
             return false;
         }
-        let mut stack = vec![&self.value];
+        let holds = |v: &TypedValue| matches!(v.kind, ValueKind::Ref(_)) && v.ty.holds_any();
+        // Most arguments are one literal or reference: no stack for them.
+        let mut stack = match &self.value.kind {
+            ValueKind::List(_) | ValueKind::Record(_) => vec![&self.value],
+            _ => return holds(&self.value),
+        };
         while let Some(v) = stack.pop() {
             match &v.kind {
-                ValueKind::Ref(_) if v.ty.holds_any() => return true,
+                _ if holds(v) => return true,
                 ValueKind::List(items) => stack.extend(items.iter()),
                 ValueKind::Record(entries) => stack.extend(entries.iter().map(|(_, v)| v)),
                 _ => {}

@@ -32,10 +32,22 @@ use crate::source::{Edit, FileId, Span};
 /// when the edit is not one this can re-read, with `module` untouched:
 /// parse `new` whole.
 pub fn reparse(file: FileId, module: &mut ast::Module, old: &str, new: &str) -> bool {
-    if new.len() > limits::MAX_INPUT_BYTES {
+    reparse_edited(module, old, new, &Edit::between(file, old, new))
+}
+
+/// [`reparse`] with the edit from `old` to `new` already found
+/// (`Edit::between`), by a caller that needs it for more than the tree (the
+/// language server moves its line index and its last check by it). A wrong
+/// edit gives a wrong tree: it must be the one between these two texts.
+pub fn reparse_edited(module: &mut ast::Module, old: &str, new: &str, edit: &Edit) -> bool {
+    if new.len() > limits::MAX_INPUT_BYTES
+        || edit.old_end > old.len()
+        || edit.new_end > new.len()
+        || old.len() - edit.old_end != new.len() - edit.new_end
+    {
         return false;
     }
-    let edit = Edit::between(file, old, new);
+    let file = edit.file;
     if edit.is_none() {
         return true;
     }

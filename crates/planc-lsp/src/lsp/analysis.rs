@@ -124,8 +124,10 @@ impl Analysis {
     /// The tree of the document's new text `new`, as file `doc`, made from
     /// this analysis's tree by re-reading only the step the edit is in
     /// (`syntax::incremental`); `None` when it cannot be (parse `new`
-    /// whole). The tree is taken: this analysis is about to be replaced.
-    pub fn reread(&mut self, doc: FileId, new: &str) -> Option<ast::Module> {
+    /// whole). `edit` is the one from this analysis's text to `new`
+    /// ([`Analysis::edit_to`]). The tree is taken: this analysis is about
+    /// to be replaced.
+    pub fn reread(&mut self, doc: FileId, new: &str, edit: &Edit) -> Option<ast::Module> {
         if !self.clean_tree || self.doc != doc {
             return None;
         }
@@ -136,7 +138,8 @@ impl Analysis {
             Err(shared) => (*shared).clone(),
         };
         self.clean_tree = false;
-        crate::syntax::incremental::reparse(doc, &mut module, &old.text, new).then_some(module)
+        crate::syntax::incremental::reparse_edited(&mut module, &old.text, new, edit)
+            .then_some(module)
     }
 
     /// Every name occurrence of every file, sorted by file and position.

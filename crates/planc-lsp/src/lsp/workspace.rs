@@ -320,7 +320,8 @@ impl Server<'_> {
                     // again when the others' models can be reused.
                     let reread = analysis
                         .as_deref_mut()
-                        .and_then(|a| a.reread(doc_id, &f.text));
+                        .zip(edit.as_ref())
+                        .and_then(|(a, e)| a.reread(doc_id, &f.text, e));
                     let prior = analysis.zip(edit).and_then(|(a, e)| a.prior(e));
                     let (module, mut diags) = match reread {
                         Some(module) => (module, Vec::new()),

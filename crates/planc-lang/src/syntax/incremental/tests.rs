@@ -180,3 +180,34 @@ fn random_edits_agree_with_a_whole_parse() {
         "taken {taken}, refused {refused}"
     );
 }
+
+/// An edit that cannot be the one between the two texts (past either
+/// text's end, or leaving suffixes of different lengths) is refused, the
+/// tree untouched, rather than read out of range.
+#[test]
+fn an_edit_that_does_not_fit_the_texts_is_refused() {
+    let new = PLAN.replacen("a@b.c", "x@y.z", 1);
+    let (mut module, _) = parse_text(FILE, PLAN);
+    let before = tree(&module);
+    let fits = Edit::between(FILE, PLAN, &new);
+    let wrong = [
+        Edit {
+            old_end: PLAN.len() + 1,
+            ..fits
+        },
+        Edit {
+            new_end: new.len() + 1,
+            ..fits
+        },
+        Edit {
+            new_end: fits.new_end + 1,
+            ..fits
+        },
+    ];
+    for edit in wrong {
+        assert!(!reparse_edited(&mut module, PLAN, &new, &edit), "{edit:?}");
+        assert_eq!(tree(&module), before);
+    }
+    assert!(reparse_edited(&mut module, PLAN, &new, &fits));
+    assert_eq!(tree(&module), tree(&parse_text(FILE, &new).0));
+}
