@@ -238,6 +238,57 @@ mod tests {
         }
     }
 
+    /// Each streamed element is the element a whole parse reads, whatever
+    /// shapes came before it (wide, nested, empty, scalar), and what
+    /// follows the streamed array is read as a whole parse reads it.
+    #[test]
+    fn streamed_elements_are_the_whole_parse() {
+        let mut items = Vec::new();
+        for i in 0..200 {
+            let wide: Vec<String> = (0..i % 40)
+                .map(|k| format!("\"k{k}\": [{k}, {{}}]"))
+                .collect();
+            let deep = format!("{}{i}{}", "[".repeat(i % 7), "]".repeat(i % 7));
+            items.push(match i % 5 {
+                0 => format!("{{{}}}", wide.join(", ")),
+                1 => format!("[{deep}, {{\"a\": {deep}}}, [], {{}}]"),
+                2 => format!(
+                    "{{\"x\": {{\"y\": [{}]}}}}",
+                    (0..i).map(|k| k.to_string()).collect::<Vec<_>>().join(", ")
+                ),
+                3 => "[]".to_string(),
+                _ => format!("\"s{i}\""),
+            });
+        }
+        let text = format!(
+            "{{\"steps\": [{}], \"after\": [[1], {{\"b\": 2}}]}}",
+            items.join(", ")
+        );
+        let whole = ok(&text);
+        let mut seen = Vec::new();
+        let mut each = |item: Json<'_>| seen.push(format!("{item:?}"));
+        let mut stream = Stream {
+            key: "steps",
+            each: &mut each,
+            streamed: false,
+        };
+        let root = parse_streaming(FileId(0), &text, &mut stream).unwrap();
+        assert!(stream.streamed);
+        let expected: Vec<String> = whole
+            .get("steps")
+            .and_then(Json::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .map(|v| format!("{v:?}"))
+            .collect();
+        assert_eq!(seen.len(), 200);
+        assert_eq!(seen, expected);
+        assert_eq!(
+            format!("{:?}", root.get("after")),
+            format!("{:?}", whole.get("after"))
+        );
+    }
+
     #[test]
     fn source_offsets_through_escapes() {
         let text = r#""a\u00e9\n$x""#;
