@@ -21,9 +21,9 @@ mod temporal_support;
 
 /// Every allocation the extension's Rust code makes goes through mimalloc
 /// rather than the C library's `malloc`: a check builds and drops a few
-/// hundred small blocks (30 per step of a plan), and glibc's `malloc` and
-/// `free` took a fifth of a 10-step check's instructions
-/// (`docs/performance.md`, "The Python package"). Python's own objects are
+/// hundred small blocks (about 30 per step of a plan), and glibc's `malloc`
+/// and `free` took a fifth of a 10-step check's instructions
+/// (`docs/performance.md`, "From Python"). Python's own objects are
 /// untouched: what crosses the boundary is copied into them.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
