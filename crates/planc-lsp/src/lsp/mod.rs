@@ -42,6 +42,7 @@ use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
+use crossbeam_channel::{Receiver, Sender};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
 use lsp_types::notification::Notification as _;
@@ -69,6 +70,18 @@ pub use crate::project::Overrides;
 
 /// [`run`], with the command line's [`Overrides`].
 pub fn run_with(connection: &Connection, overrides: Overrides) -> Result<(), String> {
+    let params = handshake(connection)?;
+    serve(
+        &connection.receiver,
+        Outbox::Channel(&connection.sender),
+        &params,
+        overrides,
+    )
+}
+
+/// The `initialize` request, its answer and the client's `initialized`
+/// notification, over `connection`: the client's parameters.
+fn handshake(connection: &Connection) -> Result<lsp::InitializeParams, String> {
     let (id, params) = connection
         .initialize_start()
         .map_err(|e| format!("no initialize request: {e}"))?;
@@ -80,10 +93,31 @@ pub fn run_with(connection: &Connection, overrides: Overrides) -> Result<(), Str
     connection
         .initialize_finish(id, result)
         .map_err(|e| format!("initialization failed: {e}"))?;
-    let mut server = Server::new(connection, &params);
+    Ok(params)
+}
+
+/// After the handshake: the client's messages from `receiver` until
+/// `exit`, the server's to `out`.
+fn serve(
+    receiver: &Receiver<Message>,
+    out: Outbox<'_>,
+    params: &lsp::InitializeParams,
+    overrides: Overrides,
+) -> Result<(), String> {
+    let mut server = Server::new(receiver, out, params);
     server.overrides = overrides;
     server.register_watchers();
     server.main_loop()
+}
+
+/// Where the server's messages go.
+enum Outbox<'c> {
+    /// A connection's sender: a test's end of an in-memory connection.
+    Channel(&'c Sender<Message>),
+    /// Standard output, written by the thread that sends (`planc lsp`):
+    /// no hand-off to a writer thread between an edit's check and its
+    /// diagnostics, which a busy machine may be slow to schedule.
+    Stdout(std::io::Stdout),
 }
 
 fn capabilities() -> lsp::ServerCapabilities {
@@ -192,7 +226,8 @@ pub(crate) struct Document {
 }
 
 pub(crate) struct Server<'c> {
-    connection: &'c Connection,
+    receiver: &'c Receiver<Message>,
+    out: Outbox<'c>,
     pub(crate) docs: HashMap<lsp::Uri, Document>,
     /// Documents to re-check before the next request or when idle.
     dirty: HashSet<lsp::Uri>,
@@ -224,9 +259,14 @@ pub(crate) struct Server<'c> {
 }
 
 impl<'c> Server<'c> {
-    fn new(connection: &'c Connection, params: &lsp::InitializeParams) -> Server<'c> {
+    fn new(
+        receiver: &'c Receiver<Message>,
+        out: Outbox<'c>,
+        params: &lsp::InitializeParams,
+    ) -> Server<'c> {
         Server {
-            connection,
+            receiver,
+            out,
             docs: HashMap::new(),
             dirty: HashSet::new(),
             disk: HashMap::new(),
@@ -247,8 +287,16 @@ impl<'c> Server<'c> {
     }
 
     fn send(&self, msg: impl Into<Message>) {
-        // A send fails only when the client is gone; the loop then ends.
-        let _ = self.connection.sender.send(msg.into());
+        // A send fails only when the client is gone; the loop then ends
+        // (the reader sees the end of the input).
+        match &self.out {
+            Outbox::Channel(sender) => {
+                let _ = sender.send(msg.into());
+            }
+            Outbox::Stdout(stdout) => {
+                let _ = msg.into().write(&mut stdout.lock());
+            }
+        }
     }
 
     fn notify<N: lsp::notification::Notification>(&self, params: N::Params) {
@@ -342,8 +390,8 @@ impl<'c> Server<'c> {
     }
 
     fn main_loop(&mut self) -> Result<(), String> {
-        let connection = self.connection;
-        for msg in &connection.receiver {
+        let receiver = self.receiver;
+        for msg in receiver {
             match msg {
                 Message::Request(req) => {
                     if self.shutdown {
@@ -375,14 +423,14 @@ impl<'c> Server<'c> {
                     if catch_unwind(AssertUnwindSafe(|| self.notification(n))).is_err() {
                         self.log_error(&format!("planc: internal error handling `{method}`"));
                     }
-                    if connection.receiver.is_empty() {
+                    if receiver.is_empty() {
                         self.flush();
                     }
                 }
                 // Answers to the server's own requests.
                 Message::Response(r) => {
                     self.response(r);
-                    if connection.receiver.is_empty() {
+                    if receiver.is_empty() {
                         self.flush();
                     }
                 }

@@ -1,6 +1,7 @@
 //! The transport: lsp-server's messages over stdio, with a reader of its
 //! own that skips a malformed frame instead of ending the session, and
-//! reads a document's notification without lsp-server's detour.
+//! reads a document's notification without lsp-server's detour; after the
+//! handshake the server writes its messages itself.
 
 use lsp_server::{Connection, Message, Notification};
 use lsp_types as lsp;
@@ -9,11 +10,14 @@ use lsp_types::notification::Notification as _;
 /// Runs the server over standard input and output until the client says
 /// `exit`. The error is a message for standard error.
 ///
-/// The transport is lsp-server's framing with two differences: a frame
+/// The transport is lsp-server's framing with three differences: a frame
 /// whose body is not a JSON-RPC message (or whose header is malformed) is
 /// reported to the client as a log message and skipped, where lsp-server's
-/// own stdio reader would stop reading and end the session; and a
-/// notification is read straight into its fields ([`message`]).
+/// own stdio reader would stop reading and end the session; a
+/// notification is read straight into its fields ([`message`]); and once
+/// the handshake is done, the thread that checks writes the server's
+/// messages to standard output itself, without lsp-server's writer thread
+/// (one thread fewer to wake between an edit and its diagnostics).
 pub fn run_stdio(overrides: super::Overrides) -> Result<(), String> {
     let (to_client, outgoing) = crossbeam_channel::bounded::<Message>(0);
     let (incoming, from_client) = crossbeam_channel::bounded::<Message>(0);
@@ -33,14 +37,24 @@ pub fn run_stdio(overrides: super::Overrides) -> Result<(), String> {
         sender: to_client,
         receiver: from_client,
     };
-    let result = super::run_with(&connection, overrides);
-    drop(connection);
-    // The writer ends now that its sender is gone; the reader may still be
-    // waiting on standard input, and ends with the process.
+    let params = super::handshake(&connection);
+    let Connection { sender, receiver } = connection;
+    // The writer thread writes the handshake's answer; once it has ended
+    // (its sender gone, every message it took written), the server writes
+    // to standard output itself. The reader may still be waiting on
+    // standard input, and ends with the process.
+    drop(sender);
     match writer.join() {
-        Ok(Ok(())) | Ok(Err(_)) => result,
-        Err(_) => Err("the connection's writer failed".to_string()),
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(format!("cannot write to the client: {e}")),
+        Err(_) => return Err("the connection's writer failed".to_string()),
     }
+    super::serve(
+        &receiver,
+        super::Outbox::Stdout(std::io::stdout()),
+        &params?,
+        overrides,
+    )
 }
 
 /// Reads framed messages from standard input until its end or `exit`.
