@@ -5,6 +5,7 @@
 //! type's fields or enum values).
 
 use std::borrow::Borrow;
+use std::collections::hash_map::Entry;
 use std::hash::Hash;
 
 use crate::FastMap;
@@ -81,6 +82,31 @@ impl<K: Copy + Eq + Hash, V> Few<K, V> {
         at
     }
 
+    /// The value of `key` when it is present; else adds the entry and
+    /// returns `None`. One lookup: the map's entry, or one pass over the
+    /// list.
+    #[inline]
+    pub fn find_or_push(&mut self, key: K, value: V) -> Option<&V> {
+        let found = match &mut self.index {
+            Some(index) => match index.entry(key) {
+                Entry::Occupied(e) => Some(*e.get()),
+                Entry::Vacant(e) => {
+                    e.insert(self.entries.len());
+                    self.entries.push((key, value));
+                    None
+                }
+            },
+            None => match self.entries.iter().position(|(k, _)| *k == key) {
+                Some(at) => Some(at),
+                None => {
+                    self.push(key, value);
+                    None
+                }
+            },
+        };
+        found.and_then(|at| self.entries.get(at)).map(|(_, v)| v)
+    }
+
     #[inline]
     pub fn entries(&self) -> &[(K, V)] {
         &self.entries
@@ -103,39 +129,15 @@ impl<'a> Seen<'a> {
     }
 
     /// Where `name` was met before; `None` the first time, when it is
-    /// noted as met at `span`. Reads the table's fields itself: a step's
-    /// arguments go through here, and one lookup, not a lookup and then an
-    /// indexing, is what a handful of names should cost.
+    /// noted as met at `span`.
     #[inline]
     pub fn first(&mut self, name: &'a str, span: Span) -> Option<Span> {
-        let few = &mut self.0;
-        let at = few.entries.len();
-        match &mut few.index {
-            Some(index) => match index.entry(name) {
-                std::collections::hash_map::Entry::Occupied(e) => {
-                    return few.entries.get(*e.get()).map(|(_, first)| *first);
-                }
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(at);
-                    few.entries.push((name, span));
-                }
-            },
-            None => {
-                if let Some(&(_, first)) = few.entries.iter().find(|(n, _)| *n == name) {
-                    return Some(first);
-                }
-                few.push(name, span);
-            }
-        }
-        None
+        self.0.find_or_push(name, span).copied()
     }
 
     #[inline]
     pub fn contains(&self, name: &str) -> bool {
-        match &self.0.index {
-            Some(index) => index.contains_key(name),
-            None => self.0.entries.iter().any(|(n, _)| *n == name),
-        }
+        self.0.position(name).is_some()
     }
 }
 

@@ -424,21 +424,25 @@ fn reference(
     outer: Option<&str>,
 ) -> Type {
     let span = m.value.span;
+    let target = m.value.as_str();
+    let pointer = target.and_then(|t| t.strip_prefix('#'));
+    let root = cx.root;
+    let resolved = pointer.map(|p| resolve(root, p));
     // A reference that does not resolve, read inside an expansion, counts
     // as a schema read: unresolved ones at the leaves of an exploding
     // document are bounded as the schemas are (a resolved one counts as its
     // target is read).
     if !cx.chain.is_empty()
-        && !resolves(cx.root, &m.value)
+        && !matches!(resolved, Some(Ok(_)))
         && let Some(over) = count_read(r, cx, span)
     {
         return over;
     }
-    let Some(target) = m.value.as_str() else {
+    let Some(target) = target else {
         r.ill_typed("`$ref`", &m.value, "a string");
         return unmapped(span);
     };
-    let Some(pointer) = target.strip_prefix('#') else {
+    let (Some(pointer), Some(resolved)) = (pointer, resolved) else {
         r.report(
             Diagnostic::new(
                 Code::E0004,
@@ -450,8 +454,7 @@ fn reference(
         );
         return unmapped(span);
     };
-    let root = cx.root;
-    let found = match resolve(root, pointer) {
+    let found = match resolved {
         Ok(found) => found,
         Err(why) => {
             let (message, help) = match why {
@@ -529,14 +532,6 @@ fn count_read(r: &mut Reader<'_>, cx: &mut Refs<'_, '_>, span: Span) -> Option<T
     }
     cx.expanded += 1;
     None
-}
-
-/// Whether `value`, a `$ref`'s, is a local pointer that resolves in `root`.
-fn resolves(root: &Json<'_>, value: &Json<'_>) -> bool {
-    value
-        .as_str()
-        .and_then(|t| t.strip_prefix('#'))
-        .is_some_and(|p| resolve(root, p).is_ok())
 }
 
 /// E0003 at `at` (once per document), and the error type there: a schema
