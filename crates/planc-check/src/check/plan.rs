@@ -381,7 +381,7 @@ impl<'a> Checker<'a, '_> {
     }
 
     fn report(&mut self, i: usize, d: Diagnostic) {
-        self.diags.push(d.in_step(name_in(&self.heads, i).as_str()));
+        self.diags.push(d.in_step(name_in(&self.heads, i).clone()));
     }
 
     /// Step `i` depends on `dep`. Most steps have one dependency or none:
@@ -430,7 +430,7 @@ impl<'a> Checker<'a, '_> {
                     .with_help(
                         "step names identify steps across replans: give each step its own name",
                     );
-                    let name = step.name.node.as_str();
+                    let name = step.name.node.clone();
                     self.diags.push(d.in_step(name));
                 }
             }

@@ -344,7 +344,7 @@ fn ignore_default(found: &mut [Diagnostic], tool: &str, param: &str) {
         d.message = format!("tool `{tool}`: {}; the default is ignored", d.message);
         d.help = Some(format!(
             "write a default of the parameter's type, or leave it out: `{param}` may still be left out of a step, and an argument given for it is checked against its type"
-        ));
+        ).into());
         d.fixes.clear();
     }
 }

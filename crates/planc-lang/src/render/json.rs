@@ -37,7 +37,7 @@ pub struct JsonDiagnostic<'a> {
     pub step: Option<&'a str>,
     pub labels: Vec<JsonLabel<'a>>,
     pub help: Option<&'a str>,
-    pub notes: &'a [String],
+    pub notes: &'a [crate::diagnostics::Text],
     pub fixes: Vec<JsonFix<'a>>,
 }
 

@@ -333,8 +333,8 @@ fn invalid_calendar(
     kind: &str,
     text: &str,
     why: &str,
-    label: &str,
-    help: &str,
+    label: &'static str,
+    help: &'static str,
 ) -> Diagnostic {
     Diagnostic::new(Code::E0002, span, format!("invalid {kind} `{text}`: {why}"))
         .with_label(label)

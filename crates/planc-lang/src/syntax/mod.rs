@@ -83,7 +83,7 @@ fn name_steps(module: &ast::Module, diags: &mut [Diagnostic]) {
         if let Some((span, name)) = upto.checked_sub(1).and_then(|i| steps.get(i))
             && span.contains(d.span)
         {
-            d.step = Some((*name).to_string());
+            d.step = Some((*name).into());
         }
     }
 }

@@ -68,7 +68,7 @@ pub fn diagnostic(
         .filter_map(|l| {
             Some(lsp::DiagnosticRelatedInformation {
                 location: location(a, l.span)?,
-                message: l.message.clone(),
+                message: l.message.to_string(),
             })
         })
         .collect();
@@ -79,7 +79,7 @@ pub fn diagnostic(
                 0,
                 lsp::DiagnosticRelatedInformation {
                     location,
-                    message: d.label.clone(),
+                    message: d.label.to_string(),
                 },
             );
         }

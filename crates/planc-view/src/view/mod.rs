@@ -8,7 +8,7 @@ pub mod graph;
 pub mod review;
 mod svg;
 
-use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::diagnostics::{Code, Diagnostic, Severity, Text};
 use crate::ir::PlanIr;
 use crate::source::SourceMap;
 
@@ -31,8 +31,8 @@ pub struct Finding {
     pub severity: Severity,
     pub code: Code,
     pub message: String,
-    pub help: Option<String>,
-    pub notes: Vec<String>,
+    pub help: Option<Text>,
+    pub notes: Vec<Text>,
     /// The step it belongs to: the diagnostic's own, else the step whose
     /// source holds its position; `None` for the plan as a whole.
     pub step: Option<String>,
@@ -65,7 +65,7 @@ impl Finding {
                     return None;
                 }
                 let lc = file.line_col(d.span.start);
-                let step = d.step.clone().or_else(|| {
+                let step = d.step.as_ref().map(|s| s.to_string()).or_else(|| {
                     plan?
                         .steps
                         .iter()

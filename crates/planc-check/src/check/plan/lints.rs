@@ -69,9 +69,9 @@ impl<'a> Checker<'a, '_> {
                         "ambiguous pick: `{}` takes `[{n}]` of `{list}`, which its `post` pins to one element, `[0]`",
                         binding.name
                     );
-                    d.help = Some(format!("take `[0]`: `{list}` has exactly one element"));
+                    d.help = Some(format!("take `[0]`: `{list}` has exactly one element").into());
                 }
-                self.diags.push(d.in_step(name_in(&self.heads, i).as_str()));
+                self.diags.push(d.in_step(name_in(&self.heads, i).clone()));
             }
         }
         // W0402: a write without a postcondition.

@@ -346,7 +346,7 @@ impl<'a> Checker<'a, '_> {
                         ),
                     };
                     if d.help.is_none() {
-                        d.help = Some(format!("compare {what} with a value of type `{ty}`"));
+                        d.help = Some(format!("compare {what} with a value of type `{ty}`").into());
                     }
                 }
                 self.report(i, d);

@@ -134,7 +134,7 @@ impl<'a> Checker<'a, '_> {
             if let Some(at) = at {
                 d.labels.push(crate::diagnostics::Label {
                     span: at,
-                    message: shown.clone(),
+                    message: shown.clone().into(),
                 });
             }
         }

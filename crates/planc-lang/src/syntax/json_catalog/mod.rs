@@ -352,7 +352,7 @@ fn degrade(r: &mut Reader<'_>, mark: usize, tool: &str) -> Option<Span> {
         d.message = format!("tool `{tool}`: {}", d.message);
         d.notes.push(format!(
             "`{tool}` is imported with `any` here; a step that calls it is an error until its schema is fixed"
-        ));
+        ).into());
         first = first.or(Some(d.span));
     }
     first

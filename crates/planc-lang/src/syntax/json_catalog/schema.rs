@@ -168,7 +168,13 @@ pub(super) fn optional(ty: Type) -> Type {
 }
 
 /// W0502: a part of a schema planc reads more loosely than it is written.
-pub(super) fn loosely(r: &mut Reader<'_>, at: Span, message: String, label: &str, help: &str) {
+pub(super) fn loosely(
+    r: &mut Reader<'_>,
+    at: Span,
+    message: String,
+    label: &'static str,
+    help: &'static str,
+) {
     r.report(
         Diagnostic::new(Code::W0502, at, message)
             .with_label(label)
