@@ -282,6 +282,14 @@ pub(crate) fn check_plan<'a>(
             }
         }
     }
+    // The indexes of names and each step's binds serve the reading of the
+    // steps' trees; every later pass reads the models. They go before
+    // authorization adds its guards and notes, the check's peak
+    // (docs/performance.md, "Where the memory goes").
+    c.step_index = FastMap::default();
+    c.binding_index = FastMap::default();
+    c.binding_names = Vec::new();
+    c.step_binds = Vec::new();
     // Reuse is known before authorization: a ceiling over a reused step's
     // artifact is decided from its recorded value.
     c.decide_reuse(&steps);
