@@ -175,7 +175,8 @@ class InReferenceOrder:
         assert len(calls) == len(made), (calls, made)
         last = {step: attempt for step, attempt in calls}
         #: The reference's calls in order: (the call, its step, its attempt,
-        #: whether the workflow hears of it before the activity ends).
+        #: whether its answer ends its activity: the workflow hears of the
+        #: attempts of a retried call only then).
         self.order = [(m, s, a, a == last[s]) for m, (s, a) in zip(made, calls)]
         self.taken = [False] * len(self.order)
         self.rec, self.client, self.workflow_id = rec, client, workflow_id
