@@ -9,7 +9,7 @@ use planc::driver;
 use super::Failure;
 use super::args::Options;
 use super::load::{Replans, display_path, load, load_plans};
-use super::report::{emit, report, report_checks, status};
+use super::report::{emit_with, report, report_checks, status};
 
 /// Checks plan files, each with the settings of its own project: files
 /// sharing a project are checked together, as one job; the report lists
@@ -139,13 +139,11 @@ pub fn compile(
     drop(job);
     let (_, ir) = one_plan(file, &irs)?;
     let pretty = pretty || (output.is_none() && std::io::stdout().is_terminal());
-    let text = if pretty {
-        planc::ir::to_json(ir)
-    } else {
-        planc::ir::to_json_compact(ir)
-    }
-    .map_err(Failure)?;
-    emit(output, &text, "the IR")?;
+    // Streamed: the IR's text (about 750 bytes a step) is never whole in
+    // memory beside the IR.
+    emit_with(output, "the IR", &mut |out| {
+        planc::ir::write_json(ir, pretty, out)
+    })?;
     Ok(code)
 }
 

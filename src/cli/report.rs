@@ -123,11 +123,24 @@ pub fn status(diagnostics: &[planc::Diagnostic], options: &Options) -> ExitCode 
 
 /// Writes a command's output to `OUT` (atomically) or standard output.
 pub fn emit(output: Option<&Path>, text: &str, what: &str) -> Result<(), Failure> {
+    emit_with(output, what, &mut |out| out.write_all(text.as_bytes()))
+}
+
+/// [`emit`] of what `write` writes, through a buffer, without the whole
+/// text in memory.
+pub fn emit_with(
+    output: Option<&Path>,
+    what: &str,
+    write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
     match output {
-        Some(path) => project::write_atomic(path, text.as_bytes()).map_err(Failure),
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| Failure(format!("cannot write {what}: {e}"))),
+        Some(path) => project::write_atomic_with(path, write).map_err(Failure),
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            write(&mut out)
+                .and_then(|()| out.flush())
+                .map_err(|e| Failure(format!("cannot write {what}: {e}")))
+        }
     }
 }
 

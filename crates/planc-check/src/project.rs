@@ -512,6 +512,15 @@ pub fn decode_text(bytes: Vec<u8>) -> Result<String, NotUtf8> {
 /// such as `/dev/null`, a FIFO, a terminal) is written in place, never
 /// replaced by a regular file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_atomic_with(path, &mut |out| out.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, through a buffer: a large
+/// output (a compiled IR) goes to its file without its text in memory.
+pub fn write_atomic_with(
+    path: &Path,
+    write: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     use std::io::Write;
     let fail = |e: std::io::Error| format!("cannot write `{}`: {}", path.display(), io_reason(&e));
     let name = path
@@ -535,16 +544,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
             return std::fs::File::options()
                 .write(true)
                 .open(path)
-                .and_then(|mut f| {
-                    f.write_all(bytes)?;
-                    f.flush()
+                .and_then(|f| {
+                    let mut out = std::io::BufWriter::new(f);
+                    write(&mut out)?;
+                    out.flush()
                 })
                 .map_err(fail);
         }
         _ => {}
     }
     let mut attempts = 0;
-    let (tmp, mut file) = loop {
+    let (tmp, file) = loop {
         let mut tmp_name = std::ffi::OsString::from(".");
         tmp_name.push(name);
         tmp_name.push(format!(".{:016x}.tmp", unpredictable()));
@@ -561,10 +571,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
             Err(e) => return Err(fail(e)),
         }
     };
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
+    let mut out = std::io::BufWriter::new(file);
+    let written = write(&mut out)
         .and_then(|()| {
+            out.into_inner()
+                .map_err(std::io::IntoInnerError::into_error)
+        })
+        .and_then(|file| {
+            file.sync_all()?;
             drop(file);
             std::fs::rename(&tmp, path)
         });
@@ -640,6 +654,42 @@ mod tests {
             err.contains("missing/out.json") && err.contains("no such file"),
             "{err}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stream_that_fails_halfway_leaves_the_old_file_whole() {
+        let dir = std::env::temp_dir().join(format!("planc-write-stream-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.ir.json");
+        write_atomic(&path, b"the old IR").unwrap();
+        // More than the buffer holds is written before the failure, so some
+        // of it has reached the temporary file.
+        let err = write_atomic_with(&path, &mut |out| {
+            out.write_all(&vec![b'x'; 64 * 1024])?;
+            Err(std::io::Error::other("the serialiser gave up"))
+        })
+        .unwrap_err();
+        assert!(
+            err.contains("out.ir.json") && err.contains("gave up"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"the old IR");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.ir.json")]);
+        // A stream that succeeds replaces it whole.
+        write_atomic_with(&path, &mut |out| {
+            for _ in 0..3 {
+                out.write_all(&vec![b'y'; 10_000])?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), vec![b'y'; 30_000]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

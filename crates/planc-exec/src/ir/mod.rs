@@ -35,9 +35,21 @@ pub fn to_json(ir: &impl serde::Serialize) -> Result<String, String> {
 /// costs address space, not memory.
 pub fn to_json_compact(ir: &PlanIr) -> Result<String, String> {
     let mut out = Vec::with_capacity(ir.steps.len().saturating_add(1).saturating_mul(1024));
-    serde_json::to_writer(&mut out, ir).map_err(|e| format!("cannot serialise the IR: {e}"))?;
-    out.push(b'\n');
+    write_json(ir, false, &mut out).map_err(|e| format!("cannot serialise the IR: {e}"))?;
     String::from_utf8(out).map_err(|e| format!("cannot serialise the IR: {e}"))
+}
+
+/// Writes IR to `out` as [`to_json`] (`pretty`) or [`to_json_compact`]
+/// gives it, the same bytes, without holding the text: `planc compile`
+/// streams a large plan's IR into its file (docs/performance.md, "Where
+/// the memory goes"). A failure of the writer is returned as it came.
+pub fn write_json(ir: &PlanIr, pretty: bool, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if pretty {
+        serde_json::to_writer_pretty(&mut *out, ir)?;
+    } else {
+        serde_json::to_writer(&mut *out, ir)?;
+    }
+    out.write_all(b"\n")
 }
 
 /// Reads IR written by a planc: JSON of this shape, of a version this planc
