@@ -634,20 +634,30 @@ mod tests {
         assert_eq!(c.actor, Some(vec!["crm:read".to_string()]));
     }
 
-    #[test]
-    fn writes_atomically_and_leaves_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("planc-write-atomic-{}", std::process::id()));
+    /// An empty folder of the system's temporary one, for one test.
+    fn scratch(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("planc-{test}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// The names of the files in `dir`.
+    fn names(dir: &Path) -> Vec<std::ffi::OsString> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect()
+    }
+
+    #[test]
+    fn writes_atomically_and_leaves_no_temporary_file() {
+        let dir = scratch("write-atomic");
         let path = dir.join("out.json");
         write_atomic(&path, b"old").unwrap();
         write_atomic(&path, b"new").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+        assert_eq!(names(&dir), vec![std::ffi::OsString::from("out.json")]);
         // A folder that does not exist: a message naming the file, nothing written.
         let err = write_atomic(&dir.join("missing/out.json"), b"x").unwrap_err();
         assert!(
@@ -659,9 +669,7 @@ mod tests {
 
     #[test]
     fn a_stream_that_fails_halfway_leaves_the_old_file_whole() {
-        let dir = std::env::temp_dir().join(format!("planc-write-stream-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("write-stream");
         let path = dir.join("out.ir.json");
         write_atomic(&path, b"the old IR").unwrap();
         // More than the buffer holds is written before the failure, so some
@@ -676,11 +684,7 @@ mod tests {
             "{err}"
         );
         assert_eq!(std::fs::read(&path).unwrap(), b"the old IR");
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("out.ir.json")]);
+        assert_eq!(names(&dir), vec![std::ffi::OsString::from("out.ir.json")]);
         // A stream that succeeds replaces it whole.
         write_atomic_with(&path, &mut |out| {
             for _ in 0..3 {
