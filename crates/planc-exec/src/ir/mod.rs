@@ -16,12 +16,9 @@ pub use types::*;
 /// a fixed order, ending in a newline. The same plan always gives the same
 /// bytes.
 pub fn to_json(ir: &impl serde::Serialize) -> Result<String, String> {
-    serde_json::to_string_pretty(ir)
-        .map(|mut s| {
-            s.push('\n');
-            s
-        })
-        .map_err(|e| format!("cannot serialise the IR: {e}"))
+    let mut out = Vec::new();
+    write_json(ir, true, &mut out).map_err(|e| format!("cannot serialise the IR: {e}"))?;
+    String::from_utf8(out).map_err(|e| format!("cannot serialise the IR: {e}"))
 }
 
 /// Serialises IR on one line, keys in the same fixed order, ending in a
@@ -43,7 +40,11 @@ pub fn to_json_compact(ir: &PlanIr) -> Result<String, String> {
 /// gives it, the same bytes, without holding the text: `planc compile`
 /// streams a large plan's IR into its file (docs/performance.md, "Where
 /// the memory goes"). A failure of the writer is returned as it came.
-pub fn write_json(ir: &PlanIr, pretty: bool, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+pub fn write_json(
+    ir: &impl serde::Serialize,
+    pretty: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     if pretty {
         serde_json::to_writer_pretty(&mut *out, ir)?;
     } else {
