@@ -169,6 +169,7 @@ class InReferenceOrder:
         reference_calls: List[tuple],
         client: Client,
         workflow_id: str,
+        slow: "set[str]",
     ) -> None:
         calls = [(e["step"], e["attempt"]) for e in reference.events if e["event"] == "dispatch"]
         made = [repr(c) for c in reference_calls]
@@ -182,8 +183,9 @@ class InReferenceOrder:
         self.rec, self.client, self.workflow_id = rec, client, workflow_id
         self.stalled: List[str] = []
         self.patience = 20.0
-        #: Calls answered half a second late, whatever their turn.
-        self.slow: "set[str]" = set()
+        #: Calls (``repr((tool, args))``) answered half a second late,
+        #: whatever their turn.
+        self.slow = slow
 
     async def _settled(self) -> "set[Tuple[str, int]]":
         try:
@@ -283,8 +285,8 @@ def ends_as_planc_run_ends_it(
         client = await Client.connect(server)
         q = queue()
         workflow_id = f"case-{uuid.uuid4()}"
-        gate = InReferenceOrder(rec, reference, made.calls, client, workflow_id)
-        gate.slow = {repr(c) for c in (slow or {}).items()}
+        late = {repr(c) for c in (slow or {}).items()}
+        gate = InReferenceOrder(rec, reference, made.calls, client, workflow_id, late)
         async with planc.temporal.worker(client, q, gate.tools(tools)):
             handle = await planc.temporal.start(
                 client,

@@ -13,6 +13,7 @@ pub use codes::Code;
 
 use std::borrow::Cow;
 
+use crate::ast::Str;
 use crate::source::Span;
 
 /// A diagnostic's text that is often the same words every time (a label,
@@ -74,7 +75,7 @@ pub struct Diagnostic {
     /// Further facts that are not locations.
     pub notes: Vec<Text>,
     /// The name of the step the problem is in, where there is one.
-    pub step: Option<crate::ast::Str>,
+    pub step: Option<Str>,
     pub fixes: Vec<Fix>,
 }
 
@@ -119,7 +120,7 @@ impl Diagnostic {
         self
     }
 
-    pub fn in_step(mut self, step: impl Into<crate::ast::Str>) -> Diagnostic {
+    pub fn in_step(mut self, step: impl Into<Str>) -> Diagnostic {
         self.step = Some(step.into());
         self
     }
