@@ -13,6 +13,7 @@ pub mod lexicon;
 pub mod literal;
 pub mod parser;
 pub mod path;
+mod room;
 pub mod stepwise;
 #[cfg(test)]
 pub(crate) mod test_texts;
@@ -22,6 +23,7 @@ pub use crate::ast;
 use crate::diagnostics::{self, Code, Diagnostic};
 use crate::limits;
 use crate::source::{FileId, Span};
+pub(crate) use room::room_for;
 
 /// Parses a `.plan` text. Never fails: what cannot be read becomes an error
 /// node of the tree and a diagnostic (E0001 syntax, E0002 literal, E0003

@@ -64,6 +64,8 @@ pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
             ranges.push((first.start, last.end));
             batched += 1;
             if batched == BATCH {
+                let from = ranges.first().map_or(0, |r| r.0);
+                super::room_for(&mut steps, batched, from, last.end, text.len());
                 parser::parse_steps(file, &batch, last.end, batched, &mut steps)?;
                 batch.clear();
                 batched = 0;
@@ -199,7 +201,12 @@ fn place(
         if from > steps.len() {
             return None;
         }
-        let mine = steps.split_off(from);
+        // (`split_off(0)` would leave behind an empty vector as large.)
+        let mine = if from == 0 {
+            std::mem::take(&mut steps)
+        } else {
+            steps.split_off(from)
+        };
         if !plan.steps.is_empty() || mine.len() > limits::MAX_STEPS {
             return None;
         }

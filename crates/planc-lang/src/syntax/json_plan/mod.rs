@@ -117,6 +117,8 @@ pub(crate) struct Steps<'t> {
     first_over: Option<Span>,
     /// The steps came from the parser; the tree's `steps` is empty.
     pub streamed: bool,
+    /// Where the first element of `steps` begins (`syntax::room_for`).
+    first_at: Option<usize>,
 }
 
 impl<'t> Steps<'t> {
@@ -129,6 +131,7 @@ impl<'t> Steps<'t> {
             count: 0,
             first_over: None,
             streamed: false,
+            first_at: None,
         }
     }
 
@@ -150,6 +153,14 @@ impl<'t> Steps<'t> {
         self.r.step = Some(i);
         let at = self.steps.len();
         if let Some(s) = step(&mut self.r, item, at, &mut self.numbered_afters) {
+            let from = *self.first_at.get_or_insert(item.span.start as usize);
+            super::room_for(
+                &mut self.steps,
+                1,
+                from,
+                item.span.end as usize,
+                self.r.text.len(),
+            );
             self.steps.push(s);
         }
         self.r.step = None;
@@ -199,7 +210,7 @@ impl<'t> Steps<'t> {
                         self.read(item);
                     }
                 }
-                // Streamed: the steps vector grew by doubling.
+                // Streamed: the steps vector grew as predicted, a little over.
                 Some(_) => self.steps.shrink_to_fit(),
             },
         }
