@@ -176,8 +176,6 @@ struct Checker<'a, 'e> {
     binding_names: Vec<Str>,
     /// A syntax error lies inside the plan.
     plan_damaged: bool,
-    /// Per step, indices into `bindings` of its binds.
-    step_binds: Vec<Vec<usize>>,
     deps: Vec<Vec<Dependency>>,
     /// The recorded artifacts the plan refers to (`plan/replan.rs`).
     artifacts_in: std::collections::BTreeMap<String, crate::progress::JsonValue>,
@@ -229,7 +227,6 @@ pub(crate) fn check_plan<'a>(
         bindings: Vec::with_capacity(n),
         binding_index: FastMap::with_capacity_and_hasher(n, Default::default()),
         binding_names: Vec::with_capacity(n),
-        step_binds: Vec::new(),
         plan_damaged: false,
         deps: vec![Vec::new(); n],
         artifacts_in: std::collections::BTreeMap::new(),
@@ -241,8 +238,8 @@ pub(crate) fn check_plan<'a>(
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
     c.resolve_tools();
-    c.step_binds = c.bind_pass(&trees);
-    let binds = c.step_binds.clone();
+    // Per step, indices into `bindings` of its binds (given to its model).
+    let binds = c.bind_pass(&trees);
     let mut prior = prior.filter(|p| c.same_context(p));
     let mut steps: Vec<CheckedStep> = Vec::with_capacity(n);
     let mut memos: Vec<reuse::StepMemoOut> = Vec::with_capacity(if keep { n } else { 0 });
@@ -282,14 +279,13 @@ pub(crate) fn check_plan<'a>(
             }
         }
     }
-    // The indexes of names and each step's binds serve the reading of the
-    // steps' trees; every later pass reads the models. They go before
-    // authorization adds its guards and notes, the check's peak
-    // (docs/performance.md, "Where the memory goes").
+    // The indexes of names serve the reading of the steps' trees; every
+    // later pass reads the models. They go before authorization adds its
+    // guards and notes, the check's peak (docs/performance.md, "Where the
+    // memory goes").
     c.step_index = FastMap::default();
     c.binding_index = FastMap::default();
     c.binding_names = Vec::new();
-    c.step_binds = Vec::new();
     // Reuse is known before authorization: a ceiling over a reused step's
     // artifact is decided from its recorded value.
     c.decide_reuse(&steps);

@@ -137,3 +137,47 @@ fn unknown_tool_silences_its_bindings() {
     ]);
     assert_eq!(codes(&out), vec![Code::E0101]);
 }
+
+#[test]
+fn a_reference_to_a_step_names_what_that_step_binds() {
+    let sub = |name: &str, account: Expr, clauses: Vec<Clause>| {
+        step(
+            name,
+            "billing.get_subscription",
+            vec![("account_id", account), ("as_of", date("2026-03-04"))],
+            clauses,
+        )
+    };
+    let (_, out) = run(vec![
+        resolve_step(vec![
+            post_len("$.results", CmpOp::Eq, "1"),
+            bind("account_id", "$.results[0].id"),
+        ]),
+        // Binds two names, between steps that bind one and none.
+        sub(
+            "first",
+            r("account_id"),
+            vec![bind("sid", "$.id"), bind("end", "$.current_period_end")],
+        ),
+        sub("second", r("account_id"), vec![]),
+        sub("by_step", r("first"), vec![]),
+        sub("by_empty_step", r("second"), vec![]),
+    ]);
+    let helps: Vec<_> = out
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::E0105)
+        .map(|d| d.help.as_deref())
+        .collect();
+    assert_eq!(
+        helps,
+        vec![
+            Some("refer to a name step `first` binds: `sid` and `end`"),
+            Some(
+                "step `second` binds nothing: add `bind second_value = $...` to it and refer to that"
+            ),
+        ],
+        "{:#?}",
+        out.diagnostics
+    );
+}
