@@ -29,7 +29,10 @@ pub fn lower_unsealed(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::Pla
 /// (`docs/performance.md`, "Where the memory goes").
 pub fn lower_owned(mut plan: CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
     let steps = std::mem::take(&mut plan.steps);
-    sealed(lower_steps(&plan, steps.into_iter(), sources)?)
+    let ir = lower_steps(&plan, steps.into_iter(), sources)?;
+    // The rest of the model (its bindings) goes before the fingerprint.
+    drop(plan);
+    sealed(ir)
 }
 
 /// The IR with its fingerprint (`docs/ir.md`, "Fingerprint").
