@@ -20,8 +20,12 @@ pub struct CheckedPlan {
     pub doc: String,
     pub goal: Option<String>,
     pub budget: Budget,
-    /// In source order; `steps[i].index == i`.
-    pub steps: Vec<CheckedStep>,
+    /// In source order; `steps[i].index == i`. Each step's model is its
+    /// own allocation: it is made as the step's tree is let go, in the
+    /// memory the tree gave back, where one vector of 416-byte models
+    /// would be allocated whole beside every tree (`docs/performance.md`,
+    /// "Where the memory goes").
+    pub steps: Vec<Box<CheckedStep>>,
     /// Every `bind` of the plan, in source order. A name bound twice (an
     /// error) is listed twice; references resolve to the first.
     pub bindings: Vec<Binding>,

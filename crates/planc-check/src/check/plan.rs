@@ -206,6 +206,9 @@ pub(crate) fn check_plan<'a>(
     keep: bool,
 ) -> (CheckedPlan, Vec<Diagnostic>, Option<reuse::PlanMemo>) {
     let n = trees.len();
+    // The plan's binds, counted: the bindings and their index are sized
+    // to them, not to the steps (most steps bind nothing).
+    let nb: usize = trees.iter().map(|s| s.binds().count()).sum();
     let mut c = Checker {
         env,
         plan: PlanHead {
@@ -224,9 +227,9 @@ pub(crate) fn check_plan<'a>(
         step_index: FastMap::with_capacity_and_hasher(n, Default::default()),
         tools: Vec::with_capacity(n),
         rules: Vec::with_capacity(n),
-        bindings: Vec::with_capacity(n),
-        binding_index: FastMap::with_capacity_and_hasher(n, Default::default()),
-        binding_names: Vec::with_capacity(n),
+        bindings: Vec::with_capacity(nb),
+        binding_index: FastMap::with_capacity_and_hasher(nb, Default::default()),
+        binding_names: Vec::with_capacity(nb),
         plan_damaged: false,
         deps: vec![Vec::new(); n],
         artifacts_in: std::collections::BTreeMap::new(),
@@ -241,7 +244,7 @@ pub(crate) fn check_plan<'a>(
     // Per step, indices into `bindings` of its binds (given to its model).
     let binds = c.bind_pass(&trees);
     let mut prior = prior.filter(|p| c.same_context(p));
-    let mut steps: Vec<CheckedStep> = Vec::with_capacity(n);
+    let mut steps: Vec<Box<CheckedStep>> = Vec::with_capacity(n);
     let mut memos: Vec<reuse::StepMemoOut> = Vec::with_capacity(if keep { n } else { 0 });
     // Per step, whether it was reused (only with a prior).
     let mut reused: Vec<bool> = Vec::new();
@@ -263,7 +266,7 @@ pub(crate) fn check_plan<'a>(
         if let Some(mark) = mark {
             memos.push(c.step_memo(mark, i, reuse::extent(tree)));
         }
-        steps.push(checked);
+        steps.push(Box::new(checked));
     };
     // Every later pass reads the models, the heads and the bindings: an
     // owned step's tree goes as soon as its model is built.
@@ -510,7 +513,7 @@ impl<'a> Checker<'a, '_> {
     fn bind_pass(&mut self, trees: &[ast::Step]) -> Vec<Vec<usize>> {
         let mut out = Vec::with_capacity(trees.len());
         for (i, step) in trees.iter().enumerate() {
-            let mut mine = Vec::new();
+            let mut mine = Vec::with_capacity(step.binds().count());
             for (name, path) in step.binds() {
                 let value_word = lexicon::VALUE_WORDS.contains(&name.node.as_str());
                 if value_word {

@@ -104,7 +104,7 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    pub(super) fn lints(&mut self, steps: &[CheckedStep]) {
+    pub(super) fn lints(&mut self, steps: &[Box<CheckedStep>]) {
         for s in steps {
             let i = s.index;
             let (Some(tool), Some(traits)) = (self.tool(i), self.traits(i)) else {

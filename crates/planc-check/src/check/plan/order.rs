@@ -37,7 +37,7 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// Every write step depends on the previous write step in source order.
-    pub(super) fn effect_edges(&mut self, steps: &[CheckedStep]) {
+    pub(super) fn effect_edges(&mut self, steps: &[Box<CheckedStep>]) {
         let mut last_write: Option<usize> = None;
         for s in steps {
             let Some(tool) = &s.tool else { continue };
@@ -58,7 +58,7 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// Finds ordering cycles (E0108) and layers the steps into waves.
-    pub(super) fn order(&mut self, steps: &[CheckedStep]) -> Option<Vec<Vec<usize>>> {
+    pub(super) fn order(&mut self, steps: &[Box<CheckedStep>]) -> Option<Vec<Vec<usize>>> {
         // A cycle needs an edge from a step to itself or to a later one
         // (only `after` makes those): when every edge goes to an earlier
         // step, there is none to look for, and the waves take one pass.

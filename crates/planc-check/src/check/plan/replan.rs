@@ -334,7 +334,7 @@ impl<'a> Checker<'a, '_> {
 
     /// The pass after every step's arguments are checked, before
     /// authorization: which steps are reused, and repeated effects.
-    pub(super) fn decide_reuse(&mut self, steps: &[CheckedStep]) {
+    pub(super) fn decide_reuse(&mut self, steps: &[Box<CheckedStep>]) {
         let Some(progress) = self.env.progress else {
             return;
         };

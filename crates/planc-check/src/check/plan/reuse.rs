@@ -125,7 +125,7 @@ impl Prior {
 /// One plan of a [`Prior`].
 pub(crate) struct PlanPrior {
     pub name: String,
-    steps: Vec<Option<CheckedStep>>,
+    steps: Vec<Option<Box<CheckedStep>>>,
     bindings: Vec<Binding>,
     memo: Vec<StepMemo>,
     edit: Edit,
@@ -217,7 +217,7 @@ impl<'a> Checker<'a, '_> {
         i: usize,
         tree: &ast::Step,
         binds: &[usize],
-    ) -> Option<(CheckedStep, StepMemoOut)> {
+    ) -> Option<(Box<CheckedStep>, StepMemoOut)> {
         let memo = prior.memo.get_mut(i)?;
         if !memo.whole || self.env.suggest_budget < memo.spent {
             return None;
@@ -264,7 +264,7 @@ impl<'a> Checker<'a, '_> {
     /// other step's checked and written into its memo.
     pub(super) fn authorize_keeping(
         &mut self,
-        steps: &mut [CheckedStep],
+        steps: &mut [Box<CheckedStep>],
         memos: &mut [StepMemoOut],
         reused: &[bool],
     ) {

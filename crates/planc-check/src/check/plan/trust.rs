@@ -237,7 +237,7 @@ impl<'a> Checker<'a, '_> {
     /// `total` and `calls`: over the plan's calls of each tool and the
     /// progress record's complete ones (a reused step is the record's
     /// call, counted once).
-    pub(super) fn check_totals(&mut self, steps: &[CheckedStep]) {
+    pub(super) fn check_totals(&mut self, steps: &[Box<CheckedStep>]) {
         let Some(policy) = self.env.policy else {
             return;
         };
@@ -271,6 +271,7 @@ impl<'a> Checker<'a, '_> {
             };
             let ours: Vec<&CheckedStep> = steps
                 .iter()
+                .map(|s| &**s)
                 .filter(|s| {
                     s.tool_name == name && self.reuse.get(s.index).is_none_or(|r| r.is_none())
                 })
