@@ -29,11 +29,12 @@ pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// Each item of `items` by its key, the first of a key kept: the index a
 /// loop over the items looks them up in (a scan per item is quadratic).
-pub fn first_by_key<'a, T, K: Eq + std::hash::Hash>(
-    items: &'a [T],
+pub fn first_by_key<'a, T: 'a, K: Eq + std::hash::Hash>(
+    items: impl IntoIterator<Item = &'a T>,
     key: impl Fn(&'a T) -> K,
 ) -> FastMap<K, &'a T> {
-    let mut out = FastMap::with_capacity_and_hasher(items.len(), Default::default());
+    let items = items.into_iter();
+    let mut out = FastMap::with_capacity_and_hasher(items.size_hint().0, Default::default());
     for item in items {
         out.entry(key(item)).or_insert(item);
     }

@@ -55,14 +55,10 @@ fn lower_steps<S: std::borrow::Borrow<CheckedStep>>(
         .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
     let mut steps = Vec::with_capacity(models.len());
     for step in models {
-        steps.push(lower_step(plan, step.borrow(), sources)?);
+        steps.push(Box::new(lower_step(plan, step.borrow(), sources)?));
     }
-    let step_name = |i: usize| -> ir::Str {
-        steps
-            .get(i)
-            .map(|s: &ir::StepIr| s.name.clone())
-            .unwrap_or_default()
-    };
+    let step_name =
+        |i: usize| -> ir::Str { steps.get(i).map(|s| s.name.clone()).unwrap_or_default() };
     let schedule = schedule
         .iter()
         .map(|wave| wave.iter().map(|&i| step_name(i)).collect())

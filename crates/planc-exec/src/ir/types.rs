@@ -38,8 +38,12 @@ pub struct PlanIr {
     pub budget: Budget,
     /// The file the plan was read from, as given on the command line.
     pub source: String,
-    /// The steps in source order.
-    pub steps: Vec<StepIr>,
+    /// The steps in source order. Each is its own allocation: the
+    /// lowering makes it as the step's model is let go, in the memory the
+    /// model gave back, where one vector of 432-byte steps would be
+    /// allocated whole beside every model (`docs/performance.md`, "Where
+    /// the memory goes"). The JSON is the same.
+    pub steps: Vec<Box<StepIr>>,
     /// Waves of step names: every step's dependencies are in earlier waves,
     /// so the steps of one wave may run in parallel.
     pub schedule: Vec<Vec<Str>>,
@@ -70,7 +74,7 @@ impl PlanIr {
     /// loop over them (a scan each time is quadratic in the plan). A name
     /// given twice (an IR that does not verify) keeps its first.
     pub fn steps_by_name(&self) -> planc_lang::FastMap<&str, &StepIr> {
-        planc_lang::first_by_key(&self.steps, |s| s.name.as_str())
+        planc_lang::first_by_key(self.steps.iter().map(|s| &**s), |s| s.name.as_str())
     }
 }
 

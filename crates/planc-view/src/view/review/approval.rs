@@ -9,6 +9,7 @@ pub(super) fn header(h: &mut String, r: &Review<'_>, named: &Named<'_>, graph: &
     let writes = ir
         .steps
         .iter()
+        .map(|s| &**s)
         .filter(|s| s.effect == Effect::Write)
         .count();
     h.push_str("<header class=\"top\">\n<p class=\"kicker\">Plan review</p>\n");
@@ -186,6 +187,7 @@ fn glance(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
     let writes: Vec<&StepIr> = ir
         .steps
         .iter()
+        .map(|s| &**s)
         .filter(|s| s.effect == Effect::Write && s.reuse != Some(true))
         .collect();
     let _ = writeln!(
@@ -251,6 +253,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
     let writes: Vec<&StepIr> = ir
         .steps
         .iter()
+        .map(|s| &**s)
         .filter(|s| s.effect == Effect::Write)
         .collect();
     let reads = ir.steps.len() - writes.len();
@@ -315,6 +318,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
     let guards: Vec<(&StepIr, &crate::ir::Guard)> = ir
         .steps
         .iter()
+        .map(|s| &**s)
         .flat_map(|s| s.authz.guards.iter().map(move |g| (s, g)))
         .collect();
     let _ = writeln!(
@@ -399,6 +403,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
     let fed: Vec<&StepIr> = ir
         .steps
         .iter()
+        .map(|s| &**s)
         .filter(|s| !s.untrusted_inputs.is_empty())
         .collect();
     if !fed.is_empty() {
