@@ -91,8 +91,9 @@ pub struct CheckedStep {
     /// The arguments as written, in source order, then the parameters left
     /// out that have a default, in declaration order.
     pub args: Vec<CheckedArg>,
-    /// Indices into [`CheckedPlan::bindings`] of this step's binds.
-    pub binds: Vec<usize>,
+    /// The indices into [`CheckedPlan::bindings`] of this step's binds
+    /// (the bindings are in their steps' order).
+    pub binds: std::ops::Range<usize>,
     /// The preconditions, normalised (ill-typed ones are left out).
     pub pres: Vec<CheckedPre>,
     /// The postconditions, normalised (ill-typed ones are left out).

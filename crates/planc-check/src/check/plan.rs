@@ -241,14 +241,14 @@ pub(crate) fn check_plan<'a>(
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
     c.resolve_tools();
-    // Per step, indices into `bindings` of its binds (given to its model).
-    let binds = c.bind_pass(&trees);
+    c.bind_pass(&trees);
     let mut prior = prior.filter(|p| c.same_context(p));
     let mut steps: Vec<Box<CheckedStep>> = Vec::with_capacity(n);
     let mut memos: Vec<reuse::StepMemoOut> = Vec::with_capacity(if keep { n } else { 0 });
     // Per step, whether it was reused (only with a prior).
     let mut reused: Vec<bool> = Vec::new();
-    let mut step = |c: &mut Checker<'a, '_>, i: usize, tree: &ast::Step, binds: Vec<usize>| {
+    let mut step = |c: &mut Checker<'a, '_>, i: usize, tree: &ast::Step| {
+        let binds = binds_of(&c.bindings, i);
         if let Some(p) = prior.as_mut() {
             let again = c.reuse_step(p, i, tree, &binds);
             reused.push(again.is_some());
@@ -272,13 +272,13 @@ pub(crate) fn check_plan<'a>(
     // owned step's tree goes as soon as its model is built.
     match trees {
         Cow::Borrowed(trees) => {
-            for ((i, tree), binds) in trees.iter().enumerate().zip(binds) {
-                step(&mut c, i, tree, binds);
+            for (i, tree) in trees.iter().enumerate() {
+                step(&mut c, i, tree);
             }
         }
         Cow::Owned(trees) => {
-            for ((i, tree), binds) in trees.into_iter().enumerate().zip(binds) {
-                step(&mut c, i, &tree, binds);
+            for (i, tree) in trees.into_iter().enumerate() {
+                step(&mut c, i, &tree);
             }
         }
     }
@@ -351,6 +351,12 @@ pub(crate) fn check_plan<'a>(
     };
     let memo = keep.then(|| reuse::PlanMemo::of(memos));
     (model, c.diags, memo)
+}
+
+/// The indices of step `i`'s bindings in `bindings`, which are in their
+/// steps' order ([`Checker::bind_pass`]).
+fn binds_of(bindings: &[Binding], i: usize) -> std::ops::Range<usize> {
+    bindings.partition_point(|b| b.step < i)..bindings.partition_point(|b| b.step <= i)
 }
 
 /// [`Checker::use_binding`], for a caller that holds another field.
@@ -510,10 +516,9 @@ impl<'a> Checker<'a, '_> {
 
     /// Types every `bind` against its tool's result and registers it, so
     /// that references can name bindings of later steps in their errors.
-    fn bind_pass(&mut self, trees: &[ast::Step]) -> Vec<Vec<usize>> {
-        let mut out = Vec::with_capacity(trees.len());
+    /// The bindings are pushed in their steps' order: a step's are a range.
+    fn bind_pass(&mut self, trees: &[ast::Step]) {
         for (i, step) in trees.iter().enumerate() {
-            let mut mine = Vec::with_capacity(step.binds().count());
             for (name, path) in step.binds() {
                 let value_word = lexicon::VALUE_WORDS.contains(&name.node.as_str());
                 if value_word {
@@ -547,7 +552,6 @@ impl<'a> Checker<'a, '_> {
                     // Refused already: not reported unused as well.
                     uses: usize::from(value_word),
                 });
-                mine.push(idx);
                 match self.binding_index.entry(name.node.clone()) {
                     Entry::Vacant(e) => {
                         e.insert(idx);
@@ -578,9 +582,7 @@ impl<'a> Checker<'a, '_> {
                     }
                 }
             }
-            out.push(mine);
         }
-        out
     }
 
     /// The type at `path` in `root` (a tool's result), or the error type
@@ -701,7 +703,12 @@ impl<'a> Checker<'a, '_> {
 
     // ------------------------------------------------------------ steps
 
-    fn check_step(&mut self, i: usize, step: &ast::Step, binds: Vec<usize>) -> CheckedStep {
+    fn check_step(
+        &mut self,
+        i: usize,
+        step: &ast::Step,
+        binds: std::ops::Range<usize>,
+    ) -> CheckedStep {
         let tool = self.tool(i);
         // A degraded tool's parameters are not known: its one E0111 is
         // all a call gets, never knock-on argument errors.

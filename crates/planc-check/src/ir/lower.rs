@@ -108,7 +108,7 @@ fn lower_step(
     }
     let mut binds = ir::Map::with_capacity(step.binds.len());
     let mut result_types = ir::Map::new();
-    for &b in &step.binds {
+    for b in step.binds.clone() {
         if let Some(binding) = plan.bindings.get(b) {
             binds.insert(binding.name.clone(), binding.path_text().into());
             if let Some(ty) = result_type(&binding.ty) {

@@ -38,11 +38,11 @@ pub struct PlanIr {
     pub budget: Budget,
     /// The file the plan was read from, as given on the command line.
     pub source: String,
-    /// The steps in source order. Each is its own allocation: the
-    /// lowering makes it as the step's model is let go, in the memory the
-    /// model gave back, where one vector of 432-byte steps would be
-    /// allocated whole beside every model (`docs/performance.md`, "Where
-    /// the memory goes"). The JSON is the same.
+    /// The steps in source order.
+    // Each its own allocation: the lowering makes it as the step's model is
+    // let go, in the memory the model gave back, where one vector of
+    // 432-byte steps would be allocated whole beside every model
+    // (`docs/performance.md`, "Where the memory goes").
     pub steps: Vec<Box<StepIr>>,
     /// Waves of step names: every step's dependencies are in earlier waves,
     /// so the steps of one wave may run in parallel.

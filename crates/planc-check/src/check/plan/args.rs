@@ -635,14 +635,11 @@ impl<'a> Checker<'a, '_> {
         let mut d = Diagnostic::new(Code::E0105, r.name.span, format!("no step binds `{name}`"))
             .with_label("not bound by any step");
         if let Some(&s) = self.step_index.get(name) {
-            // The bindings are in the order of their steps.
-            let from = self.bindings.partition_point(|b| b.step < s);
             let bound: Vec<&str> = self
                 .bindings
-                .get(from..)
+                .get(binds_of(&self.bindings, s))
                 .unwrap_or(&[])
                 .iter()
-                .take_while(|b| b.step == s)
                 .map(|b| b.name.as_str())
                 .collect();
             d = d.with_secondary(

@@ -17,7 +17,7 @@ impl<'a> Checker<'a, '_> {
         let writes = traits.effect_or_write() == Effect::Write && !self.env.damaged(tool.span);
         // W0401: ambiguous picks.
         let pins = Pins::of(&s.posts);
-        for &b in &s.binds {
+        for b in s.binds.clone() {
             let Some(binding) = self.bindings.get(b) else {
                 continue;
             };

@@ -614,7 +614,7 @@ impl<'a> Checker<'a, '_> {
         let call = compare_call(step, done, known)?;
         let mut binds = BTreeMap::new();
         let mut lacking = None;
-        for &b in &step.binds {
+        for b in step.binds.clone() {
             let Some(binding) = self.bindings.get(b) else {
                 continue;
             };

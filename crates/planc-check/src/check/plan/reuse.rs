@@ -216,7 +216,7 @@ impl<'a> Checker<'a, '_> {
         prior: &mut PlanPrior,
         i: usize,
         tree: &ast::Step,
-        binds: &[usize],
+        binds: &std::ops::Range<usize>,
     ) -> Option<(Box<CheckedStep>, StepMemoOut)> {
         let memo = prior.memo.get_mut(i)?;
         if !memo.whole || self.env.suggest_budget < memo.spent {
@@ -252,7 +252,7 @@ impl<'a> Checker<'a, '_> {
         if let Some(deps) = self.deps.get_mut(i) {
             deps.clone_from(&memo.deps);
         }
-        old.binds = binds.to_vec();
+        old.binds = binds.clone();
         old.depends_on = Vec::new();
         #[cfg(test)]
         REUSED.set(REUSED.get() + 1);

@@ -273,8 +273,8 @@ fn hover_step(a: &Analysis, plan: &CheckedPlan, name: &str) -> Option<String> {
     }
     let binds: Vec<String> = step
         .binds
-        .iter()
-        .filter_map(|&b| plan.bindings.get(b))
+        .clone()
+        .filter_map(|b| plan.bindings.get(b))
         .map(|b| format!("`{}`", b.name))
         .collect();
     if !binds.is_empty() {
