@@ -417,8 +417,9 @@ pub struct Dependency {
 pub struct Authz {
     /// The policy names the tool and the actor holds every required scope.
     pub permitted: bool,
-    /// The scopes the step requires, as the policy lists them.
-    pub scopes: Vec<Str>,
+    /// The scopes the step requires, as the policy lists them: one list
+    /// for every step under the same rule, shared, not copied a step.
+    pub scopes: std::sync::Arc<[Str]>,
     pub approval: Option<Approval>,
     /// Ceilings, lists and patterns over arguments whose value is known
     /// only at dispatch.

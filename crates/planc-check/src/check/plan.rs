@@ -171,6 +171,9 @@ struct Checker<'a, 'e> {
     step_index: FastMap<Str, usize>,
     tools: Vec<Option<&'a Tool>>,
     rules: Vec<Option<&'a Rule>>,
+    /// Per rule (by its tool), the scopes it requires, shared by the
+    /// steps under it ([`Authz::scopes`]).
+    scope_lists: FastMap<&'a str, std::sync::Arc<[Str]>>,
     bindings: Vec<Binding>,
     binding_index: FastMap<Str, usize>,
     binding_names: Vec<Str>,
@@ -227,6 +230,7 @@ pub(crate) fn check_plan<'a>(
         step_index: FastMap::with_capacity_and_hasher(n, Default::default()),
         tools: Vec::with_capacity(n),
         rules: Vec::with_capacity(n),
+        scope_lists: FastMap::default(),
         bindings: Vec::with_capacity(nb),
         binding_index: FastMap::with_capacity_and_hasher(nb, Default::default()),
         binding_names: Vec::with_capacity(nb),
@@ -303,11 +307,11 @@ pub(crate) fn check_plan<'a>(
     }
     c.check_totals(&steps);
     c.effect_edges(&steps);
-    for (step, deps) in steps.iter_mut().zip(c.deps.iter_mut()) {
+    for (step, mut deps) in steps.iter_mut().zip(std::mem::take(&mut c.deps)) {
         deps.sort_by_key(|d| (d.step, d.reason));
         deps.dedup_by_key(|d| (d.step, d.reason));
         deps.shrink_to_fit();
-        step.depends_on = std::mem::take(deps);
+        step.depends_on = deps;
     }
     let schedule = c.order(&steps);
     c.lints(&steps);
@@ -315,15 +319,18 @@ pub(crate) fn check_plan<'a>(
     let replan = c.replan();
 
     let mut approvals = Vec::new();
-    let mut scopes: Vec<Str> = Vec::new();
+    // A set of the distinct scopes, not every step's copies sorted: at the
+    // end of the check, the resident set's peak, a copy a step would be
+    // its largest allocation (`docs/performance.md`, "Where the memory
+    // goes").
+    let mut distinct: std::collections::BTreeSet<&Str> = std::collections::BTreeSet::new();
     for s in &steps {
         if s.authz.approval.is_some() {
             approvals.push(s.index);
         }
-        scopes.extend(s.authz.scopes.iter().cloned());
+        distinct.extend(s.authz.scopes.iter());
     }
-    scopes.sort();
-    scopes.dedup();
+    let scopes: Vec<Str> = distinct.into_iter().cloned().collect();
     let errors = c.diags.iter().filter(|d| d.is_error()).count();
     let model = CheckedPlan {
         name: String::from(plan.name.node.as_str()),

@@ -194,7 +194,7 @@ fn lower_step(
             })
             .collect(),
         authz: ir::Authz {
-            scopes: step.authz.scopes.clone(),
+            scopes: step.authz.scopes.to_vec(),
             approval: step
                 .authz
                 .approval

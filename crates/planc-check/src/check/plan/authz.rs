@@ -59,7 +59,11 @@ impl<'a> Checker<'a, '_> {
             self.report(i, d);
             return authz;
         };
-        authz.scopes = rule.requires.iter().map(|s| s.node.clone()).collect();
+        authz.scopes = self
+            .scope_lists
+            .entry(rule.tool.as_str())
+            .or_insert_with(|| rule.requires.iter().map(|s| s.node.clone()).collect())
+            .clone();
         let missing: Vec<&Spanned<Str>> = rule
             .requires
             .iter()
