@@ -27,6 +27,18 @@ pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomS
 /// The hash set beside [`FastMap`].
 pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
+/// Pushes `item`, giving a vector's first item room for itself alone,
+/// where `Vec::push` makes room for four: for the lists most of which hold
+/// one item or none (a diagnostic's labels and notes, a step's guards and
+/// dependencies), which a large plan has one of per step
+/// (`docs/performance.md`, "Where the memory goes").
+pub fn push_sparse<T>(items: &mut Vec<T>, item: T) {
+    if items.capacity() == 0 {
+        items.reserve_exact(1);
+    }
+    items.push(item);
+}
+
 /// Each item of `items` by its key, the first of a key kept: the index a
 /// loop over the items looks them up in (a scan per item is quadratic).
 pub fn first_by_key<'a, T: 'a, K: Eq + std::hash::Hash>(

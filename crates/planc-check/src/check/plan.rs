@@ -404,16 +404,10 @@ impl<'a> Checker<'a, '_> {
         self.diags.push(d.in_step(name_in(&self.heads, i).clone()));
     }
 
-    /// Step `i` depends on `dep`. Most steps have one dependency or none:
-    /// the first is given room for itself alone, where a vector's first
-    /// push makes room for four (`docs/performance.md`, "Where the memory
-    /// goes").
+    /// Step `i` depends on `dep` (most steps on one step or none).
     fn depend(&mut self, i: usize, dep: Dependency) {
         if let Some(deps) = self.deps.get_mut(i) {
-            if deps.capacity() == 0 {
-                deps.reserve_exact(1);
-            }
-            deps.push(dep);
+            planc_lang::push_sparse(deps, dep);
         }
     }
 

@@ -103,10 +103,13 @@ impl Diagnostic {
 
     /// Adds a secondary label.
     pub fn with_secondary(mut self, span: Span, message: impl Into<Text>) -> Diagnostic {
-        self.labels.push(Label {
-            span,
-            message: message.into(),
-        });
+        crate::push_sparse(
+            &mut self.labels,
+            Label {
+                span,
+                message: message.into(),
+            },
+        );
         self
     }
 
@@ -116,7 +119,7 @@ impl Diagnostic {
     }
 
     pub fn with_note(mut self, note: impl Into<Text>) -> Diagnostic {
-        self.notes.push(note.into());
+        crate::push_sparse(&mut self.notes, note.into());
         self
     }
 
@@ -131,11 +134,14 @@ impl Diagnostic {
         span: Span,
         replacement: impl Into<String>,
     ) -> Diagnostic {
-        self.fixes.push(Fix {
-            title: title.into(),
-            span,
-            replacement: replacement.into(),
-        });
+        crate::push_sparse(
+            &mut self.fixes,
+            Fix {
+                title: title.into(),
+                span,
+                replacement: replacement.into(),
+            },
+        );
         self
     }
 

@@ -155,12 +155,15 @@ impl<'a> Checker<'a, '_> {
                 // record is that plan's, by its plan fingerprint
                 // (`docs/ir.md`), and the executor checks the value again.
                 if !arg.value.references().is_empty() && may_compare(&arg.value.ty, limit) {
-                    authz.guards.push(Guard {
-                        arg: c.arg.clone(),
-                        test: GuardTest::Cmp(c.op, limit.clone()),
-                        each: false,
-                        ceiling_span: c.span,
-                    });
+                    planc_lang::push_sparse(
+                        &mut authz.guards,
+                        Guard {
+                            arg: c.arg.clone(),
+                            test: GuardTest::Cmp(c.op, limit.clone()),
+                            each: false,
+                            ceiling_span: c.span,
+                        },
+                    );
                 }
                 continue;
             }
@@ -187,12 +190,15 @@ impl<'a> Checker<'a, '_> {
                     // declared result type silences the note, never the
                     // guard, because the executor sees the tool's actual
                     // result, not its declaration.
-                    authz.guards.push(Guard {
-                        arg: c.arg.clone(),
-                        test: GuardTest::Cmp(c.op, limit.clone()),
-                        each: false,
-                        ceiling_span: c.span,
-                    });
+                    planc_lang::push_sparse(
+                        &mut authz.guards,
+                        Guard {
+                            arg: c.arg.clone(),
+                            test: GuardTest::Cmp(c.op, limit.clone()),
+                            each: false,
+                            ceiling_span: c.span,
+                        },
+                    );
                     if provably_within(&arg.value.ty, c.op, limit) {
                         continue;
                     }

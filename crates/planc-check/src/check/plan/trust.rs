@@ -29,11 +29,14 @@ impl<'a> Checker<'a, '_> {
         for c in &rule.conditions {
             let arg = args.iter().find(|a| a.name == c.arg);
             if let Condition::Total { max, per } = &c.kind {
-                authz.aggregates.push(Aggregate {
-                    arg: c.arg.clone(),
-                    max: max.clone(),
-                    per: per.clone(),
-                });
+                planc_lang::push_sparse(
+                    &mut authz.aggregates,
+                    Aggregate {
+                        arg: c.arg.clone(),
+                        max: max.clone(),
+                        per: per.clone(),
+                    },
+                );
             }
             // Left out, with no default or a `null` one (the call leaves it
             // out too): an allowlist, a denylist, a pattern and `trusted`
@@ -74,12 +77,15 @@ impl<'a> Checker<'a, '_> {
                 self.decide_one(i, step, arg, None, &arg.value, c, &origin)
             };
             if let Some(note) = guard {
-                authz.guards.push(Guard {
-                    arg: c.arg.clone(),
-                    test,
-                    each: c.each,
-                    ceiling_span: c.span,
-                });
+                planc_lang::push_sparse(
+                    &mut authz.guards,
+                    Guard {
+                        arg: c.arg.clone(),
+                        test,
+                        each: c.each,
+                        ceiling_span: c.span,
+                    },
+                );
                 if note {
                     let d = super::authz::guarded_at_dispatch(
                         arg,
