@@ -155,15 +155,7 @@ impl<'a> Checker<'a, '_> {
                 // record is that plan's, by its plan fingerprint
                 // (`docs/ir.md`), and the executor checks the value again.
                 if !arg.value.references().is_empty() && may_compare(&arg.value.ty, limit) {
-                    planc_lang::push_sparse(
-                        &mut authz.guards,
-                        Guard {
-                            arg: c.arg.clone(),
-                            test: GuardTest::Cmp(c.op, limit.clone()),
-                            each: false,
-                            ceiling_span: c.span,
-                        },
-                    );
+                    planc_lang::push_sparse(&mut authz.guards, ceiling_guard(c, limit));
                 }
                 continue;
             }
@@ -190,15 +182,7 @@ impl<'a> Checker<'a, '_> {
                     // declared result type silences the note, never the
                     // guard, because the executor sees the tool's actual
                     // result, not its declaration.
-                    planc_lang::push_sparse(
-                        &mut authz.guards,
-                        Guard {
-                            arg: c.arg.clone(),
-                            test: GuardTest::Cmp(c.op, limit.clone()),
-                            each: false,
-                            ceiling_span: c.span,
-                        },
-                    );
+                    planc_lang::push_sparse(&mut authz.guards, ceiling_guard(c, limit));
                     if provably_within(&arg.value.ty, c.op, limit) {
                         continue;
                     }
@@ -281,6 +265,16 @@ impl<'a> Checker<'a, '_> {
 
 /// E0303: a value known now (a literal, a default, a recorded value)
 /// over a ceiling.
+/// The guard that checks ceiling `c` at dispatch.
+fn ceiling_guard(c: &policy::CeilingRule, limit: &Value) -> Guard {
+    Guard {
+        arg: c.arg.clone(),
+        test: GuardTest::Cmp(c.op, limit.clone()),
+        each: false,
+        ceiling_span: c.span,
+    }
+}
+
 fn ceiling_breach(
     step: &StepHead,
     arg: &CheckedArg,
