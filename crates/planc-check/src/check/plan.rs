@@ -404,19 +404,9 @@ impl<'a> Checker<'a, '_> {
         self.diags.push(d.in_step(name_in(&self.heads, i).clone()));
     }
 
-    /// Step `i` depends on `dep` (most steps on one step or none). An edge
-    /// the last one repeats (two references in a row to what one step
-    /// binds) is not pushed again: the list is sorted and deduplicated
-    /// once it is whole, keeping the first of each, but until then a
-    /// second copy would make room for four.
+    /// Step `i` depends on `dep` (most steps on one step or none).
     fn depend(&mut self, i: usize, dep: Dependency) {
         if let Some(deps) = self.deps.get_mut(i) {
-            if deps
-                .last()
-                .is_some_and(|d| d.step == dep.step && d.reason == dep.reason)
-            {
-                return;
-            }
             planc_lang::push_sparse(deps, dep);
         }
     }
