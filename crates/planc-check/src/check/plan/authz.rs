@@ -263,8 +263,6 @@ impl<'a> Checker<'a, '_> {
     }
 }
 
-/// E0303: a value known now (a literal, a default, a recorded value)
-/// over a ceiling.
 /// The guard that checks ceiling `c` at dispatch.
 fn ceiling_guard(c: &policy::CeilingRule, limit: &Value) -> Guard {
     Guard {
@@ -275,6 +273,8 @@ fn ceiling_guard(c: &policy::CeilingRule, limit: &Value) -> Guard {
     }
 }
 
+/// E0303: a value known now (a literal, a default, a recorded value)
+/// over a ceiling.
 fn ceiling_breach(
     step: &StepHead,
     arg: &CheckedArg,
