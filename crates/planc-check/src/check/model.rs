@@ -48,6 +48,14 @@ pub struct CheckedPlan {
     pub replan: Option<Replan>,
 }
 
+impl CheckedPlan {
+    /// The steps in source order, each as the model itself (they are
+    /// boxed: [`CheckedPlan::steps`]).
+    pub fn each_step(&self) -> impl ExactSizeIterator<Item = &CheckedStep> {
+        self.steps.iter().map(|s| &**s)
+    }
+}
+
 /// A replan's use of its progress record (`docs/replanning.md`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Replan {

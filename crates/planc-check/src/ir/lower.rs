@@ -14,14 +14,14 @@ use planc_exec::ir::{self, literal, result_type, type_ir};
 /// that, since it alone knows every diagnostic. A plan whose model still
 /// holds a value an error made unknown is refused with the name of the step.
 pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
-    sealed(lower_steps(plan, plan.steps.iter().map(|s| &**s), sources)?)
+    sealed(lower_steps(plan, plan.each_step(), sources)?)
 }
 
 /// [`lower`] without the fingerprint (the field is empty): for a caller
 /// that needs the plan fingerprint first, and the fingerprint only if that
 /// does not decide (`driver::resume_fingerprints`).
 pub fn lower_unsealed(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
-    lower_steps(plan, plan.steps.iter().map(|s| &**s), sources)
+    lower_steps(plan, plan.each_step(), sources)
 }
 
 /// [`lower`], taking the model: each step's model is dropped once its IR is

@@ -70,11 +70,17 @@ pub struct ProgressIr {
 }
 
 impl PlanIr {
+    /// The steps in source order, each as the step itself (they are boxed:
+    /// [`PlanIr::steps`]).
+    pub fn each_step(&self) -> impl ExactSizeIterator<Item = &StepIr> {
+        self.steps.iter().map(|s| &**s)
+    }
+
     /// Each step by its name, for a driver that looks steps up inside a
     /// loop over them (a scan each time is quadratic in the plan). A name
     /// given twice (an IR that does not verify) keeps its first.
     pub fn steps_by_name(&self) -> planc_lang::FastMap<&str, &StepIr> {
-        planc_lang::first_by_key(self.steps.iter().map(|s| &**s), |s| s.name.as_str())
+        planc_lang::first_by_key(self.each_step(), |s| s.name.as_str())
     }
 }
 

@@ -6,12 +6,7 @@ use super::*;
 
 pub(super) fn header(h: &mut String, r: &Review<'_>, named: &Named<'_>, graph: &Graph) {
     let ir = r.ir;
-    let writes = ir
-        .steps
-        .iter()
-        .map(|s| &**s)
-        .filter(|s| s.effect == Effect::Write)
-        .count();
+    let writes = ir.each_step().filter(|s| s.effect == Effect::Write).count();
     h.push_str("<header class=\"top\">\n<p class=\"kicker\">Plan review</p>\n");
     match &ir.goal {
         Some(goal) => {
@@ -185,9 +180,7 @@ fn glance(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
         );
     }
     let writes: Vec<&StepIr> = ir
-        .steps
-        .iter()
-        .map(|s| &**s)
+        .each_step()
         .filter(|s| s.effect == Effect::Write && s.reuse != Some(true))
         .collect();
     let _ = writeln!(
@@ -251,9 +244,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
     let ir = r.ir;
     h.push_str("<section id=\"approve\" aria-labelledby=\"approve-h\">\n<h2 id=\"approve-h\">What approving this plan means</h2>\n");
     let writes: Vec<&StepIr> = ir
-        .steps
-        .iter()
-        .map(|s| &**s)
+        .each_step()
         .filter(|s| s.effect == Effect::Write)
         .collect();
     let reads = ir.steps.len() - writes.len();
@@ -316,9 +307,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
 
     // Guards.
     let guards: Vec<(&StepIr, &crate::ir::Guard)> = ir
-        .steps
-        .iter()
-        .map(|s| &**s)
+        .each_step()
         .flat_map(|s| s.authz.guards.iter().map(move |g| (s, g)))
         .collect();
     let _ = writeln!(
@@ -401,9 +390,7 @@ pub(super) fn approve(h: &mut String, r: &Review<'_>, named: &Named<'_>) {
 
     // Untrusted data.
     let fed: Vec<&StepIr> = ir
-        .steps
-        .iter()
-        .map(|s| &**s)
+        .each_step()
         .filter(|s| !s.untrusted_inputs.is_empty())
         .collect();
     if !fed.is_empty() {
