@@ -116,7 +116,7 @@ plan credit "credit" {
     assert_eq!(step.depends_on[0].reason, DepReason::Data);
     let arg = step.arg("amount_eur").unwrap();
     assert!(
-        matches!(&arg.value.kind, ValueKind::Ref(r) if r.binding == "credit" && r.step_name == "proration")
+        matches!(&arg.value.kind, ValueKind::Ref(r) if r.binding == "credit" && out.plans[0].step_name(r.step) == "proration")
     );
 }
 

@@ -10,20 +10,25 @@ use super::model::{InterpPiece, ProbeKind, RefValue, TypedValue, ValueKind};
 use crate::syntax::ast;
 
 /// The IR value of an argument; `None` when an error made it unknown.
-/// Recursion is bounded by the nesting cap of the front ends.
-pub(crate) fn value(v: &TypedValue) -> Option<ir::Value> {
+/// `step_name` names the plan's step at an index: the model refers to a
+/// step by its index, the IR by its name. Recursion is bounded by the
+/// nesting cap of the front ends.
+pub(crate) fn value(v: &TypedValue, step_name: &dyn Fn(usize) -> ir::Str) -> Option<ir::Value> {
     Some(match &v.kind {
         ValueKind::Literal(l) => ir::Value::Literal {
             literal: literal(l),
         },
-        ValueKind::Ref(r) => reference(r),
+        ValueKind::Ref(r) => reference(r, step_name),
         ValueKind::List(items) => ir::Value::List {
-            items: items.iter().map(value).collect::<Option<_>>()?,
+            items: items
+                .iter()
+                .map(|v| value(v, step_name))
+                .collect::<Option<_>>()?,
         },
         ValueKind::Record(entries) => ir::Value::Record {
             fields: entries
                 .iter()
-                .map(|(k, v)| Some((k.clone(), value(v)?)))
+                .map(|(k, v)| Some((k.clone(), value(v, step_name)?)))
                 .collect::<Option<_>>()?,
         },
         ValueKind::Interp(parts) => ir::Value::Interpolate {
@@ -33,7 +38,7 @@ pub(crate) fn value(v: &TypedValue) -> Option<ir::Value> {
                     InterpPiece::Text(t) => ir::Value::Literal {
                         literal: ir::Literal::String(t.clone()),
                     },
-                    InterpPiece::Ref { reference: r, .. } => reference(r),
+                    InterpPiece::Ref { reference: r, .. } => reference(r, step_name),
                 })
                 .collect(),
         },
@@ -41,10 +46,10 @@ pub(crate) fn value(v: &TypedValue) -> Option<ir::Value> {
     })
 }
 
-fn reference(r: &RefValue) -> ir::Value {
+fn reference(r: &RefValue, step_name: &dyn Fn(usize) -> ir::Str) -> ir::Value {
     ir::Value::Ref {
         binding: r.binding.clone(),
-        step: r.step_name.clone(),
+        step: step_name(r.step),
         path: r.members.clone(),
     }
 }

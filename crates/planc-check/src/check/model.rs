@@ -22,7 +22,7 @@ pub struct CheckedPlan {
     pub budget: Budget,
     /// In source order; `steps[i].index == i`. Each step's model is its
     /// own allocation: it is made as the step's tree is let go, in the
-    /// memory the tree gave back, where one vector of 416-byte models
+    /// memory the tree gave back, where one vector of 376-byte models
     /// would be allocated whole beside every tree (`docs/performance.md`,
     /// "Where the memory goes").
     pub steps: Vec<Box<CheckedStep>>,
@@ -53,6 +53,12 @@ impl CheckedPlan {
     /// boxed: [`CheckedPlan::steps`]).
     pub fn each_step(&self) -> impl ExactSizeIterator<Item = &CheckedStep> {
         self.steps.iter().map(|s| &**s)
+    }
+
+    /// The name of step `i` (a reference or a dependency names its step
+    /// by index); empty for no such step.
+    pub fn step_name(&self, i: usize) -> &str {
+        self.steps.get(i).map_or("", |s| s.name.as_str())
     }
 }
 
@@ -125,7 +131,6 @@ impl CheckedStep {
 /// What the step's tool is, as the executor needs it.
 #[derive(Clone, Debug)]
 pub struct ResolvedTool {
-    pub name: Str,
     /// The effect the catalogue or the policy states
     /// ([`crate::policy::Traits`]); a tool neither states one for counts
     /// as `write`.
@@ -276,7 +281,7 @@ pub enum ValueKind {
     /// a [`Value::Date`]).
     Literal(Value),
     /// A binding of an earlier step, with member access. Boxed: a
-    /// reference is 104 bytes, a literal 24, and every value would
+    /// reference is 80 bytes, a literal 24, and every value would
     /// otherwise be as large as a reference.
     Ref(Box<RefValue>),
     List(Vec<TypedValue>),
@@ -294,9 +299,9 @@ pub struct RefValue {
     pub binding: Str,
     /// Index into [`CheckedPlan::bindings`].
     pub binding_index: usize,
-    /// The step that binds it, and its name.
+    /// The step that binds it (its name is that step's: the model does not
+    /// copy it into every reference).
     pub step: usize,
-    pub step_name: Str,
     /// Member names after the binding (`plan` in `facts.plan`).
     pub members: Vec<Str>,
     pub span: Span,
@@ -412,8 +417,8 @@ impl DepReason {
 /// An edge of the ordering graph: this step runs after `step`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dependency {
+    /// The step waited for (its name is that step's, not copied here).
     pub step: usize,
-    pub step_name: Str,
     pub reason: DepReason,
     /// What made the edge: the first reference (data), the name in `after`,
     /// or this step's name (effect).

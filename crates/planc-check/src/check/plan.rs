@@ -813,7 +813,6 @@ impl<'a> Checker<'a, '_> {
             tool_name: step.tool.node.clone(),
             tool_span: step.tool.span,
             tool: tool.zip(self.traits(i)).map(|(t, traits)| ResolvedTool {
-                name: t.name.clone(),
                 effect: traits.effect_or_write(),
                 idempotent: traits.idempotent,
                 untrusted: traits.untrusted,

@@ -14,14 +14,14 @@ use planc_exec::ir::{self, literal, result_type, type_ir};
 /// that, since it alone knows every diagnostic. A plan whose model still
 /// holds a value an error made unknown is refused with the name of the step.
 pub fn lower(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
-    sealed(lower_steps(plan, plan.each_step(), sources)?)
+    sealed(lower_steps(plan, sources)?)
 }
 
 /// [`lower`] without the fingerprint (the field is empty): for a caller
 /// that needs the plan fingerprint first, and the fingerprint only if that
 /// does not decide (`driver::resume_fingerprints`).
 pub fn lower_unsealed(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
-    lower_steps(plan, plan.each_step(), sources)
+    lower_steps(plan, sources)
 }
 
 /// [`lower`], taking the model: each step's model is dropped once its IR is
@@ -29,7 +29,8 @@ pub fn lower_unsealed(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::Pla
 /// (`docs/performance.md`, "Where the memory goes").
 pub fn lower_owned(mut plan: CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
     let steps = std::mem::take(&mut plan.steps);
-    let ir = lower_steps(&plan, steps.into_iter(), sources)?;
+    let names = names(steps.iter().map(|s| &**s));
+    let ir = lower_models(&plan, steps.into_iter(), &names, sources)?;
     // The rest of the model (its bindings) goes before the fingerprint.
     drop(plan);
     sealed(ir)
@@ -41,11 +42,24 @@ fn sealed(mut ir: ir::PlanIr) -> Result<ir::PlanIr, String> {
     Ok(ir)
 }
 
-/// Lowers `plan` with `steps`, its steps' models (`plan.steps` is not
-/// read), leaving the fingerprint empty.
-fn lower_steps<S: std::borrow::Borrow<CheckedStep>>(
+/// The steps' names, by index: the model refers to a step by its index,
+/// the IR by its name, and a step may name one after it (`after`).
+fn names<'s>(models: impl ExactSizeIterator<Item = &'s CheckedStep>) -> Vec<ir::Str> {
+    models.map(|s| s.name.clone()).collect()
+}
+
+/// Lowers `plan`, its steps' models borrowed, leaving the fingerprint
+/// empty.
+fn lower_steps(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
+    lower_models(plan, plan.each_step(), &names(plan.each_step()), sources)
+}
+
+/// Lowers `plan` with `models`, its steps' models (`plan.steps` is not
+/// read) named `names`, leaving the fingerprint empty.
+fn lower_models<S: std::borrow::Borrow<CheckedStep>>(
     plan: &CheckedPlan,
     models: impl ExactSizeIterator<Item = S>,
+    names: &[ir::Str],
     sources: &SourceMap,
 ) -> Result<ir::PlanIr, String> {
     let source = sources.name(plan.span.file).to_string();
@@ -54,11 +68,15 @@ fn lower_steps<S: std::borrow::Borrow<CheckedStep>>(
         .as_ref()
         .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
     let mut steps = Vec::with_capacity(models.len());
+    let step_name = |i: usize| -> ir::Str { names.get(i).cloned().unwrap_or_default() };
     for step in models {
-        steps.push(Box::new(lower_step(plan, step.borrow(), sources)?));
+        steps.push(Box::new(lower_step(
+            plan,
+            step.borrow(),
+            &step_name,
+            sources,
+        )?));
     }
-    let step_name =
-        |i: usize| -> ir::Str { steps.get(i).map(|s| s.name.clone()).unwrap_or_default() };
     let schedule = schedule
         .iter()
         .map(|wave| wave.iter().map(|&i| step_name(i)).collect())
@@ -88,6 +106,7 @@ fn lower_steps<S: std::borrow::Borrow<CheckedStep>>(
 fn lower_step(
     plan: &CheckedPlan,
     step: &CheckedStep,
+    step_name: &dyn Fn(usize) -> ir::Str,
     sources: &SourceMap,
 ) -> Result<ir::StepIr, String> {
     let tool = step
@@ -102,7 +121,7 @@ fn lower_step(
         if arg.is_left_out() {
             continue;
         }
-        let value = value(&arg.value)
+        let value = value(&arg.value, step_name)
             .ok_or_else(|| format!("step `{}`: argument `{}` has an error", step.name, arg.name))?;
         args.insert(arg.name.clone(), value);
     }
@@ -120,7 +139,7 @@ fn lower_step(
     for arg in step.args.iter().filter(|a| a.checked_at_dispatch()) {
         arg_types.insert(arg.name.clone(), type_ir(&arg.param_ty));
     }
-    let pre = step.pres.iter().map(pre).collect();
+    let pre = step.pres.iter().map(|p| pre(p, step_name)).collect();
     let post = step.posts.iter().map(|p| probe(&p.kind)).collect();
     let guards = step
         .authz
@@ -163,7 +182,7 @@ fn lower_step(
     Ok(ir::StepIr {
         name: step.name.clone(),
         index: step.index,
-        tool: tool.name.clone(),
+        tool: step.tool_name.clone(),
         args,
         pre,
         post,
@@ -185,7 +204,7 @@ fn lower_step(
             .depends_on
             .iter()
             .map(|d| ir::Dependency {
-                step: d.step_name.clone(),
+                step: step_name(d.step),
                 reason: match d.reason {
                     DepReason::Data => ir::DependencyReason::Data,
                     DepReason::After => ir::DependencyReason::After,
@@ -217,10 +236,10 @@ fn lower_step(
 }
 
 /// A precondition: the probe's test, of the artifact its subject names.
-fn pre(p: &check::CheckedPre) -> ir::PreProbe {
+fn pre(p: &check::CheckedPre, step_name: &dyn Fn(usize) -> ir::Str) -> ir::PreProbe {
     let subject = ir::Subject::Ref {
         binding: p.subject.binding.clone(),
-        step: p.subject.step_name.clone(),
+        step: step_name(p.subject.step),
         path: p.subject.members.clone(),
         at: (!p.at.is_empty()).then(|| super::path::write(&p.at).into()),
     };

@@ -81,7 +81,8 @@ impl<'a> Checker<'a, '_> {
                 untrusted_from,
             };
             if checked.checked_at_dispatch() {
-                self.report(i, checked_at_dispatch(&checked, &step.tool.node));
+                let d = checked_at_dispatch(&checked, &step.tool.node, &self.heads);
+                self.report(i, d);
             }
             out.push(checked);
         }
@@ -533,7 +534,6 @@ impl<'a> Checker<'a, '_> {
             i,
             Dependency {
                 step: b_step,
-                step_name: binder.clone(),
                 reason: DepReason::Data,
                 span: r.name.span,
             },
@@ -615,7 +615,6 @@ impl<'a> Checker<'a, '_> {
                 binding: Str::new(name),
                 binding_index: b,
                 step: b_step,
-                step_name: binder.clone(),
                 members: r.members.iter().map(|m| m.node.clone()).collect(),
                 span,
             },
@@ -682,11 +681,12 @@ pub(super) fn reference_text(r: &ast::Reference) -> String {
 /// N0307: an argument fed by a value of no declared type, whose parameter
 /// has one: the IR carries the parameter's type (`arg_types`) and the
 /// executor checks the resolved value against it before the call.
-fn checked_at_dispatch(arg: &CheckedArg, tool: &str) -> Diagnostic {
+fn checked_at_dispatch(arg: &CheckedArg, tool: &str, heads: &[StepHead]) -> Diagnostic {
     let from = match arg.value.references().first() {
         Some(r) => format!(
             "`{}`, bound by step `{}`, has no declared type",
-            r.binding, r.step_name
+            r.binding,
+            name_in(heads, r.step)
         ),
         None => "its value has no declared type".to_string(),
     };

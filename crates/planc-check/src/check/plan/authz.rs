@@ -186,7 +186,13 @@ impl<'a> Checker<'a, '_> {
                     if provably_within(&arg.value.ty, c.op, limit) {
                         continue;
                     }
-                    let d = guarded_at_dispatch(arg, ("ceiling", &c.text()), c.span, &origin);
+                    let d = guarded_at_dispatch(
+                        &self.heads,
+                        arg,
+                        ("ceiling", &c.text()),
+                        c.span,
+                        &origin,
+                    );
                     self.report(i, d);
                 }
             }
@@ -407,6 +413,7 @@ fn kind_of(limit: &Value) -> &'static str {
 /// N0302: a ceiling or a rule (`kind`, `text`, declared at `at`) over a
 /// referenced argument, enforced by a guard at dispatch.
 pub(super) fn guarded_at_dispatch(
+    heads: &[StepHead],
     arg: &CheckedArg,
     (kind, text): (&str, &str),
     at: Span,
@@ -415,7 +422,8 @@ pub(super) fn guarded_at_dispatch(
     let from = match arg.value.references().first() {
         Some(r) => format!(
             "its value comes from `{}`, bound by step `{}`",
-            r.binding, r.step_name
+            r.binding,
+            name_in(heads, r.step)
         ),
         None => "its value is not a single literal".to_string(),
     };

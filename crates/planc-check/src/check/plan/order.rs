@@ -9,7 +9,6 @@ impl<'a> Checker<'a, '_> {
             Some(&t) => {
                 let dep = Dependency {
                     step: t,
-                    step_name: target.node.clone(),
                     reason: DepReason::After,
                     span: target.span,
                 };
@@ -47,7 +46,6 @@ impl<'a> Checker<'a, '_> {
             if let Some(w) = last_write {
                 let dep = Dependency {
                     step: w,
-                    step_name: Str::new(self.step_name(w)),
                     reason: DepReason::Effect,
                     span: s.name_span,
                 };
@@ -140,12 +138,12 @@ impl<'a> Checker<'a, '_> {
                     .with_label(format!(
                         "`{}` waits for `{}`, which waits for `{}`",
                         self.step_name(u),
-                        edge.step_name,
+                        self.step_name(edge.step),
                         self.step_name(u)
                     ))
                     .with_help(format!(
                         "remove `after {}`, or move the steps so that the order they need is the order they are written in",
-                        edge.step_name
+                        self.step_name(edge.step)
                     ))
             };
             let mut labels = 0usize;

@@ -110,8 +110,9 @@ impl<'a> Checker<'a, '_> {
                 root.push('.');
                 root.push_str(m);
             }
+            let binder = self.step_name(subject.step).to_string();
             let says = || {
-                let label = format!("`{root}` is `{ty}`, bound by step `{}`", subject.step_name);
+                let label = format!("`{root}` is `{ty}`, bound by step `{binder}`");
                 (String::new(), label)
             };
             let origin = PathOrigin {

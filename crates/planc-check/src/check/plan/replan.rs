@@ -365,7 +365,7 @@ impl<'a> Checker<'a, '_> {
                 let same_tool = step
                     .tool
                     .as_ref()
-                    .and_then(|t| committed.get(t.name.as_str()))
+                    .and(committed.get(step.tool_name.as_str()))
                     .map_or(&[][..], Vec::as_slice);
                 self.repeated_effect(step, record, same_tool, &known);
             }
@@ -449,7 +449,7 @@ impl<'a> Checker<'a, '_> {
             let Some(recorded) = self.reused_value(r) else {
                 continue;
             };
-            let step = r.step_name.clone();
+            let step = name_in(&self.heads, r.step).clone();
             let shown_value = recorded.as_ref().map_or("absent".to_string(), |v| {
                 format!("`{}`", v.to_json_string())
             });
@@ -514,7 +514,7 @@ impl<'a> Checker<'a, '_> {
                 ..
             }) => Some((
                 v,
-                r.step_name.clone().to_string(),
+                self.step_name(r.step).to_string(),
                 self.artifact_span(&r.binding),
             )),
             _ => None,
@@ -611,7 +611,7 @@ impl<'a> Checker<'a, '_> {
             self.unknown_outcome(step, record, known);
             return None;
         };
-        let call = compare_call(step, done, known)?;
+        let call = compare_call(step, done, known, &self.heads)?;
         let mut binds = BTreeMap::new();
         let mut lacking = None;
         for b in step.binds.clone() {
@@ -690,7 +690,7 @@ impl<'a> Checker<'a, '_> {
         if !repeats_effect(step, done) {
             return;
         }
-        let why = match compare_call(step, done, known) {
+        let why = match compare_call(step, done, known, &self.heads) {
             Some(Call::Differs(why)) => why,
             Some(Call::FreeText(why)) => why,
             Some(Call::Same | Call::Unknown(_)) | None => return,
@@ -737,10 +737,10 @@ impl<'a> Checker<'a, '_> {
             let Some(done) = record.steps.get(at) else {
                 continue;
             };
-            if done.name == step.name || done.tool != tool.name {
+            if done.name == step.name || done.tool != step.tool_name {
                 continue;
             }
-            let (code, label, help) = match compare_call(step, done, known) {
+            let (code, label, help) = match compare_call(step, done, known, &self.heads) {
                 Some(Call::Same) => (
                     Code::E0307,
                     "the same call, which is not idempotent: it would act twice".to_string(),
@@ -762,7 +762,7 @@ impl<'a> Checker<'a, '_> {
                     why,
                     format!(
                         "if it asks for the same effect, name this step `{}` so that it is reused; a policy rule `calls <=` on `{}` bounds how often it may act",
-                        done.name, tool.name
+                        done.name, step.tool_name
                     ),
                 ),
                 Some(Call::Differs(_)) | None => continue,
@@ -770,12 +770,12 @@ impl<'a> Checker<'a, '_> {
             let message = if code == Code::E0307 {
                 format!(
                     "step `{}` repeats the call step `{}` already made: `{}` with the same arguments",
-                    step.name, done.name, tool.name
+                    step.name, done.name, step.tool_name
                 )
             } else {
                 format!(
                     "step `{}` may repeat the call step `{}` already made: `{}` with the same arguments",
-                    step.name, done.name, tool.name
+                    step.name, done.name, step.tool_name
                 )
             };
             let mut d = Diagnostic::new(code, step.name_span, message)
@@ -800,7 +800,7 @@ impl<'a> Checker<'a, '_> {
 /// Whether running `step` again would repeat `done`'s effect: what the
 /// record says of the tool, or, when it leaves that unsaid, the catalogue.
 fn repeats_effect(step: &CheckedStep, done: &StepRecord) -> bool {
-    match step.tool.as_ref().filter(|t| t.name == done.tool) {
+    match step.tool.as_ref().filter(|_| step.tool_name == done.tool) {
         Some(t) if done.effect.is_none() || done.idempotent.is_none() => {
             t.effect.repeats(t.idempotent)
         }
@@ -818,7 +818,12 @@ fn repeats_effect(step: &CheckedStep, done: &StepRecord) -> bool {
 /// exact decimals (`500.0` is `500.00`). Arguments that differ only where
 /// the parameter is free text (`string`) are [`Call::FreeText`]: perhaps
 /// the same effect in other words.
-fn compare_call(step: &CheckedStep, done: &StepRecord, known: &eval::Artifacts) -> Option<Call> {
+fn compare_call(
+    step: &CheckedStep,
+    done: &StepRecord,
+    known: &eval::Artifacts,
+    heads: &[StepHead],
+) -> Option<Call> {
     if step.tool_name != done.tool {
         return Some(Call::Differs(format!(
             "it calls `{}`, where `{}` was recorded",
@@ -828,7 +833,7 @@ fn compare_call(step: &CheckedStep, done: &StepRecord, known: &eval::Artifacts) 
     let mut unknown = None;
     let mut free_text = None;
     for arg in &step.args {
-        let value = ir_form::value(&arg.value)?;
+        let value = ir_form::value(&arg.value, &|i| name_in(heads, i).clone())?;
         match eval::resolve(&value, known) {
             Ok(v) => {
                 let recorded = done.args.get(arg.name.as_str()).unwrap_or(&JsonValue::Null);

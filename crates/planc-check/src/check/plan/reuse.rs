@@ -337,7 +337,6 @@ fn step_spans(step: &mut CheckedStep, f: &mut impl FnMut(&mut Span)) {
     f(span);
     f(tool_span);
     if let Some(ResolvedTool {
-        name: _,
         effect: _,
         idempotent: _,
         untrusted: _,
@@ -423,7 +422,6 @@ fn ref_spans(r: &mut RefValue, f: &mut impl FnMut(&mut Span)) {
         binding: _,
         binding_index: _,
         step: _,
-        step_name: _,
         members: _,
         span,
     } = r;

@@ -88,6 +88,7 @@ impl<'a> Checker<'a, '_> {
                 );
                 if note {
                     let d = super::authz::guarded_at_dispatch(
+                        &self.heads,
                         arg,
                         ("rule", &c.text()),
                         c.span,

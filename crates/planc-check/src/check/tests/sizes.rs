@@ -6,7 +6,9 @@
 
 use std::mem::size_of;
 
-use super::model::{Binding, CheckedArg, CheckedStep, InterpPiece, TypedValue, ValueKind};
+use super::model::{
+    Binding, CheckedArg, CheckedStep, Dependency, InterpPiece, RefValue, TypedValue, ValueKind,
+};
 use planc_lang::catalog::{Ty, Value};
 
 #[test]
@@ -16,10 +18,12 @@ fn the_model_stays_small() {
         ("Value", size_of::<Value>(), 24),
         ("ValueKind", size_of::<ValueKind>(), 32),
         ("TypedValue", size_of::<TypedValue>(), 72),
-        ("InterpPiece", size_of::<InterpPiece>(), 128),
+        ("InterpPiece", size_of::<InterpPiece>(), 104),
+        ("RefValue", size_of::<RefValue>(), 80),
+        ("Dependency", size_of::<Dependency>(), 24),
         ("CheckedArg", size_of::<CheckedArg>(), 152),
         ("Binding", size_of::<Binding>(), 128),
-        ("CheckedStep", size_of::<CheckedStep>(), 416),
+        ("CheckedStep", size_of::<CheckedStep>(), 376),
     ];
     let over: Vec<String> = sizes
         .iter()

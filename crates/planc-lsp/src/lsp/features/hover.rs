@@ -289,7 +289,7 @@ fn hover_step(a: &Analysis, plan: &CheckedPlan, name: &str) -> Option<String> {
                 DepReason::After => "after",
                 DepReason::Effect => "write order",
             };
-            format!("`{}` ({why})", d.step_name)
+            format!("`{}` ({why})", plan.step_name(d.step))
         })
         .collect();
     if !deps.is_empty() {
