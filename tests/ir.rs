@@ -310,6 +310,56 @@ fn northwind_ir_has_the_guard_the_approval_and_the_waves() {
     );
 }
 
+/// The model names the step a dependency, a reference or a precondition
+/// points to by its index, the IR by its name: for a step written below
+/// (`after`) as for one written above.
+#[test]
+fn the_ir_names_the_step_each_edge_and_reference_points_to() {
+    use ir::{DependencyReason, PreProbe, Subject, Value};
+    let (irs, _, _) = compile(&root().join("tests/ui/check/ok/forward_after.plan"));
+    let step = |name: &str| irs[0].steps.iter().find(|s| s.name == name).unwrap();
+    let edges = |name: &str| -> Vec<(String, DependencyReason)> {
+        let deps = &step(name).depends_on;
+        deps.iter()
+            .map(|d| (d.step.to_string(), d.reason))
+            .collect()
+    };
+    let refers_to = |v: &Value| match v {
+        Value::Ref { step, .. } => step.to_string(),
+        other => panic!("not a reference: {other:?}"),
+    };
+    assert_eq!(
+        edges("prorate"),
+        [
+            ("sub".to_string(), DependencyReason::Data),
+            ("credit".to_string(), DependencyReason::After)
+        ]
+    );
+    assert_eq!(
+        edges("credit"),
+        [("sub".to_string(), DependencyReason::Data)]
+    );
+    let prorate = step("prorate");
+    assert_eq!(
+        refers_to(prorate.args.get("subscription_id").unwrap()),
+        "sub"
+    );
+    assert_eq!(refers_to(prorate.args.get("effective").unwrap()), "sub");
+    match &prorate.pre[..] {
+        [
+            PreProbe::Compare {
+                subject: Subject::Ref { step, .. },
+                ..
+            },
+        ] => assert_eq!(step, "sub"),
+        other => panic!("{other:?}"),
+    }
+    match step("credit").args.get("reason").unwrap() {
+        Value::Interpolate { parts } => assert_eq!(refers_to(&parts[1]), "sub"),
+        other => panic!("{other:?}"),
+    }
+}
+
 /// The effect and idempotence a policy states for tools whose catalogue
 /// (OpenAI functions) says nothing reach the IR: the lookup is a read, so
 /// the refund does not wait for it as a write would; both are idempotent.
