@@ -147,8 +147,9 @@ pub const ON_UNMET: [&str; 3] = ["replan", "halt", "escalate"];
 pub const APPROVER: &str = "human";
 
 /// The words that start a probe in the text form (`len($.x) == 1`,
-/// `exists($.x)`); `in` and `contains` come after its path.
-pub const PROBE_WORDS: [&str; 2] = ["len", "exists"];
+/// `keys($.x) contains "k"`, `exists($.x)`), each before the one path it
+/// holds in parentheses; `in` and `contains` come after a path.
+pub const PROBE_WORDS: [&str; 3] = ["len", "keys", "exists"];
 
 /// The words with a fixed meaning in values: `true`, `false` and `null`
 /// are literals wherever a value is read, never references.

@@ -32,6 +32,7 @@ use crate::diagnostics::{Diagnostic, Severity};
 use crate::source::FileId;
 use crate::syntax::ast;
 use crate::syntax::lexer::{self, Token};
+use crate::syntax::lexicon;
 
 /// Why a file was not laid out.
 #[derive(Debug)]
@@ -81,7 +82,8 @@ pub const WIDTH: usize = 100;
 /// The opening brackets of comma-separated items (arguments, parameters,
 /// record fields and entries, list values, scopes), where a comma may
 /// follow the last item; not a block (`{` of a plan, policy or step), a
-/// list type (`[string]`) nor the path of `len(…)` or `exists(…)`.
+/// list type (`[string]`) nor the one path of a probe's `len(…)`,
+/// `keys(…)` or `exists(…)` (`lexicon::PROBE_WORDS`).
 fn holds_items(module: &ast::Module, pieces: &[Piece<'_>]) -> HashSet<usize> {
     // Inside a tool declaration, a `[` is a list type unless it is in a
     // parameter's default value.
@@ -104,7 +106,7 @@ fn holds_items(module: &ast::Module, pieces: &[Piece<'_>]) -> HashSet<usize> {
         let items = match t {
             Token::LParen => matches!(
                 prev,
-                Some(Token::Ident(n) | Token::DottedName(n)) if !matches!(n, "len" | "exists")
+                Some(Token::Ident(n) | Token::DottedName(n)) if !lexicon::PROBE_WORDS.contains(&n)
             ),
             Token::LBrace => matches!(
                 prev,

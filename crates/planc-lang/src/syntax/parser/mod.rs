@@ -374,8 +374,8 @@ const LABEL_RULE_CLAUSE: &str =
 const LABEL_ATTR: &str = "a tool attribute (`read`, `write`, `idempotent`, `untrusted`)";
 const LABEL_ON_UNMET: &str = "`replan`, `halt` or `escalate`";
 const LABEL_TYPE: &str = "a type";
-const LABEL_PROBE: &str = "a probe (`len($.x) == 1`, `$.x == value`, `$.x in [...]`, `$.x contains value`, `exists($.x)`)";
-const LABEL_PRE_PROBE: &str = "a probe (`len(name) == 1`, `name.x == value`, `name in [...]`, `name contains value`, `exists(name.x)`)";
+const LABEL_PROBE: &str = "a probe (`len($.x) == 1`, `$.x == value`, `$.x in [...]`, `$.x contains value`, `keys($.x) contains \"k\"`, `exists($.x)`)";
+const LABEL_PRE_PROBE: &str = "a probe (`len(name) == 1`, `name.x == value`, `name in [...]`, `name contains value`, `keys(name) contains \"k\"`, `exists(name.x)`)";
 
 /// `a`, `a or b`, `a, b or c`
 fn join_or(items: &[String]) -> String {

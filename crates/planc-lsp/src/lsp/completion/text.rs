@@ -91,7 +91,7 @@ impl<'a> Ctx<'a> {
                     if let Some((tool, step_at)) = step_call(&toks, k) {
                         return Opener::Call { tool, step_at };
                     }
-                    if ["len", "exists", "keys"]
+                    if lexicon::PROBE_WORDS
                         .iter()
                         .any(|w| is_kw(&toks, back(k, 1), w))
                     {
