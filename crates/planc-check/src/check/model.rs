@@ -56,9 +56,12 @@ impl CheckedPlan {
     }
 
     /// The name of step `i` (a reference or a dependency names its step
-    /// by index); empty for no such step.
-    pub fn step_name(&self, i: usize) -> &str {
-        self.steps.get(i).map_or("", |s| s.name.as_str())
+    /// by index), shared, not copied; empty for no such step.
+    pub fn step_name(&self, i: usize) -> Str {
+        self.steps
+            .get(i)
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
     }
 }
 

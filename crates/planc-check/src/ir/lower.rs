@@ -29,8 +29,11 @@ pub fn lower_unsealed(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::Pla
 /// (`docs/performance.md`, "Where the memory goes").
 pub fn lower_owned(mut plan: CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
     let steps = std::mem::take(&mut plan.steps);
-    let names = names(steps.iter().map(|s| &**s));
-    let ir = lower_models(&plan, steps.into_iter(), &names, sources)?;
+    // The names outlive the models: an `after` may name a step whose model
+    // is not lowered yet, a reference one whose model is gone.
+    let names: Vec<ir::Str> = steps.iter().map(|s| s.name.clone()).collect();
+    let step_name = |i: usize| -> ir::Str { names.get(i).cloned().unwrap_or_default() };
+    let ir = lower_models(&plan, steps.into_iter(), &step_name, sources)?;
     // The rest of the model (its bindings) goes before the fingerprint.
     drop(plan);
     sealed(ir)
@@ -42,24 +45,19 @@ fn sealed(mut ir: ir::PlanIr) -> Result<ir::PlanIr, String> {
     Ok(ir)
 }
 
-/// The steps' names, by index: the model refers to a step by its index,
-/// the IR by its name, and a step may name one after it (`after`).
-fn names<'s>(models: impl ExactSizeIterator<Item = &'s CheckedStep>) -> Vec<ir::Str> {
-    models.map(|s| s.name.clone()).collect()
-}
-
 /// Lowers `plan`, its steps' models borrowed, leaving the fingerprint
 /// empty.
 fn lower_steps(plan: &CheckedPlan, sources: &SourceMap) -> Result<ir::PlanIr, String> {
-    lower_models(plan, plan.each_step(), &names(plan.each_step()), sources)
+    lower_models(plan, plan.each_step(), &|i| plan.step_name(i), sources)
 }
 
 /// Lowers `plan` with `models`, its steps' models (`plan.steps` is not
-/// read) named `names`, leaving the fingerprint empty.
+/// read), leaving the fingerprint empty. The model refers to a step by its
+/// index, the IR by its name: `step_name` names the step at an index.
 fn lower_models<S: std::borrow::Borrow<CheckedStep>>(
     plan: &CheckedPlan,
     models: impl ExactSizeIterator<Item = S>,
-    names: &[ir::Str],
+    step_name: &dyn Fn(usize) -> ir::Str,
     sources: &SourceMap,
 ) -> Result<ir::PlanIr, String> {
     let source = sources.name(plan.span.file).to_string();
@@ -68,12 +66,11 @@ fn lower_models<S: std::borrow::Borrow<CheckedStep>>(
         .as_ref()
         .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
     let mut steps = Vec::with_capacity(models.len());
-    let step_name = |i: usize| -> ir::Str { names.get(i).cloned().unwrap_or_default() };
     for step in models {
         steps.push(Box::new(lower_step(
             plan,
             step.borrow(),
-            &step_name,
+            step_name,
             sources,
         )?));
     }

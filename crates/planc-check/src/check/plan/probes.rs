@@ -110,7 +110,7 @@ impl<'a> Checker<'a, '_> {
                 root.push('.');
                 root.push_str(m);
             }
-            let binder = self.step_name(subject.step).to_string();
+            let binder = name_in(&self.heads, subject.step).clone();
             let says = || {
                 let label = format!("`{root}` is `{ty}`, bound by step `{binder}`");
                 (String::new(), label)
