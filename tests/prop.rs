@@ -130,13 +130,24 @@ fn compile_with(plan: (&str, &str), tools: (&str, &str), policy: (&str, &str)) -
 }
 
 /// [`compile`], the plan's syntax tree let go as it is checked, as
-/// `planc check` and `compile` do.
+/// `planc compile` does.
 fn compile_released(world: &World, name: &str, plan: &str) -> Run {
+    run_with(world, name, plan, Trees::Release)
+}
+
+/// [`compile_released`], each step's model let go too, as `planc check`
+/// does: its diagnostics, which must be [`compile`]'s.
+fn diagnostics_only(world: &World, name: &str, plan: &str) -> String {
+    let run = run_with(world, name, plan, Trees::Diagnostics);
+    render::json(&run.job.sources, &run.outcome.diagnostics)
+}
+
+fn run_with(world: &World, name: &str, plan: &str, trees: Trees) -> Run {
     compile_trees(
         (name, plan),
         ("tools.plan", &plangen::tools_text(world)),
         ("policy.plan", &plangen::policy_text(world)),
-        Trees::Release,
+        trees,
     )
 }
 
@@ -312,6 +323,13 @@ proptest! {
             let released = compile_released(&world, name, src);
             prop_assert!(released.outcome.parsed.iter().all(|p| p.file != released.job.plans[0]));
             prop_assert_eq!(output(run), output(&released));
+            prop_assert_eq!(
+                render::json(&run.job.sources, &run.outcome.diagnostics),
+                diagnostics_only(&world, name, src)
+            );
+            // A check for its diagnostics only has no model to lower.
+            let only = run_with(&world, name, src, Trees::Diagnostics);
+            prop_assert!(driver::lower(&only.job, &only.outcome).is_err());
             // Lowering that drops each step's model as it goes builds the
             // same IR.
             let kept = driver::lower(&run.job, &run.outcome).map_err(TestCaseError::fail)?;
@@ -624,6 +642,10 @@ proptest! {
         // reports the same.
         let released = compile_released(&world, "gen.plan", &text);
         prop_assert_eq!(output(&run), output(&released));
+        prop_assert_eq!(
+            render::json(&run.job.sources, &run.outcome.diagnostics),
+            diagnostics_only(&world, "gen.plan", &text)
+        );
 
         let run = compile(&world, "gen.json", &json);
         let found = with_code(&run.outcome.diagnostics, code);

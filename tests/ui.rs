@@ -114,6 +114,7 @@ fn run_fixture(path: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let expected = expected_codes(path, &text);
     let mut job = job_for(path);
+    let mut modes: Vec<String> = Vec::new();
     // Fixtures of the front end (`tests/ui/syntax/`) are parsed only: what
     // they pin is the syntax diagnostics, without a catalogue to check
     // against. Every other fixture runs the whole pipeline.
@@ -147,7 +148,18 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         planc::diagnostics::sort(&mut d);
         d
     } else {
-        driver::run(&mut job).diagnostics
+        let d = driver::run(&mut job).diagnostics;
+        // The checks that let each step's tree go, and its model too
+        // (`planc compile`, `planc check`), say what the check that keeps
+        // them says, in the same order.
+        for trees in [driver::Trees::Release, driver::Trees::Diagnostics] {
+            let mut again = job_for(path);
+            again.trees = trees;
+            if driver::run(&mut again).diagnostics != d {
+                modes.push(format!("the diagnostics differ with {trees:?}"));
+            }
+        }
+        d
     };
     let diags = &diags;
     let has_errors = diags.iter().any(|d| d.is_error());
@@ -162,7 +174,7 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         .parent()
         .and_then(|p| p.file_name())
         .is_some_and(|n| n == "err");
-    let mut problems = Vec::new();
+    let mut problems = modes;
     if produced != expected {
         problems.push(format!(
             "expected codes {expected:?}, produced {produced:?}"

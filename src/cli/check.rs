@@ -36,7 +36,9 @@ pub fn check(
     let mut configs: Vec<String> = Vec::new();
     for (settings, plans) in std::mem::take(&mut loaded.groups) {
         let mut job = loaded.job(&settings, plans)?;
-        job.trees = driver::Trees::Release;
+        // The diagnostics are all `check` reports: each step's tree and
+        // model go once the step is checked.
+        job.trees = driver::Trees::Diagnostics;
         let outcome = driver::run(&mut job);
         loaded.keep(&mut job);
         diagnostics.extend(outcome.diagnostics);

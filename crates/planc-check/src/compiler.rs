@@ -484,9 +484,10 @@ impl Compiler {
                     check::check_plans(&self.models, &kept, &syntax_errors, progress)
                 }
             }
-            Trees::Release => {
+            Trees::Release | Trees::Diagnostics => {
                 let owned = modules.into_iter().map(|(_, module)| module).collect();
-                check::check_plans_owned(&self.models, owned, &syntax_errors, progress)
+                let keep_models = trees == Trees::Release;
+                check::check_plans_owned(&self.models, owned, &syntax_errors, progress, keep_models)
             }
         };
         diagnostics.append(&mut plan_diags);

@@ -48,6 +48,13 @@ pub enum Trees {
     /// roles are not fixed (one file holds plans, tools and policies) the
     /// trees are kept whatever this says: they are the catalogue too.
     Release,
+    /// [`Trees::Release`] for a caller that reads the diagnostics only
+    /// (`planc check`): each step's model goes too, once the step is
+    /// checked ([`crate::check::check_plans_owned`]), and the outcome's
+    /// models have no steps to lower ([`lower`] refuses), unless the job
+    /// has a progress record. As `Release` when the roles are not fixed
+    /// (the models are kept).
+    Diagnostics,
 }
 
 impl Job {

@@ -237,7 +237,7 @@ pub fn check_plans(
         .into_iter()
         .flat_map(|m| m.plans())
         .map(|p| (Cow::Borrowed(p), Cow::Borrowed(p.steps.as_slice())));
-    let (diags, plans, _) = check_decls(models, decls, syntax_errors, progress, None, false);
+    let (diags, plans, _) = check_decls(models, decls, syntax_errors, progress, None, false, true);
     (diags, plans)
 }
 
@@ -257,7 +257,7 @@ pub fn check_plans_again(
         .into_iter()
         .flat_map(|m| m.plans())
         .map(|p| (Cow::Borrowed(p), Cow::Borrowed(p.steps.as_slice())));
-    check_decls(models, decls, syntax_errors, None, prior, true)
+    check_decls(models, decls, syntax_errors, None, prior, true, true)
 }
 
 /// [`check_plans`], given the trees to let go: each step's syntax tree is
@@ -266,11 +266,19 @@ pub fn check_plans_again(
 /// goes"). For a caller that reads no tree after the check (`planc check`
 /// and `compile`, the Python package); the modules' other declarations
 /// are dropped too.
+///
+/// Without `keep_models` (a caller that reads the diagnostics only, as
+/// `planc check`), each step's model goes too, once the step is checked,
+/// authorized and linted: the plans' models then have no `steps`, unless
+/// there is a `progress` record, whose replans are lowered for their
+/// fingerprints (`docs/replanning.md`) and keep them. The diagnostics are
+/// those of [`check_plans`].
 pub fn check_plans_owned(
     models: &Models,
     plans: Vec<ast::Module>,
     syntax_errors: &[Span],
     progress: Option<Progress<'_>>,
+    keep_models: bool,
 ) -> (Vec<Diagnostic>, Vec<CheckedPlan>) {
     let decls = plans
         .into_iter()
@@ -282,7 +290,15 @@ pub fn check_plans_owned(
             }
             _ => None,
         });
-    let (diags, plans, _) = check_decls(models, decls, syntax_errors, progress, None, false);
+    let (diags, plans, _) = check_decls(
+        models,
+        decls,
+        syntax_errors,
+        progress,
+        None,
+        false,
+        keep_models,
+    );
     (diags, plans)
 }
 
@@ -296,6 +312,7 @@ fn check_decls<'p>(
     progress: Option<Progress<'_>>,
     prior: Option<Prior>,
     keep: bool,
+    keep_models: bool,
 ) -> (Vec<Diagnostic>, Vec<CheckedPlan>, Memo) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut damage: Vec<Span> = syntax_errors.to_vec();
@@ -320,7 +337,8 @@ fn check_decls<'p>(
             .as_mut()
             .and_then(|p| p.get_mut(k))
             .and_then(Option::take);
-        let (model, mut d, kept) = plan::check_plan(&decl, steps, &mut env, prior, keep);
+        let (model, mut d, kept) =
+            plan::check_plan(&decl, steps, &mut env, prior, keep, keep_models);
         diags.append(&mut d);
         checked.push(model);
         memo.plans.extend(kept);

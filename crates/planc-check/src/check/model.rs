@@ -46,6 +46,11 @@ pub struct CheckedPlan {
     /// What a replan takes from the progress record it was checked against
     /// (`None` without a record): the IR's `progress` and per-step `reuse`.
     pub replan: Option<Replan>,
+    /// Whether each step's model went once the step was checked (a check
+    /// for its diagnostics only, [`crate::check::check_plans_owned`]):
+    /// `steps` is then empty, and the plan has no IR (the lowering
+    /// refuses it).
+    pub steps_dropped: bool,
 }
 
 impl CheckedPlan {

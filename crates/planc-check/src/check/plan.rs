@@ -3,7 +3,6 @@
 //! arguments, probes, authorization, ordering, lints.
 
 use std::borrow::Cow;
-use std::collections::hash_map::Entry;
 use std::fmt;
 
 use crate::FastMap;
@@ -23,11 +22,15 @@ mod args;
 mod authz;
 mod launder;
 mod lints;
+mod names;
 mod order;
 mod probes;
 mod replan;
 pub(crate) mod reuse;
 mod trust;
+
+use names::NameIndex;
+use trust::Tally;
 
 /// What a value is, for messages: "argument `facts`", "an element of
 /// field `a` of argument `facts`". Spelt out only when a message needs it:
@@ -168,14 +171,18 @@ struct Checker<'a, 'e> {
     /// Per step, its name and tool ([`StepHead`]).
     heads: Vec<StepHead>,
     diags: Vec<Diagnostic>,
-    step_index: FastMap<Str, usize>,
+    /// The steps by name ([`Checker::step_named`]).
+    step_index: NameIndex,
     tools: Vec<Option<&'a Tool>>,
     rules: Vec<Option<&'a Rule>>,
     /// Per rule (by its tool), the scopes it requires, shared by the
     /// steps under it ([`Authz::scopes`]).
     scope_lists: FastMap<&'a str, std::sync::Arc<[Str]>>,
     bindings: Vec<Binding>,
-    binding_index: FastMap<Str, usize>,
+    /// The bindings by name ([`Checker::binding_named`]).
+    binding_index: NameIndex,
+    /// The distinct names bound, in the order of their first binding (the
+    /// candidates of a suggestion).
     binding_names: Vec<Str>,
     /// A syntax error lies inside the plan.
     plan_damaged: bool,
@@ -200,13 +207,17 @@ struct Checker<'a, 'e> {
 /// diagnostics found inside it (unsorted). With `prior`, the steps a
 /// previous check of the same text, edited, decided about are reused where
 /// they can be; with `keep`, what the next such check may reuse is kept
-/// (`plan/reuse.rs`).
+/// (`plan/reuse.rs`). Without `keep_models`, and when nothing after the
+/// steps needs them (no progress record, no memo), the model has no
+/// `steps` ([`CheckedPlan::steps_dropped`]): each step's model went once
+/// the step was checked, authorized and linted.
 pub(crate) fn check_plan<'a>(
     plan: &ast::PlanDecl,
     trees: StepTrees<'_>,
     env: &mut Env<'a>,
     prior: Option<reuse::PlanPrior>,
     keep: bool,
+    keep_models: bool,
 ) -> (CheckedPlan, Vec<Diagnostic>, Option<reuse::PlanMemo>) {
     let n = trees.len();
     // The plan's binds, counted: the bindings and their index are sized
@@ -227,13 +238,13 @@ pub(crate) fn check_plan<'a>(
             })
             .collect(),
         diags: Vec::new(),
-        step_index: FastMap::with_capacity_and_hasher(n, Default::default()),
+        step_index: NameIndex::default(),
         tools: Vec::with_capacity(n),
         rules: Vec::with_capacity(n),
         scope_lists: FastMap::default(),
         bindings: Vec::with_capacity(nb),
-        binding_index: FastMap::with_capacity_and_hasher(nb, Default::default()),
-        binding_names: Vec::with_capacity(nb),
+        binding_index: NameIndex::default(),
+        binding_names: Vec::new(),
         plan_damaged: false,
         deps: vec![Vec::new(); n],
         artifacts_in: std::collections::BTreeMap::new(),
@@ -247,10 +258,27 @@ pub(crate) fn check_plan<'a>(
     c.resolve_tools();
     c.bind_pass(&trees);
     let mut prior = prior.filter(|p| c.same_context(p));
-    let mut steps: Vec<Box<CheckedStep>> = Vec::with_capacity(n);
+    // Only the diagnostics are wanted, and no pass after the steps needs
+    // their models: without a progress record reuse decides nothing, so
+    // each step is authorized and linted as soon as it is checked, and its
+    // model goes; the later passes read what a `Tally`, the tools, the
+    // heads and the dependencies keep (`docs/performance.md`, "Where the
+    // memory goes"). The diagnostics are the same, in the same order
+    // (`tests/ui.rs` checks every fixture both ways); only which
+    // suggestions a run-out suggestion budget leaves out may differ, as
+    // authorization asks for its suggestions earlier.
+    let let_go = !keep_models && !keep && prior.is_none() && c.env.progress.is_none();
+    let mut steps: Vec<Box<CheckedStep>> = Vec::with_capacity(if let_go { 0 } else { n });
     let mut memos: Vec<reuse::StepMemoOut> = Vec::with_capacity(if keep { n } else { 0 });
     // Per step, whether it was reused (only with a prior).
     let mut reused: Vec<bool> = Vec::new();
+    let mut tallies: Vec<Tally> = Vec::new();
+    let mut approvals: Vec<usize> = Vec::new();
+    // A set of the distinct scopes, not a copy of every step's (100,000
+    // names at 100,000 steps) sorted and deduplicated: the copy was the
+    // largest allocation of the check's end (`docs/performance.md`, "Where
+    // the memory goes").
+    let mut distinct: std::collections::BTreeSet<Str> = std::collections::BTreeSet::new();
     let mut step = |c: &mut Checker<'a, '_>, i: usize, tree: &ast::Step| {
         let binds = binds_of(&c.bindings, i);
         if let Some(p) = prior.as_mut() {
@@ -265,15 +293,25 @@ pub(crate) fn check_plan<'a>(
             }
         }
         let mark = keep.then(|| c.mark());
-        let checked = c.check_step(i, tree, binds);
+        let mut checked = c.check_step(i, tree, binds);
         c.tree_lints(tree, &checked);
         if let Some(mark) = mark {
             memos.push(c.step_memo(mark, i, reuse::extent(tree)));
         }
-        steps.push(Box::new(checked));
+        if !let_go {
+            steps.push(Box::new(checked));
+            return;
+        }
+        if let Some(t) = c.tool(i) {
+            checked.authz = c.check_policy(i, t, &checked.args);
+        }
+        c.step_lints(&checked);
+        tallies.extend(Tally::of(&checked, c.env.policy));
+        gather_authz(&checked, &mut approvals, &mut distinct);
     };
-    // Every later pass reads the models, the heads and the bindings: an
-    // owned step's tree goes as soon as its model is built.
+    // Every later pass reads the models (or what is kept of them), the
+    // heads and the bindings: an owned step's tree goes as soon as its
+    // model is built.
     match trees {
         Cow::Borrowed(trees) => {
             for (i, tree) in trees.iter().enumerate() {
@@ -290,47 +328,49 @@ pub(crate) fn check_plan<'a>(
     // later pass reads the models. They go before authorization adds its
     // guards and notes, the check's peak (docs/performance.md, "Where the
     // memory goes").
-    c.step_index = FastMap::default();
-    c.binding_index = FastMap::default();
+    c.step_index = NameIndex::default();
+    c.binding_index = NameIndex::default();
     c.binding_names = Vec::new();
-    // Reuse is known before authorization: a ceiling over a reused step's
-    // artifact is decided from its recorded value.
-    c.decide_reuse(&steps);
-    if keep {
-        c.authorize_keeping(&mut steps, &mut memos, &reused);
-    } else {
-        for checked in &mut steps {
-            if let Some(t) = c.tool(checked.index) {
-                checked.authz = c.check_policy(checked.index, t, &checked.args);
+    if !let_go {
+        // Reuse is known before authorization: a ceiling over a reused
+        // step's artifact is decided from its recorded value.
+        c.decide_reuse(&steps);
+        if keep {
+            c.authorize_keeping(&mut steps, &mut memos, &reused);
+        } else {
+            for checked in &mut steps {
+                if let Some(t) = c.tool(checked.index) {
+                    checked.authz = c.check_policy(checked.index, t, &checked.args);
+                }
             }
         }
+        tallies.extend(steps.iter().filter_map(|s| Tally::of(s, c.env.policy)));
+        for s in &steps {
+            gather_authz(s, &mut approvals, &mut distinct);
+        }
     }
-    c.check_totals(&steps);
-    c.effect_edges(&steps);
-    for (step, mut deps) in steps.iter_mut().zip(std::mem::take(&mut c.deps)) {
+    c.check_totals(&tallies);
+    drop(tallies);
+    c.effect_edges();
+    let mut deps = std::mem::take(&mut c.deps);
+    for deps in &mut deps {
         deps.sort_by_key(|d| (d.step, d.reason));
         deps.dedup_by_key(|d| (d.step, d.reason));
         deps.shrink_to_fit();
+    }
+    let schedule = c.order(&deps);
+    for (step, deps) in steps.iter_mut().zip(deps) {
         step.depends_on = deps;
     }
-    let schedule = c.order(&steps);
-    c.lints(&steps);
+    if let_go {
+        c.unused_bindings();
+    } else {
+        c.lints(&steps);
+    }
     c.budget();
     let replan = c.replan();
 
-    let mut approvals = Vec::new();
-    // A set of the distinct scopes, not a copy of every step's (100,000
-    // names at 100,000 steps) sorted and deduplicated: the copy was the
-    // largest allocation of the check's end (`docs/performance.md`, "Where
-    // the memory goes").
-    let mut distinct: std::collections::BTreeSet<&Str> = std::collections::BTreeSet::new();
-    for s in &steps {
-        if s.authz.approval.is_some() {
-            approvals.push(s.index);
-        }
-        distinct.extend(s.authz.scopes.iter());
-    }
-    let scopes: Vec<Str> = distinct.into_iter().cloned().collect();
+    let scopes: Vec<Str> = distinct.into_iter().collect();
     let errors = c.diags.iter().filter(|d| d.is_error()).count();
     let model = CheckedPlan {
         name: String::from(plan.name.node.as_str()),
@@ -355,9 +395,31 @@ pub(crate) fn check_plan<'a>(
         actor: c.env.actor.to_vec(),
         errors,
         replan,
+        steps_dropped: let_go,
     };
     let memo = keep.then(|| reuse::PlanMemo::of(memos));
     (model, c.diags, memo)
+}
+
+/// Adds a checked step's need of approval and its scopes to the plan's.
+fn gather_authz(
+    s: &CheckedStep,
+    approvals: &mut Vec<usize>,
+    scopes: &mut std::collections::BTreeSet<Str>,
+) {
+    if s.authz.approval.is_some() {
+        approvals.push(s.index);
+    }
+    for scope in s.authz.scopes.iter() {
+        if !scopes.contains(scope) {
+            scopes.insert(scope.clone());
+        }
+    }
+}
+
+/// The name of binding `p` of `bindings`; empty for no such binding.
+fn binding_name(bindings: &[Binding], p: usize) -> &str {
+    bindings.get(p).map_or("", |b| b.name.as_str())
 }
 
 /// The indices of step `i`'s bindings in `bindings`, which are in their
@@ -423,32 +485,35 @@ impl<'a> Checker<'a, '_> {
     // ------------------------------------------------------------ names
 
     fn name_steps(&mut self) {
-        for (i, step) in self.heads.iter().enumerate() {
-            match self.step_index.entry(step.name.node.clone()) {
-                Entry::Vacant(e) => {
-                    e.insert(i);
-                }
-                Entry::Occupied(e) => {
-                    let first = *e.get();
-                    let first_span = self
-                        .heads
-                        .get(first)
-                        .map_or(step.name.span, |s| s.name.span);
-                    let d = Diagnostic::new(
-                        Code::E0104,
-                        step.name.span,
-                        format!("step name `{}` is used more than once", step.name.node),
-                    )
-                    .with_label("used again here")
-                    .with_secondary(first_span, "first used here")
-                    .with_help(
-                        "step names identify steps across replans: give each step its own name",
-                    );
-                    let name = step.name.node.clone();
-                    self.diags.push(d.in_step(name));
-                }
-            }
+        let heads = &self.heads;
+        let name = |p: usize| name_in(heads, p).as_str();
+        self.step_index = NameIndex::new(heads.len(), name);
+        for (i, first) in self.step_index.repeats(name) {
+            let (Some(step), Some(first)) = (heads.get(i), heads.get(first)) else {
+                continue;
+            };
+            let d = Diagnostic::new(
+                Code::E0104,
+                step.name.span,
+                format!("step name `{}` is used more than once", step.name.node),
+            )
+            .with_label("used again here")
+            .with_secondary(first.name.span, "first used here")
+            .with_help("step names identify steps across replans: give each step its own name");
+            self.diags.push(d.in_step(step.name.node.clone()));
         }
+    }
+
+    /// The first step named `key` (while the steps' trees are read).
+    fn step_named(&self, key: &str) -> Option<usize> {
+        let heads = &self.heads;
+        self.step_index.first(key, |p| name_in(heads, p).as_str())
+    }
+
+    /// The first binding named `key` (while the steps' trees are read).
+    fn binding_named(&self, key: &str) -> Option<usize> {
+        let bindings = &self.bindings;
+        self.binding_index.first(key, |p| binding_name(bindings, p))
     }
 
     fn resolve_tools(&mut self) {
@@ -539,7 +604,6 @@ impl<'a> Checker<'a, '_> {
                     Some(t) => self.type_path(i, &t.result, path, t),
                     None => Ty::Error,
                 };
-                let idx = self.bindings.len();
                 self.bindings.push(Binding {
                     name: name.node.clone(),
                     name_span: name.span,
@@ -553,35 +617,38 @@ impl<'a> Checker<'a, '_> {
                     // Refused already: not reported unused as well.
                     uses: usize::from(value_word),
                 });
-                match self.binding_index.entry(name.node.clone()) {
-                    Entry::Vacant(e) => {
-                        e.insert(idx);
-                        self.binding_names.push(name.node.clone());
-                    }
-                    Entry::Occupied(e) => {
-                        let first = *e.get();
-                        let (first_span, first_step) = self
-                            .bindings
-                            .get(first)
-                            .map_or((name.span, i), |b| (b.name_span, b.step));
-                        let d = Diagnostic::new(
-                            Code::E0104,
-                            name.span,
-                            format!("`{}` is bound more than once", name.node),
-                        )
-                        .with_label("bound again here")
-                        .with_secondary(
-                            first_span,
-                            format!("first bound here, by step `{}`", self.step_name(first_step)),
-                        )
-                        .with_help("a binding names one value: give this one another name");
-                        self.report(i, d);
-                        // The duplicate is not referred to: do not report it unused.
-                        if let Some(b) = self.bindings.get_mut(idx) {
-                            b.uses = 1;
-                        }
-                    }
-                }
+            }
+        }
+        let bindings = &self.bindings;
+        let name = |p: usize| binding_name(bindings, p);
+        self.binding_index = NameIndex::new(bindings.len(), name);
+        self.binding_names = self
+            .binding_index
+            .firsts(name)
+            .into_iter()
+            .filter_map(|p| bindings.get(p).map(|b| b.name.clone()))
+            .collect();
+        for (again, first) in self.binding_index.repeats(name) {
+            let (Some(b), Some(first)) = (self.bindings.get(again), self.bindings.get(first))
+            else {
+                continue;
+            };
+            let (i, first_step) = (b.step, first.step);
+            let d = Diagnostic::new(
+                Code::E0104,
+                b.name_span,
+                format!("`{}` is bound more than once", b.name),
+            )
+            .with_label("bound again here")
+            .with_secondary(
+                first.name_span,
+                format!("first bound here, by step `{}`", self.step_name(first_step)),
+            )
+            .with_help("a binding names one value: give this one another name");
+            self.report(i, d);
+            // The duplicate is not referred to: do not report it unused.
+            if let Some(b) = self.bindings.get_mut(again) {
+                b.uses = 1;
             }
         }
     }

@@ -60,6 +60,12 @@ fn lower_models<S: std::borrow::Borrow<CheckedStep>>(
     step_name: &dyn Fn(usize) -> ir::Str,
     sources: &SourceMap,
 ) -> Result<ir::PlanIr, String> {
+    if plan.steps_dropped {
+        return Err(format!(
+            "plan `{}` was checked for its diagnostics only: its steps' models are gone, and there is no IR to write",
+            plan.name
+        ));
+    }
     let source = sources.name(plan.span.file).to_string();
     let schedule = plan
         .schedule

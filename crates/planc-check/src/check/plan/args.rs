@@ -490,7 +490,7 @@ impl<'a> Checker<'a, '_> {
         span: Span,
     ) -> Option<(RefValue, Ty)> {
         let name = r.name.node.as_str();
-        let Some(&b) = self.binding_index.get(name) else {
+        let Some(b) = self.binding_named(name) else {
             self.unknown_binding(i, r);
             return None;
         };
@@ -633,7 +633,7 @@ impl<'a> Checker<'a, '_> {
             .nearest(name, self.binding_names.iter().map(Str::as_str));
         let mut d = Diagnostic::new(Code::E0105, r.name.span, format!("no step binds `{name}`"))
             .with_label("not bound by any step");
-        if let Some(&s) = self.step_index.get(name) {
+        if let Some(s) = self.step_named(name) {
             let bound: Vec<&str> = self
                 .bindings
                 .get(binds_of(&self.bindings, s))
@@ -653,10 +653,7 @@ impl<'a> Checker<'a, '_> {
         } else {
             // The binding it most likely meant is not "never used": its
             // W0403 would be a second message for this one mistake.
-            if let Some(b) = near
-                .first()
-                .and_then(|n| self.binding_index.get(*n).copied())
-            {
+            if let Some(b) = near.first().and_then(|n| self.binding_named(n)) {
                 count_use(&mut self.bindings, &mut self.uses_log, b);
             }
             d = policy::add_suggestion(d, &near, r.name.span);

@@ -106,39 +106,48 @@ impl<'a> Checker<'a, '_> {
 
     pub(super) fn lints(&mut self, steps: &[Box<CheckedStep>]) {
         for s in steps {
-            let i = s.index;
-            let (Some(tool), Some(traits)) = (self.tool(i), self.traits(i)) else {
-                continue;
-            };
-            // A tool whose declaration is damaged (a text `tool` without
-            // `read` or `write`, reported there) gets no effect lints.
-            let writes = traits.effect_or_write() == Effect::Write && !self.env.damaged(tool.span);
-            // W0404: untrusted data into a write.
-            if writes {
-                for a in &s.args {
-                    let Some(origin) = &a.untrusted_from else {
-                        continue;
-                    };
-                    let (otool, secondary) = self.untrusted_source(origin);
-                    let mut d = Diagnostic::new(
-                        Code::W0404,
-                        a.value.span,
-                        format!(
-                            "argument `{}` of the write tool `{}` takes data from the untrusted tool `{otool}`",
-                            a.name, tool.name
-                        ),
-                    )
-                    .with_label("untrusted data")
-                    .with_help("the plan fixes control flow, not data: write the value into the plan, or have a person review it before this step");
-                    if let Some((span, label)) = secondary {
-                        d = d.with_secondary(span, label);
-                    }
-                    self.report(i, d);
+            self.step_lints(s);
+        }
+        self.unused_bindings();
+    }
+
+    /// The lints of one checked step: W0404.
+    pub(super) fn step_lints(&mut self, s: &CheckedStep) {
+        let i = s.index;
+        let (Some(tool), Some(traits)) = (self.tool(i), self.traits(i)) else {
+            return;
+        };
+        // A tool whose declaration is damaged (a text `tool` without
+        // `read` or `write`, reported there) gets no effect lints.
+        let writes = traits.effect_or_write() == Effect::Write && !self.env.damaged(tool.span);
+        // W0404: untrusted data into a write.
+        if writes {
+            for a in &s.args {
+                let Some(origin) = &a.untrusted_from else {
+                    continue;
+                };
+                let (otool, secondary) = self.untrusted_source(origin);
+                let mut d = Diagnostic::new(
+                    Code::W0404,
+                    a.value.span,
+                    format!(
+                        "argument `{}` of the write tool `{}` takes data from the untrusted tool `{otool}`",
+                        a.name, tool.name
+                    ),
+                )
+                .with_label("untrusted data")
+                .with_help("the plan fixes control flow, not data: write the value into the plan, or have a person review it before this step");
+                if let Some((span, label)) = secondary {
+                    d = d.with_secondary(span, label);
                 }
+                self.report(i, d);
             }
         }
-        // W0403: bindings never used (a use may have been lost to a syntax
-        // error).
+    }
+
+    /// W0403: bindings never used (a use may have been lost to a syntax
+    /// error), once every step is checked.
+    pub(super) fn unused_bindings(&mut self) {
         if self.plan_damaged {
             return;
         }

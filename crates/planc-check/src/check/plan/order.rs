@@ -5,8 +5,8 @@ use super::*;
 
 impl<'a> Checker<'a, '_> {
     pub(super) fn after_edge(&mut self, i: usize, target: &ast::Name) {
-        match self.step_index.get(target.node.as_str()) {
-            Some(&t) => {
+        match self.step_named(target.node.as_str()) {
+            Some(t) => {
                 let dep = Dependency {
                     step: t,
                     reason: DepReason::After,
@@ -36,46 +36,47 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// Every write step depends on the previous write step in source order.
-    pub(super) fn effect_edges(&mut self, steps: &[Box<CheckedStep>]) {
+    /// Read from the tools and the heads, not the models: the steps'
+    /// models may be gone ([`check_plan`]).
+    pub(super) fn effect_edges(&mut self) {
         let mut last_write: Option<usize> = None;
-        for s in steps {
-            let Some(tool) = &s.tool else { continue };
-            if tool.effect != Effect::Write {
+        for i in 0..self.heads.len() {
+            if self.traits(i).map(|t| t.effect_or_write()) != Some(Effect::Write) {
                 continue;
             }
             if let Some(w) = last_write {
                 let dep = Dependency {
                     step: w,
                     reason: DepReason::Effect,
-                    span: s.name_span,
+                    span: self.heads.get(i).map_or(Span::default(), |h| h.name.span),
                 };
-                self.depend(s.index, dep);
+                self.depend(i, dep);
             }
-            last_write = Some(s.index);
+            last_write = Some(i);
         }
     }
 
     /// Finds ordering cycles (E0108) and layers the steps into waves.
-    pub(super) fn order(&mut self, steps: &[Box<CheckedStep>]) -> Option<Vec<Vec<usize>>> {
+    /// `deps[i]` is step `i`'s dependencies, sorted and deduplicated.
+    pub(super) fn order(&mut self, deps: &[Vec<Dependency>]) -> Option<Vec<Vec<usize>>> {
         // A cycle needs an edge from a step to itself or to a later one
         // (only `after` makes those): when every edge goes to an earlier
         // step, there is none to look for, and the waves take one pass.
-        let backward = steps
+        let backward = deps
             .iter()
             .enumerate()
-            .all(|(v, s)| s.depends_on.iter().all(|d| d.step < v));
+            .all(|(v, s)| s.iter().all(|d| d.step < v));
         if backward {
-            return Some(graph::waves_backward(steps.len(), |v| {
-                steps
-                    .get(v)
+            return Some(graph::waves_backward(deps.len(), |v| {
+                deps.get(v)
                     .into_iter()
-                    .flat_map(|s| s.depends_on.iter().map(|d| &d.step))
+                    .flat_map(|s| s.iter().map(|d| &d.step))
             }));
         }
-        let succ: Vec<Vec<usize>> = steps
+        let succ: Vec<Vec<usize>> = deps
             .iter()
             .map(|s| {
-                let mut t: Vec<usize> = s.depends_on.iter().map(|d| d.step).collect();
+                let mut t: Vec<usize> = s.iter().map(|d| d.step).collect();
                 t.dedup();
                 t
             })
@@ -84,7 +85,7 @@ impl<'a> Checker<'a, '_> {
         if cycles.is_empty() {
             return graph::waves(&succ);
         }
-        let mut member = vec![usize::MAX; steps.len()];
+        let mut member = vec![usize::MAX; deps.len()];
         for (k, comp) in cycles.iter().enumerate() {
             for &v in comp {
                 if let Some(m) = member.get_mut(v) {
@@ -96,9 +97,8 @@ impl<'a> Checker<'a, '_> {
             // A cycle needs an edge from a step to itself or to a later one,
             // and only `after` makes those.
             let closing = comp.iter().find_map(|&u| {
-                steps.get(u).and_then(|s| {
-                    s.depends_on
-                        .iter()
+                deps.get(u).and_then(|s| {
+                    s.iter()
                         .find(|d| {
                             d.reason == DepReason::After
                                 && d.step >= u
@@ -149,10 +149,7 @@ impl<'a> Checker<'a, '_> {
             let mut labels = 0usize;
             for pair in path.windows(2) {
                 let &[from, to] = pair else { continue };
-                let Some(dep) = steps
-                    .get(from)
-                    .and_then(|s| s.depends_on.iter().find(|d| d.step == to))
-                else {
+                let Some(dep) = deps.get(from).and_then(|s| s.iter().find(|d| d.step == to)) else {
                     continue;
                 };
                 if labels == 6 {

@@ -100,7 +100,7 @@ impl<'a> Checker<'a, '_> {
     /// of the plan (a binding of the plan wins: the step binds it again).
     pub(super) fn is_recorded(&self, r: &ast::Reference) -> bool {
         let name = r.name.node.as_str();
-        !self.binding_index.contains_key(name) && self.recorded(name).is_some()
+        self.binding_named(name).is_none() && self.recorded(name).is_some()
     }
 
     /// A reference to a recorded artifact, as its value checked against

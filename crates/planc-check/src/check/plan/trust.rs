@@ -243,15 +243,16 @@ impl<'a> Checker<'a, '_> {
 
     /// `total` and `calls`: over the plan's calls of each tool and the
     /// progress record's complete ones (a reused step is the record's
-    /// call, counted once).
-    pub(super) fn check_totals(&mut self, steps: &[Box<CheckedStep>]) {
+    /// call, counted once). `tallies` holds, in source order, every step
+    /// whose tool a policy rule bounds so ([`Tally::of`]).
+    pub(super) fn check_totals(&mut self, tallies: &[Tally]) {
         let Some(policy) = self.env.policy else {
             return;
         };
         let origin = PolicyNamed(&policy.name);
         let mut tools: Vec<&str> = Vec::new();
-        for s in steps {
-            if s.tool.is_some() && !tools.contains(&s.tool_name.as_str()) {
+        for s in tallies {
+            if !tools.contains(&s.tool_name.as_str()) {
                 tools.push(s.tool_name.as_str());
             }
         }
@@ -276,9 +277,8 @@ impl<'a> Checker<'a, '_> {
                     .collect(),
                 None => Vec::new(),
             };
-            let ours: Vec<&CheckedStep> = steps
+            let ours: Vec<&Tally> = tallies
                 .iter()
-                .map(|s| &**s)
                 .filter(|s| {
                     s.tool_name == name && self.reuse.get(s.index).is_none_or(|r| r.is_none())
                 })
@@ -324,7 +324,7 @@ impl<'a> Checker<'a, '_> {
         tool: &str,
         c: &ArgCondition,
         recorded: &[&crate::progress::StepRecord],
-        ours: &[&CheckedStep],
+        ours: &[&Tally],
         origin: &dyn fmt::Display,
     ) {
         let Condition::Total { max, per } = &c.kind else {
@@ -552,4 +552,47 @@ fn refusal(
         }
         _ => "the whole value must match the policy's pattern: use one that does, or ask for a change of policy",
     })
+}
+
+/// What [`Checker::check_totals`] reads of a step whose tool a rule bounds
+/// with `calls` or `total`: a few facts and the arguments the totals name,
+/// taken when the step is checked, so that the bounds are decided after
+/// the last step whether or not the steps' models are kept.
+pub(super) struct Tally {
+    index: usize,
+    tool_name: Str,
+    tool_span: Span,
+    /// The arguments a `total` of the rule names (its own and its `per`).
+    args: Vec<CheckedArg>,
+}
+
+impl Tally {
+    /// `None` unless the step's tool resolved and the policy's rule for it
+    /// has a `calls` bound or a `total`.
+    pub(super) fn of(s: &CheckedStep, policy: Option<&Policy>) -> Option<Tally> {
+        s.tool.as_ref()?;
+        let rule = policy?.rule(&s.tool_name)?;
+        let totals = || {
+            rule.conditions.iter().filter_map(|c| match &c.kind {
+                Condition::Total { per, .. } => Some((c, per)),
+                _ => None,
+            })
+        };
+        if rule.calls.is_none() && totals().next().is_none() {
+            return None;
+        }
+        let named = |a: &CheckedArg| {
+            totals().any(|(c, per)| a.name == c.arg || per.as_ref().is_some_and(|p| a.name == *p))
+        };
+        Some(Tally {
+            index: s.index,
+            tool_name: s.tool_name.clone(),
+            tool_span: s.tool_span,
+            args: s.args.iter().filter(|a| named(a)).cloned().collect(),
+        })
+    }
+
+    fn arg(&self, name: &str) -> Option<&CheckedArg> {
+        self.args.iter().find(|a| a.name == name)
+    }
 }
