@@ -433,6 +433,13 @@ impl Compiler {
         } else {
             self.diagnostics.clone()
         };
+        if trees == Trees::Diagnostics
+            && progress.is_none()
+            && given.is_none()
+            && let Some(outcome) = self.run_skeletal(&sources, plans, diagnostics.clone())
+        {
+            return (outcome, sources);
+        }
         let again = given.is_some();
         let (mut given, prior) = given.map_or((None, None), |(tree, prior)| (Some(tree), prior));
         let mut modules: Vec<(FileId, ast::Module)> = Vec::with_capacity(plans.len());
@@ -510,6 +517,60 @@ impl Compiler {
             },
         };
         (outcome, sources)
+    }
+}
+
+impl Compiler {
+    /// [`Self::run_files`] for the diagnostics only ([`Trees::Diagnostics`],
+    /// no progress record) of `.plan` texts that read step by step without
+    /// a diagnostic: each plan is read as skeletons and each step whole
+    /// again as it is checked ([`check::check_plans_skeletal`]). `None` when
+    /// a file is not such a text, or a step did not read again: the caller
+    /// checks from a whole parse. `diagnostics` are the compiler's own the
+    /// outcome begins with.
+    fn run_skeletal(
+        &self,
+        sources: &SourceMap,
+        plans: &[FileId],
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> Option<Outcome> {
+        let mut modules: Vec<(FileId, ast::Module, &str)> = Vec::with_capacity(plans.len());
+        for &file in plans {
+            if modules.iter().any(|(f, _, _)| *f == file) {
+                continue;
+            }
+            let f = sources.get(file).filter(|f| f.kind == SourceKind::Text)?;
+            // A hidden character is reported (and an error is damage the
+            // check reads): the whole parse's path reports it.
+            if !check::hidden::hidden_characters(file, &f.text).is_empty() {
+                return None;
+            }
+            let module = syntax::parse_text_skeletal(file, &f.text)?;
+            modules.push((file, module, &f.text));
+        }
+        let names = driver::Names {
+            sources,
+            catalog: &self.catalog_files,
+            policy: &self.policy_files,
+            config: self.config.as_deref(),
+        };
+        for (_, module, _) in &modules {
+            driver::misplaced(&names, module, false, false, &mut diagnostics);
+        }
+        let skeletal = modules.into_iter().map(|(_, m, text)| (m, text)).collect();
+        let (mut plan_diags, plans) = check::check_plans_skeletal(&self.models, skeletal)?;
+        diagnostics.append(&mut plan_diags);
+        diagnostics::sort(&mut diagnostics);
+        Some(Outcome {
+            diagnostics,
+            parsed: self.parsed.to_vec(),
+            checked: check::CheckOutput {
+                diagnostics: Vec::new(),
+                plans,
+                models: Arc::clone(&self.models),
+                memo: None,
+            },
+        })
     }
 }
 

@@ -392,6 +392,17 @@ pub struct Step {
 }
 
 impl Step {
+    /// Cuts the step down to what a check reads of every step before it
+    /// checks any: its name, tool, span and `bind` clauses. The rest (its
+    /// doc, arguments and other clauses) is read again from its span when
+    /// the step is checked (`syntax::parse_text_skeletal`).
+    pub fn skeleton(&mut self) {
+        self.doc = Doc::default();
+        self.args = Vec::new();
+        self.clauses.retain(|c| matches!(c, Clause::Bind { .. }));
+        self.clauses.shrink_to_fit();
+    }
+
     pub fn binds(&self) -> impl Iterator<Item = (&Name, &Path)> {
         self.clauses.iter().filter_map(|c| match c {
             Clause::Bind { name, path, .. } => Some((name, path)),

@@ -23,9 +23,13 @@ pub mod syntax;
 /// The hash map of planc's internal tables (names to indexes): foldhash,
 /// seeded per process, instead of the standard library's SipHash, which
 /// was 7.7% of a large check.
-pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+pub type FastMap<K, V> = std::collections::HashMap<K, V, FastState>;
 /// The hash set beside [`FastMap`].
-pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+pub type FastSet<K> = std::collections::HashSet<K, FastState>;
+
+/// The hash function of [`FastMap`], seeded per process, for a table
+/// that hashes what it does not hold (the checker's indexes of names).
+pub type FastState = foldhash::fast::RandomState;
 
 /// Pushes `item`, giving a vector's first item room for itself alone,
 /// where `Vec::push` makes room for four: for the lists most of which hold

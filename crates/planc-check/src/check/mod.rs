@@ -236,8 +236,14 @@ pub fn check_plans(
     let decls = distinct(plans.iter().copied())
         .into_iter()
         .flat_map(|m| m.plans())
-        .map(|p| (Cow::Borrowed(p), Cow::Borrowed(p.steps.as_slice())));
-    let (diags, plans, _) = check_decls(models, decls, syntax_errors, progress, None, false, true);
+        .map(|p| {
+            (
+                Cow::Borrowed(p),
+                plan::StepTrees::Borrowed(p.steps.as_slice()),
+            )
+        });
+    let (diags, plans, _, _) =
+        check_decls(models, decls, syntax_errors, progress, None, false, true);
     (diags, plans)
 }
 
@@ -256,8 +262,15 @@ pub fn check_plans_again(
     let decls = distinct(plans.iter().copied())
         .into_iter()
         .flat_map(|m| m.plans())
-        .map(|p| (Cow::Borrowed(p), Cow::Borrowed(p.steps.as_slice())));
-    check_decls(models, decls, syntax_errors, None, prior, true, true)
+        .map(|p| {
+            (
+                Cow::Borrowed(p),
+                plan::StepTrees::Borrowed(p.steps.as_slice()),
+            )
+        });
+    let (diags, plans, memo, _) =
+        check_decls(models, decls, syntax_errors, None, prior, true, true);
+    (diags, plans, memo)
 }
 
 /// [`check_plans`], given the trees to let go: each step's syntax tree is
@@ -286,11 +299,11 @@ pub fn check_plans_owned(
         .filter_map(|item| match item {
             ast::Item::Plan(mut p) => {
                 let steps = std::mem::take(&mut p.steps);
-                Some((Cow::Owned(p), Cow::Owned(steps)))
+                Some((Cow::Owned(p), plan::StepTrees::Owned(steps)))
             }
             _ => None,
         });
-    let (diags, plans, _) = check_decls(
+    let (diags, plans, _, _) = check_decls(
         models,
         decls,
         syntax_errors,
@@ -300,6 +313,31 @@ pub fn check_plans_owned(
         keep_models,
     );
     (diags, plans)
+}
+
+/// [`check_plans_owned`] for a caller that wants the diagnostics only,
+/// given plans read as skeletons (`syntax::parse_text_skeletal`), each
+/// with its file's text: each step is read whole again as it is checked,
+/// and its tree and model go once it is, so that no plan's whole tree is
+/// ever in memory (`docs/performance.md`, "Where the memory goes"). The
+/// plans' models have no steps. `None` when a step did not read again as
+/// its skeleton was read (never expected): check the plans from a whole
+/// parse instead.
+pub fn check_plans_skeletal(
+    models: &Models,
+    plans: Vec<(ast::Module, &str)>,
+) -> Option<(Vec<Diagnostic>, Vec<CheckedPlan>)> {
+    let decls = plans.into_iter().flat_map(|(m, text)| {
+        m.items.into_iter().filter_map(move |item| match item {
+            ast::Item::Plan(mut p) => {
+                let steps = std::mem::take(&mut p.steps);
+                Some((Cow::Owned(p), plan::StepTrees::Skeletal(steps, text)))
+            }
+            _ => None,
+        })
+    });
+    let (diags, plans, _, failed) = check_decls(models, decls, &[], None, None, false, false);
+    (!failed).then_some((diags, plans))
 }
 
 /// A plan's declaration and its steps, apart ([`plan::StepTrees`]).
@@ -313,7 +351,7 @@ fn check_decls<'p>(
     prior: Option<Prior>,
     keep: bool,
     keep_models: bool,
-) -> (Vec<Diagnostic>, Vec<CheckedPlan>, Memo) {
+) -> (Vec<Diagnostic>, Vec<CheckedPlan>, Memo, bool) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut damage: Vec<Span> = syntax_errors.to_vec();
     damage.sort();
@@ -325,6 +363,7 @@ fn check_decls<'p>(
         suggest_budget: plan::suggest_budget(),
         refused: 0,
         progress,
+        reread_failed: false,
     };
     // A check of a text with a syntax error, or of a replan, keeps no
     // memo to reuse: what it decided depends on the damage or the record.
@@ -344,7 +383,7 @@ fn check_decls<'p>(
         memo.plans.extend(kept);
     }
     diagnostics::sort(&mut diags);
-    (diags, checked, memo)
+    (diags, checked, memo, env.reread_failed)
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! tools, binds, each step). The other passes live in the submodules:
 //! arguments, probes, authorization, ordering, lints.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use crate::FastMap;
@@ -13,7 +12,7 @@ use crate::seen::{Few, Seen};
 use crate::source::{Span, Spanned};
 use crate::suggest;
 use crate::syntax::ast::{self, CmpOp, Effect, PathSeg, Str};
-use crate::syntax::lexicon;
+use crate::syntax::{self, lexicon};
 
 use super::graph;
 use super::model::*;
@@ -87,6 +86,10 @@ pub(crate) struct Env<'a> {
     pub refused: usize,
     /// The progress record a replan is checked against (`plan/replan.rs`).
     pub progress: Option<super::Progress<'a>>,
+    /// A step given as a skeleton did not read again as it was first read
+    /// ([`StepTrees::Skeletal`]): the check is to be done again from a
+    /// whole parse.
+    pub reread_failed: bool,
 }
 
 impl Env<'_> {
@@ -134,12 +137,33 @@ pub(crate) fn suggest_budget() -> usize {
     SUGGEST_BUDGET
 }
 
-/// A plan's steps as [`check_plan`] is given them: borrowed from a tree
-/// the caller keeps (the language server, the review page), or owned, each
-/// step's tree dropped once its model is built, so that the syntax tree
-/// and the checked model of a long plan are not whole at once
-/// (`docs/performance.md`, "Where the memory goes").
-pub(crate) type StepTrees<'s> = Cow<'s, [ast::Step]>;
+/// A plan's steps as [`check_plan`] is given them (`docs/performance.md`,
+/// "Where the memory goes").
+pub(crate) enum StepTrees<'s> {
+    /// Borrowed from a tree the caller keeps (the language server, the
+    /// review page).
+    Borrowed(&'s [ast::Step]),
+    /// Owned, each step's tree dropped once its model is built, so that the
+    /// syntax tree and the checked model of a long plan are not whole at
+    /// once.
+    Owned(Vec<ast::Step>),
+    /// Each step's skeleton (`ast::Step::skeleton`: what the first passes
+    /// read), its whole tree read again from `text`, its file's text, when
+    /// it is checked, and dropped once its model is built: the tree of a
+    /// long plan is never whole. A step that does not read again as its
+    /// skeleton was read sets [`Env::reread_failed`], and the caller
+    /// checks the plan from a whole parse instead.
+    Skeletal(Vec<ast::Step>, &'s str),
+}
+
+impl StepTrees<'_> {
+    fn as_slice(&self) -> &[ast::Step] {
+        match self {
+            StepTrees::Borrowed(s) => s,
+            StepTrees::Owned(s) | StepTrees::Skeletal(s, _) => s,
+        }
+    }
+}
 
 /// What the checker reads of a step besides its tree, which may be gone by
 /// the time a later pass reports on the step: its name and its tool as
@@ -219,10 +243,10 @@ pub(crate) fn check_plan<'a>(
     keep: bool,
     keep_models: bool,
 ) -> (CheckedPlan, Vec<Diagnostic>, Option<reuse::PlanMemo>) {
-    let n = trees.len();
+    let n = trees.as_slice().len();
     // The plan's binds, counted: the bindings and their index are sized
     // to them, not to the steps (most steps bind nothing).
-    let nb: usize = trees.iter().map(|s| s.binds().count()).sum();
+    let nb: usize = trees.as_slice().iter().map(|s| s.binds().count()).sum();
     let mut c = Checker {
         env,
         plan: PlanHead {
@@ -231,6 +255,7 @@ pub(crate) fn check_plan<'a>(
             max_steps: plan.max_steps,
         },
         heads: trees
+            .as_slice()
             .iter()
             .map(|s| StepHead {
                 name: s.name.clone(),
@@ -256,7 +281,7 @@ pub(crate) fn check_plan<'a>(
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
     c.resolve_tools();
-    c.bind_pass(&trees);
+    c.bind_pass(trees.as_slice());
     let mut prior = prior.filter(|p| c.same_context(p));
     // Only the diagnostics are wanted, and no pass after the steps needs
     // their models: without a progress record reuse decides nothing, so
@@ -313,14 +338,46 @@ pub(crate) fn check_plan<'a>(
     // heads and the bindings: an owned step's tree goes as soon as its
     // model is built.
     match trees {
-        Cow::Borrowed(trees) => {
+        StepTrees::Borrowed(trees) => {
             for (i, tree) in trees.iter().enumerate() {
                 step(&mut c, i, tree);
             }
         }
-        Cow::Owned(trees) => {
+        StepTrees::Owned(trees) => {
             for (i, tree) in trees.into_iter().enumerate() {
                 step(&mut c, i, &tree);
+            }
+        }
+        StepTrees::Skeletal(skeletons, text) => {
+            // Read again a few at a time, as the first reading parsed them
+            // (the parser is entered once a batch).
+            let mut skeletons = skeletons.into_iter().enumerate().peekable();
+            while skeletons.peek().is_some() {
+                let batch: Vec<(usize, ast::Step)> =
+                    skeletons.by_ref().take(syntax::stepwise::BATCH).collect();
+                let spans: Vec<Span> = batch.iter().map(|(_, s)| s.span).collect();
+                let trees = syntax::incremental::read_steps_at(text, &spans).filter(|trees| {
+                    trees.len() == batch.len()
+                        && batch
+                            .iter()
+                            .zip(trees)
+                            .all(|((_, s), t)| same_skeleton(s, t))
+                });
+                match trees {
+                    Some(trees) => {
+                        for ((i, _), tree) in batch.into_iter().zip(trees) {
+                            step(&mut c, i, &tree);
+                        }
+                    }
+                    // Never expected: the caller checks again from a whole
+                    // parse, whatever this check reports.
+                    None => {
+                        c.env.reread_failed = true;
+                        for (i, skeleton) in batch {
+                            step(&mut c, i, &skeleton);
+                        }
+                    }
+                }
             }
         }
     }
@@ -399,6 +456,15 @@ pub(crate) fn check_plan<'a>(
     };
     let memo = keep.then(|| reuse::PlanMemo::of(memos));
     (model, c.diags, memo)
+}
+
+/// Whether `tree`, a step read again from its span, is the step `skeleton`
+/// was cut from: the same name, tool and binds.
+fn same_skeleton(skeleton: &ast::Step, tree: &ast::Step) -> bool {
+    skeleton.name == tree.name
+        && skeleton.tool == tree.tool
+        && skeleton.span == tree.span
+        && skeleton.binds().eq(tree.binds())
 }
 
 /// Adds a checked step's need of approval and its scopes to the plan's.
@@ -487,8 +553,9 @@ impl<'a> Checker<'a, '_> {
     fn name_steps(&mut self) {
         let heads = &self.heads;
         let name = |p: usize| name_in(heads, p).as_str();
-        self.step_index = NameIndex::new(heads.len(), name);
-        for (i, first) in self.step_index.repeats(name) {
+        let (index, repeats) = NameIndex::new(heads.len(), name);
+        self.step_index = index;
+        for (i, first) in repeats {
             let (Some(step), Some(first)) = (heads.get(i), heads.get(first)) else {
                 continue;
             };
@@ -620,15 +687,18 @@ impl<'a> Checker<'a, '_> {
             }
         }
         let bindings = &self.bindings;
-        let name = |p: usize| binding_name(bindings, p);
-        self.binding_index = NameIndex::new(bindings.len(), name);
-        self.binding_names = self
-            .binding_index
-            .firsts(name)
-            .into_iter()
-            .filter_map(|p| bindings.get(p).map(|b| b.name.clone()))
+        let (index, repeats) = NameIndex::new(bindings.len(), |p| binding_name(bindings, p));
+        self.binding_index = index;
+        // The names bound, each once: the bindings but the repeats (both
+        // in ascending order).
+        let mut later = repeats.iter().map(|&(p, _)| p).peekable();
+        self.binding_names = bindings
+            .iter()
+            .enumerate()
+            .filter(|&(p, _)| later.next_if_eq(&p).is_none())
+            .map(|(_, b)| b.name.clone())
             .collect();
-        for (again, first) in self.binding_index.repeats(name) {
+        for (again, first) in repeats {
             let (Some(b), Some(first)) = (self.bindings.get(again), self.bindings.get(first))
             else {
                 continue;

@@ -1,6 +1,8 @@
 //! Re-reading only the edited step of a `.plan` text: the language
 //! server's path from a keystroke to diagnostics (`docs/performance.md`,
-//! "The language server").
+//! "The language server"). A check for the diagnostics only reads each
+//! step again so too, from the span a skeletal reading kept
+//! ([`read_steps_at`]; `docs/performance.md`, "Where the memory goes").
 //!
 //! An edit that lies inside one step of a plan (after its first byte and
 //! before its last) is re-read by lexing and parsing that step's new text
@@ -102,9 +104,46 @@ pub fn reparse_edited(module: &mut ast::Module, old: &str, new: &str, edit: &Edi
     true
 }
 
+/// The steps at `spans` of `text`, their file's whole text, read again,
+/// in order: the steps a skeletal reading cut down
+/// ([`super::parse_text_skeletal`]), as a whole parse of the text reads
+/// them. Read together, as the step-by-step reading reads a batch
+/// ([`super::stepwise`]): the parser is entered once for them all. `None`
+/// unless each reads alone without a diagnostic and the spans are of one
+/// file, in order.
+pub fn read_steps_at(text: &str, spans: &[Span]) -> Option<Vec<ast::Step>> {
+    let (first, last) = (spans.first()?, spans.last()?);
+    let mut tokens = Vec::new();
+    let mut end = 0usize;
+    for span in spans {
+        let (start, stop) = (span.start as usize, span.end as usize);
+        if span.file != first.file || start < end {
+            return None;
+        }
+        end = stop;
+        tokens.extend(lex_step(span.file, text.get(start..stop)?, start)?);
+    }
+    let mut steps = Vec::with_capacity(spans.len());
+    parser::parse_steps(
+        first.file,
+        &tokens,
+        last.end as usize,
+        spans.len(),
+        &mut steps,
+    )?;
+    Some(steps)
+}
+
 /// The step whose text is `text`, at `offset` in its file; `None` unless
 /// it reads alone exactly as it would in its plan, without a diagnostic.
 fn read_step(file: FileId, text: &str, offset: usize) -> Option<ast::Step> {
+    let tokens = lex_step(file, text, offset)?;
+    parser::parse_step(file, &tokens, offset + text.len())
+}
+
+/// The tokens of a step's text, at `offset` in its file; `None` when it
+/// lexes with a diagnostic or nests deeper than a step in a plan may.
+fn lex_step(file: FileId, text: &str, offset: usize) -> Option<Vec<lexer::SpannedToken<'_>>> {
     let mut lexed = lexer::lex(file, text);
     if !lexed.diagnostics.is_empty() || !lexed.quiet.is_empty() {
         return None;
@@ -127,7 +166,7 @@ fn read_step(file: FileId, text: &str, offset: usize) -> Option<ast::Step> {
     for (_, span) in &mut lexed.tokens {
         *span = (span.start + offset..span.end + offset).into();
     }
-    parser::parse_step(file, &lexed.tokens, offset + text.len())
+    Some(lexed.tokens)
 }
 
 fn moved(at: u32, delta: i64) -> u32 {

@@ -35,6 +35,21 @@ pub fn parse_text(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
     parse_text_with(file, text, parser::Strategy::FastThenRich)
 }
 
+/// The tree of a `.plan` text with each step cut down to its skeleton
+/// ([`ast::Step::skeleton`]: its name, tool, binds and span), read step by
+/// step ([`stepwise`]) so that no step's whole tree outlives its batch;
+/// each step is read whole again, when it is checked, from its span
+/// ([`incremental::read_steps_at`]). `None` when the text is not one a
+/// step-by-step reading takes (anything to report, too large): parse it
+/// with [`parse_text`]. For a check that wants the diagnostics only
+/// (`docs/performance.md`, "Where the memory goes").
+pub fn parse_text_skeletal(file: FileId, text: &str) -> Option<ast::Module> {
+    if text.len() > limits::MAX_INPUT_BYTES {
+        return None;
+    }
+    stepwise::parse_keeping(file, text, true)
+}
+
 /// [`parse_text`] with a chosen parsing strategy (for benchmarks and tests).
 pub fn parse_text_with(
     file: FileId,

@@ -28,6 +28,13 @@ use crate::source::{FileId, Span};
 /// The tree of `text`, read step by step; `None` when a whole parse must
 /// read it (anything reported, a step outside a plan, no step).
 pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
+    parse_keeping(file, text, false)
+}
+
+/// [`parse`], each step cut down to what a check reads of every step
+/// before it checks any ([`ast::Step::skeleton`]) as soon as its batch is
+/// parsed, when `skeletal`.
+pub(super) fn parse_keeping(file: FileId, text: &str, skeletal: bool) -> Option<ast::Module> {
     let mut lexing = Lexing::new(file, text);
     // The tokens outside the steps, and those of a batch of steps.
     let mut rest: Vec<SpannedToken<'_>> = Vec::new();
@@ -66,7 +73,11 @@ pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
             if batched == BATCH {
                 let from = ranges.first().map_or(0, |r| r.0);
                 super::room_for(&mut steps, batched, from, last.end, text.len());
+                let read = steps.len();
                 parser::parse_steps(file, &batch, last.end, batched, &mut steps)?;
+                if skeletal {
+                    steps.iter_mut().skip(read).for_each(ast::Step::skeleton);
+                }
                 batch.clear();
                 batched = 0;
             }
@@ -75,7 +86,11 @@ pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
         depth = nest(depth, token)?;
     }
     if let Some(&(_, last)) = batch.last() {
+        let read = steps.len();
         parser::parse_steps(file, &batch, last.end, batched, &mut steps)?;
+        if skeletal {
+            steps.iter_mut().skip(read).for_each(ast::Step::skeleton);
+        }
     }
     if steps.is_empty() || steps.len() != ranges.len() || !lexing.clean() {
         return None;
@@ -91,7 +106,7 @@ pub(super) fn parse(file: FileId, text: &str) -> Option<ast::Module> {
 /// parser built, once a batch (once a step cost about 1,300 instructions a
 /// step), and a batch's tokens are about 20 KB (64 cost the same
 /// instructions, `docs/performance.md`).
-const BATCH: usize = 16;
+pub const BATCH: usize = 16;
 
 /// Reads the next token onto `tokens`: `Some(false)` at the end of the
 /// text, `None` once anything was reported.

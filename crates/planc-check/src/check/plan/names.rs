@@ -1,57 +1,51 @@
 //! The checker's indexes of names: the steps' and the bindings'.
 
-/// The positions of a list of names, sorted by name and then position,
-/// looked up by binary search: a word a name, where a hash map from a copy
-/// of each name took about 85 bytes (8.5 MB at 100,000 steps;
-/// `docs/performance.md`, "Where the memory goes"). The names stay where
-/// they are: each call is given `name`, the name at a position.
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
+use planc_lang::FastState;
+
+/// The positions of a list of names by name: a hash table of positions,
+/// each name hashed and compared where it is (each call is given `name`,
+/// the name at a position). About 8 bytes a name, where a hash map from a
+/// copy of each name took about 85 (8.5 MB at 100,000 steps;
+/// `docs/performance.md`, "Where the memory goes"). Seeded per process,
+/// as [`planc_lang::FastMap`] is: a plan cannot aim collisions at it.
 #[derive(Default)]
-pub(super) struct NameIndex(Vec<usize>);
+pub(super) struct NameIndex {
+    table: HashTable<usize>,
+    state: FastState,
+}
 
 impl NameIndex {
-    /// The index of positions `0..n`.
-    pub(super) fn new<'n>(n: usize, name: impl Fn(usize) -> &'n str) -> NameIndex {
-        let mut order: Vec<usize> = (0..n).collect();
-        // The position breaks ties: no two keys are equal.
-        order.sort_unstable_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
-        NameIndex(order)
+    /// The index of positions `0..n`, each name at its first position; and
+    /// each later position of a name with its first, in ascending order.
+    pub(super) fn new<'n>(
+        n: usize,
+        name: impl Fn(usize) -> &'n str,
+    ) -> (NameIndex, Vec<(usize, usize)>) {
+        let state = FastState::default();
+        let mut table = HashTable::with_capacity(n);
+        let mut repeats = Vec::new();
+        let rehash = |&p: &usize| state.hash_one(name(p));
+        for p in 0..n {
+            let here = name(p);
+            match table.entry(state.hash_one(here), |&q| name(q) == here, rehash) {
+                Entry::Occupied(first) => repeats.push((p, *first.get())),
+                Entry::Vacant(slot) => {
+                    slot.insert(p);
+                }
+            }
+        }
+        (NameIndex { table, state }, repeats)
     }
 
     /// The first position named `key`.
     pub(super) fn first<'n>(&self, key: &str, name: impl Fn(usize) -> &'n str) -> Option<usize> {
-        let at = self.0.partition_point(|&p| name(p) < key);
-        self.0.get(at).copied().filter(|&p| name(p) == key)
-    }
-
-    /// Each position whose name an earlier position has, with the first
-    /// position of that name, in ascending order of the repeat.
-    pub(super) fn repeats<'n>(&self, name: impl Fn(usize) -> &'n str) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut run: Option<(usize, &str)> = None;
-        for &p in &self.0 {
-            let here = name(p);
-            match run {
-                Some((first, n)) if n == here => out.push((p, first)),
-                _ => run = Some((p, here)),
-            }
-        }
-        out.sort_unstable();
-        out
-    }
-
-    /// The first position of each name, in ascending order.
-    pub(super) fn firsts<'n>(&self, name: impl Fn(usize) -> &'n str) -> Vec<usize> {
-        let mut out = Vec::new();
-        let mut last: Option<&str> = None;
-        for &p in &self.0 {
-            let here = name(p);
-            if last != Some(here) {
-                out.push(p);
-                last = Some(here);
-            }
-        }
-        out.sort_unstable();
-        out
+        self.table
+            .find(self.state.hash_one(key), |&p| name(p) == key)
+            .copied()
     }
 }
 
@@ -63,16 +57,14 @@ mod tests {
     fn finds_the_first_of_each_name_and_every_repeat() {
         let names = ["b", "a", "b", "c", "a", "b"];
         let name = |p: usize| names.get(p).copied().unwrap_or("");
-        let index = NameIndex::new(names.len(), name);
+        let (index, repeats) = NameIndex::new(names.len(), name);
         assert_eq!(index.first("a", name), Some(1));
         assert_eq!(index.first("b", name), Some(0));
         assert_eq!(index.first("c", name), Some(3));
         assert_eq!(index.first("d", name), None);
         assert_eq!(index.first("", name), None);
-        assert_eq!(index.repeats(name), vec![(2, 0), (4, 1), (5, 0)]);
-        assert_eq!(index.firsts(name), vec![0, 1, 3]);
+        assert_eq!(repeats, vec![(2, 0), (4, 1), (5, 0)]);
         let empty = NameIndex::default();
         assert_eq!(empty.first("a", name), None);
-        assert!(empty.repeats(name).is_empty());
     }
 }

@@ -9,6 +9,7 @@ mod pinning;
 mod resolution;
 mod reuse;
 mod sizes;
+mod skeletal;
 mod writes;
 
 use std::sync::atomic::{AtomicU32, Ordering};

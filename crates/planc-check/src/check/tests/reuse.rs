@@ -27,13 +27,13 @@ fn models_with(extra: &str) -> Models {
     Models::build(&[&tools], &[&policy], None).0
 }
 
-fn models() -> Models {
+pub(super) fn models() -> Models {
     models_with("")
 }
 
 /// The fixtures' plan texts, and one long plan whose steps read each
 /// other's bindings.
-fn texts() -> Vec<String> {
+pub(super) fn texts() -> Vec<String> {
     let mut texts = Vec::new();
     for dir in ["ok", "err"] {
         let Ok(entries) = std::fs::read_dir(fixtures().join(dir)) else {
