@@ -77,9 +77,19 @@ pub fn plan_job(text: &str, tools: &str, policy: &str) -> Job {
 }
 
 /// Runs a whole job: check, render every format, and lower when there are
-/// no errors (lowering must then succeed and serialise).
+/// no errors (lowering must then succeed and serialise). The same job
+/// checked for its diagnostics only (`driver::Trees::Diagnostics`, as
+/// `planc check` does: the models let go, a `.plan` text read twice) must
+/// report the same diagnostics, in the same order.
 pub fn compile(mut job: Job) {
+    let mut only = job.clone();
+    only.trees = driver::Trees::Diagnostics;
     let outcome = driver::run(&mut job);
+    assert_eq!(
+        driver::run(&mut only).diagnostics,
+        outcome.diagnostics,
+        "a check for the diagnostics only differs"
+    );
     check_diagnostics(&job.sources, &outcome.diagnostics);
     if !outcome.has_errors() {
         match driver::lower(&job, &outcome) {
