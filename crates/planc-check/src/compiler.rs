@@ -522,31 +522,36 @@ impl Compiler {
 
 impl Compiler {
     /// [`Self::run_files`] for the diagnostics only ([`Trees::Diagnostics`],
-    /// no progress record) of `.plan` texts that read step by step without
-    /// a diagnostic: each plan is read as skeletons and each step whole
-    /// again as it is checked ([`check::check_plans_skeletal`]). `None` when
-    /// a file is not such a text, or a step did not read again: the caller
-    /// checks from a whole parse. `diagnostics` are the compiler's own the
-    /// outcome begins with.
+    /// no progress record) of plans that read without a diagnostic (a
+    /// `.plan` text step by step, a JSON plan): each plan is read as
+    /// skeletons and each step whole again as it is checked
+    /// ([`check::check_plans_skeletal`]). `None` when a file reads with a
+    /// diagnostic, or a step did not read again: the caller checks from a
+    /// whole parse. `diagnostics` are the compiler's own the outcome begins
+    /// with.
     fn run_skeletal(
         &self,
         sources: &SourceMap,
         plans: &[FileId],
         mut diagnostics: Vec<Diagnostic>,
     ) -> Option<Outcome> {
-        let mut modules: Vec<(FileId, ast::Module, &str)> = Vec::with_capacity(plans.len());
+        let mut modules: Vec<(FileId, ast::Module, &str, SourceKind)> =
+            Vec::with_capacity(plans.len());
         for &file in plans {
-            if modules.iter().any(|(f, _, _)| *f == file) {
+            if modules.iter().any(|(f, _, _, _)| *f == file) {
                 continue;
             }
-            let f = sources.get(file).filter(|f| f.kind == SourceKind::Text)?;
+            let f = sources.get(file)?;
             // A hidden character is reported (and an error is damage the
             // check reads): the whole parse's path reports it.
             if !check::hidden::hidden_characters(file, &f.text).is_empty() {
                 return None;
             }
-            let module = syntax::parse_text_skeletal(file, &f.text)?;
-            modules.push((file, module, &f.text));
+            let module = match f.kind {
+                SourceKind::Text => syntax::parse_text_skeletal(file, &f.text)?,
+                SourceKind::Json => syntax::read_json_plan_skeletal(file, &f.text)?,
+            };
+            modules.push((file, module, &f.text, f.kind));
         }
         let names = driver::Names {
             sources,
@@ -554,10 +559,13 @@ impl Compiler {
             policy: &self.policy_files,
             config: self.config.as_deref(),
         };
-        for (_, module, _) in &modules {
+        for (_, module, _, _) in &modules {
             driver::misplaced(&names, module, false, false, &mut diagnostics);
         }
-        let skeletal = modules.into_iter().map(|(_, m, text)| (m, text)).collect();
+        let skeletal = modules
+            .into_iter()
+            .map(|(_, m, text, kind)| (m, text, kind))
+            .collect();
         let (mut plan_diags, plans) = check::check_plans_skeletal(&self.models, skeletal)?;
         diagnostics.append(&mut plan_diags);
         diagnostics::sort(&mut diagnostics);

@@ -393,14 +393,21 @@ pub struct Step {
 
 impl Step {
     /// Cuts the step down to what a check reads of every step before it
-    /// checks any: its name, tool, span and `bind` clauses. The rest (its
-    /// doc, arguments and other clauses) is read again from its span when
-    /// the step is checked (`syntax::parse_text_skeletal`).
+    /// checks any: its name, tool, span and `bind` clauses; and its `after`
+    /// clauses, whose numbered steps a JSON plan names only once every step
+    /// is read. The rest (its doc, arguments and other clauses) is read
+    /// again from its span when the step is checked
+    /// (`syntax::parse_text_skeletal`, `syntax::read_json_plan_skeletal`).
     pub fn skeleton(&mut self) {
         self.doc = Doc::default();
         self.args = Vec::new();
-        self.clauses.retain(|c| matches!(c, Clause::Bind { .. }));
+        self.clauses.retain(Step::kept_by_skeleton);
         self.clauses.shrink_to_fit();
+    }
+
+    /// Whether [`Step::skeleton`] keeps `clause`.
+    pub fn kept_by_skeleton(clause: &Clause) -> bool {
+        matches!(clause, Clause::Bind { .. } | Clause::After { .. })
     }
 
     pub fn binds(&self) -> impl Iterator<Item = (&Name, &Path)> {

@@ -316,8 +316,9 @@ pub fn check_plans_owned(
 }
 
 /// [`check_plans_owned`] for a caller that wants the diagnostics only,
-/// given plans read as skeletons (`syntax::parse_text_skeletal`), each
-/// with its file's text: each step is read whole again as it is checked,
+/// given plans read as skeletons (`syntax::parse_text_skeletal`,
+/// `syntax::read_json_plan_skeletal`), each with its file's text and form:
+/// each step is read whole again as it is checked,
 /// and its tree and model go once it is, so that no plan's whole tree is
 /// ever in memory (`docs/performance.md`, "Where the memory goes"). The
 /// plans' models have no steps. `None` when a step did not read again as
@@ -325,13 +326,14 @@ pub fn check_plans_owned(
 /// parse instead.
 pub fn check_plans_skeletal(
     models: &Models,
-    plans: Vec<(ast::Module, &str)>,
+    plans: Vec<(ast::Module, &str, crate::source::SourceKind)>,
 ) -> Option<(Vec<Diagnostic>, Vec<CheckedPlan>)> {
-    let decls = plans.into_iter().flat_map(|(m, text)| {
+    let decls = plans.into_iter().flat_map(|(m, text, kind)| {
+        let reread = plan::Reread { text, kind };
         m.items.into_iter().filter_map(move |item| match item {
             ast::Item::Plan(mut p) => {
                 let steps = std::mem::take(&mut p.steps);
-                Some((Cow::Owned(p), plan::StepTrees::Skeletal(steps, text)))
+                Some((Cow::Owned(p), plan::StepTrees::Skeletal(steps, reread)))
             }
             _ => None,
         })

@@ -148,12 +148,45 @@ pub(crate) enum StepTrees<'s> {
     /// once.
     Owned(Vec<ast::Step>),
     /// Each step's skeleton (`ast::Step::skeleton`: what the first passes
-    /// read), its whole tree read again from `text`, its file's text, when
-    /// it is checked, and dropped once its model is built: the tree of a
-    /// long plan is never whole. A step that does not read again as its
+    /// read), its whole tree read again from its file's text when it is
+    /// checked, and dropped once its model is built: the tree of a long
+    /// plan is never whole. A step that does not read again as its
     /// skeleton was read sets [`Env::reread_failed`], and the caller
     /// checks the plan from a whole parse instead.
-    Skeletal(Vec<ast::Step>, &'s str),
+    Skeletal(Vec<ast::Step>, Reread<'s>),
+}
+
+/// Where [`StepTrees::Skeletal`] reads its steps again: the text of their
+/// file, and its form.
+#[derive(Clone, Copy)]
+pub(crate) struct Reread<'s> {
+    pub text: &'s str,
+    pub kind: crate::source::SourceKind,
+}
+
+impl Reread<'_> {
+    /// The steps of `batch` (skeletons, with their indexes) read whole
+    /// again; `None` unless each reads as its skeleton was read.
+    fn steps(self, batch: &[(usize, ast::Step)]) -> Option<Vec<ast::Step>> {
+        let trees = match self.kind {
+            // Read together, as the first reading parsed them (the parser is
+            // entered once a batch).
+            crate::source::SourceKind::Text => {
+                let spans: Vec<Span> = batch.iter().map(|(_, s)| s.span).collect();
+                syntax::incremental::read_steps_at(self.text, &spans)?
+            }
+            crate::source::SourceKind::Json => batch
+                .iter()
+                .map(|(_, s)| syntax::json_plan::read_step_again(self.text, s))
+                .collect::<Option<Vec<_>>>()?,
+        };
+        let same = trees.len() == batch.len()
+            && batch
+                .iter()
+                .zip(&trees)
+                .all(|((_, s), t)| same_skeleton(s, t));
+        same.then_some(trees)
+    }
 }
 
 impl StepTrees<'_> {
@@ -348,22 +381,12 @@ pub(crate) fn check_plan<'a>(
                 step(&mut c, i, &tree);
             }
         }
-        StepTrees::Skeletal(skeletons, text) => {
-            // Read again a few at a time, as the first reading parsed them
-            // (the parser is entered once a batch).
+        StepTrees::Skeletal(skeletons, reread) => {
             let mut skeletons = skeletons.into_iter().enumerate().peekable();
             while skeletons.peek().is_some() {
                 let batch: Vec<(usize, ast::Step)> =
                     skeletons.by_ref().take(syntax::stepwise::BATCH).collect();
-                let spans: Vec<Span> = batch.iter().map(|(_, s)| s.span).collect();
-                let trees = syntax::incremental::read_steps_at(text, &spans).filter(|trees| {
-                    trees.len() == batch.len()
-                        && batch
-                            .iter()
-                            .zip(trees)
-                            .all(|((_, s), t)| same_skeleton(s, t))
-                });
-                match trees {
+                match reread.steps(&batch) {
                     Some(trees) => {
                         for ((i, _), tree) in batch.into_iter().zip(trees) {
                             step(&mut c, i, &tree);
@@ -459,12 +482,13 @@ pub(crate) fn check_plan<'a>(
 }
 
 /// Whether `tree`, a step read again from its span, is the step `skeleton`
-/// was cut from: the same name, tool and binds.
+/// was cut from: the same name, tool, span, binds and `after`s.
 fn same_skeleton(skeleton: &ast::Step, tree: &ast::Step) -> bool {
     skeleton.name == tree.name
         && skeleton.tool == tree.tool
         && skeleton.span == tree.span
         && skeleton.binds().eq(tree.binds())
+        && skeleton.afters().eq(tree.afters())
 }
 
 /// Adds a checked step's need of approval and its scopes to the plan's.

@@ -165,6 +165,27 @@ pub fn read_json_policy(file: crate::FileId, text: &str) -> JsonRead {
     read_with(file, text, json_policy::read_policy)
 }
 
+/// A JSON plan read as [`read_json_plan`] reads it, each step cut down to
+/// its skeleton as soon as it is read ([`ast::Step::skeleton`]), and read
+/// whole again from its span when it is checked
+/// ([`json_plan::read_step_again`]); `None` when reading it reports
+/// anything (read it with [`read_json_plan`]). For a check that wants the
+/// diagnostics only (`docs/performance.md`, "Where the memory goes").
+pub fn read_json_plan_skeletal(file: FileId, text: &str) -> Option<ast::Module> {
+    let mut steps = json_plan::Steps::new(text);
+    steps.skeletal = true;
+    let mut read = |item: json::Json<'_>| steps.read(&item);
+    let mut stream = json::Stream {
+        key: "steps",
+        each: &mut read,
+        streamed: false,
+    };
+    let root = json::parse_streaming(file, text, &mut stream).ok()?;
+    steps.streamed = stream.streamed;
+    let (module, diags) = steps.finish(&root);
+    diags.is_empty().then_some(module)
+}
+
 /// A plan, a catalogue or a policy, told apart by their keys (see
 /// [`detect`]); E0004 when the document is none of them.
 pub fn read_json_document(file: crate::FileId, text: &str) -> JsonRead {

@@ -4,7 +4,7 @@
 
 use super::super::{check_plans, check_plans_skeletal};
 use super::reuse::{models, texts};
-use crate::source::FileId;
+use crate::source::{FileId, SourceKind};
 use crate::syntax;
 
 #[test]
@@ -20,7 +20,8 @@ fn a_skeletal_check_says_what_a_whole_check_says() {
         let (whole, errors) = syntax::parse_text(file, &text);
         assert!(errors.is_empty(), "{text}");
         let (expected, _) = check_plans(&models, &[&whole], &[], None);
-        let Some((got, plans)) = check_plans_skeletal(&models, vec![(skeleton, text.as_str())])
+        let Some((got, plans)) =
+            check_plans_skeletal(&models, vec![(skeleton, text.as_str(), SourceKind::Text)])
         else {
             panic!("a step did not read again:\n{text}");
         };
@@ -36,7 +37,7 @@ fn a_step_that_does_not_read_again_as_its_skeleton_refuses_the_check() {
     let models = models();
     let text = "plan p \"g\" {\n    step a = customer.resolve(email: \"a@b.c\") {\n        bind acct = $.results[0].id\n    }\n}\n";
     let skeleton = || syntax::parse_text_skeletal(FileId(0), text).unwrap_or_default();
-    assert!(check_plans_skeletal(&models, vec![(skeleton(), text)]).is_some());
+    assert!(check_plans_skeletal(&models, vec![(skeleton(), text, SourceKind::Text)]).is_some());
     // A text whose step binds another name at the same place, one shorter
     // (its step's span no longer ends with `}`), one that is not the
     // step's at all: none is checked in place of the text read first.
@@ -44,8 +45,49 @@ fn a_step_that_does_not_read_again_as_its_skeleton_refuses_the_check() {
     let shorter = text.replacen("a@b.c", "a@bc", 1);
     for other in [renamed.as_str(), shorter.as_str(), "plan p \"g\" {}"] {
         assert!(
-            check_plans_skeletal(&models, vec![(skeleton(), other)]).is_none(),
+            check_plans_skeletal(&models, vec![(skeleton(), other, SourceKind::Text)]).is_none(),
             "{other}"
         );
+    }
+}
+
+/// A JSON plan whose `after`s name steps by number, one written below.
+const JSON_PLAN: &str = r#"{"name": "p", "goal": "g", "steps": [
+  {"n": 1, "tool": "customer.resolve", "args": {"email": "a@b.c"},
+   "post": {"probe": "result_count", "path": "$.results", "equals": 1},
+   "binds": {"acct": "$.results[0].id"}, "after": [3]},
+  {"n": 2, "tool": "customer.resolve", "args": {"email": "${acct}@x.y"},
+   "binds": {"other": "$.results[0].id"}, "after": [1, "step_3"]},
+  {"n": 3, "tool": "customer.resolve", "args": {"email": "${other}@x.y"}, "after": [2]}
+]}"#;
+
+#[test]
+fn a_skeletal_json_check_names_numbered_afters_as_a_whole_check_does() {
+    let models = models();
+    let file = FileId(0);
+    let skeleton = syntax::read_json_plan_skeletal(file, JSON_PLAN).unwrap_or_default();
+    let (whole, errors) = syntax::read_json_plan(file, JSON_PLAN);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (expected, _) = check_plans(&models, &[&whole], &[], None);
+    // The afters make a cycle: its error names the steps the numbers name.
+    assert!(
+        expected.iter().any(|d| d.code.as_str() == "E0108"),
+        "{expected:?}"
+    );
+    let got = check_plans_skeletal(&models, vec![(skeleton, JSON_PLAN, SourceKind::Json)]);
+    assert_eq!(got.map(|(d, _)| d), Some(expected));
+}
+
+#[test]
+fn a_json_step_that_does_not_read_again_as_its_skeleton_refuses_the_check() {
+    let models = models();
+    let skeleton = || syntax::read_json_plan_skeletal(FileId(0), JSON_PLAN).unwrap_or_default();
+    // A bind renamed in place; an `after` of another length; a text that
+    // is not the plan's.
+    let renamed = JSON_PLAN.replace("\"other\"", "\"otter\"");
+    let longer = JSON_PLAN.replacen("\"after\": [2]", "\"after\": [22]", 1);
+    for other in [renamed.as_str(), longer.as_str(), "{}"] {
+        let got = check_plans_skeletal(&models, vec![(skeleton(), other, SourceKind::Json)]);
+        assert!(got.is_none(), "{other}");
     }
 }

@@ -37,7 +37,7 @@ use std::borrow::Cow;
 
 use crate::source::Span;
 
-pub use parser::{Stream, parse, parse_streaming};
+pub use parser::{Stream, parse, parse_streaming, parse_value_at};
 pub use pointer::{Unresolved, pointer_table, pointers, resolve};
 
 /// One JSON value with its span (for a string, the span includes the quotes).

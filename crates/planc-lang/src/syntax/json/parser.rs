@@ -47,6 +47,28 @@ pub fn parse_streaming<'a>(
     parse_with(file, text, Some(stream))
 }
 
+/// The value at `span` of `text`, a whole document, read again with the
+/// document's spans: `depth` is the number of containers around it. For
+/// a plan's step read a second time (`json_plan::read_step_again`).
+/// `None` unless it reads without an error and ends where `span` does.
+pub fn parse_value_at(text: &str, span: Span, depth: usize) -> Option<Json<'_>> {
+    let (start, end) = (span.start as usize, span.end as usize);
+    if end > text.len() || start >= end {
+        return None;
+    }
+    let mut p = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: start,
+        file: span.file,
+        items: Vec::new(),
+        members: Vec::new(),
+        stream: None,
+    };
+    let v = p.value(depth).ok()?;
+    (p.pos == end && v.span == span).then_some(v)
+}
+
 fn parse_with<'a>(
     file: FileId,
     text: &'a str,

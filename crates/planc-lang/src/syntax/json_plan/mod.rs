@@ -119,6 +119,9 @@ pub(crate) struct Steps<'t> {
     pub streamed: bool,
     /// Where the first element of `steps` begins (`syntax::room_for`).
     first_at: Option<usize>,
+    /// Each step cut down to its skeleton as soon as it is read
+    /// ([`Step::skeleton`], `syntax::read_json_plan_skeletal`).
+    pub skeletal: bool,
 }
 
 impl<'t> Steps<'t> {
@@ -132,6 +135,7 @@ impl<'t> Steps<'t> {
             first_over: None,
             streamed: false,
             first_at: None,
+            skeletal: false,
         }
     }
 
@@ -152,7 +156,21 @@ impl<'t> Steps<'t> {
         self.r.step_names.push(name);
         self.r.step = Some(i);
         let at = self.steps.len();
-        if let Some(s) = step(&mut self.r, item, at, &mut self.numbered_afters) {
+        if let Some(mut s) = step(&mut self.r, item, at, &mut self.numbered_afters) {
+            if self.skeletal {
+                // A numbered `after` is named at the end by its clause's
+                // index, which the cut moves: to its index among the
+                // clauses the skeleton keeps.
+                for entry in self.numbered_afters.iter_mut().filter(|e| e.0 == at) {
+                    entry.1 = s
+                        .clauses
+                        .iter()
+                        .take(entry.1)
+                        .filter(|c| Step::kept_by_skeleton(c))
+                        .count();
+                }
+                s.skeleton();
+            }
             let from = *self.first_at.get_or_insert(item.span.start as usize);
             super::room_for(
                 &mut self.steps,
@@ -408,6 +426,44 @@ fn step(
         clauses,
         span: item.span,
     })
+}
+
+/// The step at `skeleton`'s span of `text` (the plan's whole JSON text)
+/// read again: the step a skeletal reading cut down
+/// (`syntax::read_json_plan_skeletal`), as the first reading read it.
+/// The names of its numbered `after`s, which the first reading gave once
+/// every step's number was known, are the skeleton's. `None` unless it
+/// reads without a diagnostic and its `after`s are the skeleton's.
+pub fn read_step_again(text: &str, skeleton: &Step) -> Option<Step> {
+    // Inside the root object and its `steps` array.
+    let item = super::json::parse_value_at(text, skeleton.span, 2)?;
+    let mut r = Reader::new(text);
+    r.step_names.push(skeleton.name.node.clone());
+    r.step = Some(0);
+    let mut numbered = Vec::new();
+    let mut step = step(&mut r, &item, 0, &mut numbered)?;
+    if !r.diags.is_empty() {
+        return None;
+    }
+    let mut afters = skeleton.clauses.iter().filter_map(|c| match c {
+        Clause::After { steps, .. } => Some(steps),
+        _ => None,
+    });
+    for c in &mut step.clauses {
+        if let Clause::After { steps, .. } = c {
+            let named = afters.next()?;
+            if named.len() != steps.len()
+                || named
+                    .iter()
+                    .zip(steps.iter())
+                    .any(|(n, s)| n.span != s.span)
+            {
+                return None;
+            }
+            steps.clone_from(named);
+        }
+    }
+    afters.next().is_none().then_some(step)
 }
 
 /// How many clauses a step's members give, so that its clause vector is
