@@ -1,6 +1,6 @@
 //! Texts for the tests that compare two ways of reading the same text
-//! (`incremental`, `stepwise`): the repository's plans and random edits
-//! of them.
+//! (`incremental`, `stepwise`, the skeletal readings): the repository's
+//! plans and random edits of them.
 
 /// A small deterministic generator (xorshift), so a failure reproduces.
 pub struct Rng(pub u64);
@@ -57,6 +57,17 @@ pub const SNIPPETS: &[&str] = &[
 
 /// Every `.plan` file of the repository's examples and tests, sorted.
 pub fn plan_files() -> Vec<String> {
+    files("plan")
+}
+
+/// Every `.json` file of the repository's examples and tests, sorted.
+pub fn json_files() -> Vec<String> {
+    files("json")
+}
+
+/// Every file of the repository's examples and tests whose name ends in
+/// `.EXT`, sorted.
+fn files(ext: &str) -> Vec<String> {
     // The repository's root, two folders above this crate's.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut dirs = vec![root.join("examples"), root.join("tests")];
@@ -69,7 +80,7 @@ pub fn plan_files() -> Vec<String> {
             let path = e.path();
             if path.is_dir() {
                 dirs.push(path);
-            } else if path.extension().is_some_and(|x| x == "plan")
+            } else if path.extension().is_some_and(|x| x == ext)
                 && let Ok(text) = std::fs::read_to_string(&path)
             {
                 texts.push(text);

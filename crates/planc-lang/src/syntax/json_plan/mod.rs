@@ -638,4 +638,33 @@ mod tests {
         assert_eq!(expand_exponent("1e1001"), None);
         assert_eq!(expand_exponent("1e-99999999999999999999"), None);
     }
+
+    /// Every JSON plan of the repository that reads without a diagnostic,
+    /// read as skeletons and each step again from its span
+    /// (`read_step_again`), gives the steps a whole reading gives.
+    #[test]
+    fn every_json_plan_reads_again_as_it_reads_whole() {
+        use crate::source::FileId;
+        use crate::syntax::{read_json_plan, read_json_plan_skeletal, test_texts::json_files};
+        let file = FileId(3);
+        let mut read = 0;
+        for text in json_files() {
+            let Some(skeletal) = read_json_plan_skeletal(file, &text) else {
+                continue;
+            };
+            read += 1;
+            let (whole, diags) = read_json_plan(file, &text);
+            assert!(diags.is_empty(), "{text}");
+            let steps: Vec<&super::Step> = whole.plans().flat_map(|p| &p.steps).collect();
+            let skeletons: Vec<&super::Step> = skeletal.plans().flat_map(|p| &p.steps).collect();
+            assert_eq!(skeletons.len(), steps.len(), "{text}");
+            for (skeleton, step) in skeletons.into_iter().zip(steps) {
+                let again = super::read_step_again(&text, skeleton);
+                assert_eq!(again.as_ref(), Some(step), "{text}");
+            }
+        }
+        // The JSON plans among the fixtures and examples (most JSON files
+        // are catalogues, policies, records and plans with errors).
+        assert!(read > 30, "{read}");
+    }
 }

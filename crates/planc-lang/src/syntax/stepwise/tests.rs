@@ -19,6 +19,23 @@ fn agree(text: &str) -> bool {
     if taken {
         assert!(whole.1.is_empty(), "taken over a diagnostic:\n{text}");
     }
+    // Read as skeletons where it reads step by step, and each step again
+    // from its span, a batch at a time: the whole parse's steps.
+    let skeletal = crate::syntax::parse_text_skeletal(FILE, text);
+    assert_eq!(skeletal.is_some(), taken, "{text}");
+    if let Some(skeletal) = skeletal {
+        let spans: Vec<Span> = skeletal
+            .plans()
+            .flat_map(|p| p.steps.iter().map(|s| s.span))
+            .collect();
+        let again: Vec<Option<Vec<ast::Step>>> = spans
+            .chunks(BATCH)
+            .map(|c| crate::syntax::incremental::read_steps_at(text, c))
+            .collect();
+        let steps: Vec<ast::Step> = whole.0.plans().flat_map(|p| p.steps.clone()).collect();
+        let again: Vec<ast::Step> = again.into_iter().flatten().flatten().collect();
+        assert_eq!(again, steps, "read again:\n{text}");
+    }
     taken
 }
 
