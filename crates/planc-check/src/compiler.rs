@@ -460,17 +460,7 @@ impl Compiler {
             diagnostics.extend(diags);
             modules.push((file, module));
         }
-        // The roles are fixed: a `tool` or `policy` declaration in a plan
-        // file is E0005 and joins nothing.
-        let names = driver::Names {
-            sources: &sources,
-            catalog: &self.catalog_files,
-            policy: &self.policy_files,
-            config: self.config.as_deref(),
-        };
-        for (_, module) in &modules {
-            driver::misplaced(&names, module, false, false, &mut diagnostics);
-        }
+        self.misplaced(&sources, modules.iter().map(|(_, m)| m), &mut diagnostics);
         let record = progress.map(|id| driver::read_progress(&mut sources, id));
         let progress = driver::progress_of(record.as_ref(), &mut diagnostics);
         let mut parsed: Vec<Parsed> = Vec::with_capacity(modules.len() + self.parsed.len());
@@ -521,6 +511,25 @@ impl Compiler {
 }
 
 impl Compiler {
+    /// The roles are fixed: a `tool` or `policy` declaration in one of the
+    /// plan files' `modules` is E0005 and joins nothing.
+    fn misplaced<'m>(
+        &self,
+        sources: &SourceMap,
+        modules: impl Iterator<Item = &'m ast::Module>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let names = driver::Names {
+            sources,
+            catalog: &self.catalog_files,
+            policy: &self.policy_files,
+            config: self.config.as_deref(),
+        };
+        for module in modules {
+            driver::misplaced(&names, module, false, false, diagnostics);
+        }
+    }
+
     /// [`Self::run_files`] for the diagnostics only ([`Trees::Diagnostics`],
     /// no progress record) of plans that read without a diagnostic (a
     /// `.plan` text step by step, a JSON plan): each plan is read as
@@ -553,15 +562,11 @@ impl Compiler {
             };
             modules.push((file, module, &f.text, f.kind));
         }
-        let names = driver::Names {
+        self.misplaced(
             sources,
-            catalog: &self.catalog_files,
-            policy: &self.policy_files,
-            config: self.config.as_deref(),
-        };
-        for (_, module, _, _) in &modules {
-            driver::misplaced(&names, module, false, false, &mut diagnostics);
-        }
+            modules.iter().map(|(_, m, _, _)| m),
+            &mut diagnostics,
+        );
         let skeletal = modules
             .into_iter()
             .map(|(_, m, text, kind)| (m, text, kind))

@@ -128,22 +128,13 @@ pub fn read_plan_or(
     other_shape: impl Fn(&json::Json<'_>) -> bool,
     other: impl FnOnce(&str, &json::Json<'_>) -> (ast::Module, Vec<Diagnostic>),
 ) -> JsonRead {
-    let mut steps = json_plan::Steps::new(text);
-    let mut read = |item: json::Json<'_>| steps.read(&item);
-    let mut stream = json::Stream {
-        key: "steps",
-        each: &mut read,
-        streamed: false,
-    };
-    let root = match json::parse_streaming(file, text, &mut stream) {
-        Ok(root) => root,
+    let (steps, root) = match stream_steps(file, text, false) {
+        Ok(read) => read,
         Err(d) => return unparsed(file, text, *d),
     };
-    let streamed = stream.streamed;
     let (module, mut diags) = if !other_shape(&root) {
-        steps.streamed = streamed;
         steps.finish(&root)
-    } else if streamed {
+    } else if steps.streamed {
         drop(root);
         return read_with(file, text, other);
     } else {
@@ -172,18 +163,31 @@ pub fn read_json_policy(file: crate::FileId, text: &str) -> JsonRead {
 /// anything (read it with [`read_json_plan`]). For a check that wants the
 /// diagnostics only (`docs/performance.md`, "Where the memory goes").
 pub fn read_json_plan_skeletal(file: FileId, text: &str) -> Option<ast::Module> {
+    let (steps, root) = stream_steps(file, text, true).ok()?;
+    let (module, diags) = steps.finish(&root);
+    diags.is_empty().then_some(module)
+}
+
+/// Parses a JSON document, its `steps` read one at a time as the parser
+/// reaches them (each cut to its skeleton when `skeletal`): the steps
+/// read, to finish the plan with, and the root.
+fn stream_steps(
+    file: FileId,
+    text: &str,
+    skeletal: bool,
+) -> Result<(json_plan::Steps<'_>, json::Json<'_>), Box<Diagnostic>> {
     let mut steps = json_plan::Steps::new(text);
-    steps.skeletal = true;
+    steps.skeletal = skeletal;
     let mut read = |item: json::Json<'_>| steps.read(&item);
     let mut stream = json::Stream {
         key: "steps",
         each: &mut read,
         streamed: false,
     };
-    let root = json::parse_streaming(file, text, &mut stream).ok()?;
-    steps.streamed = stream.streamed;
-    let (module, diags) = steps.finish(&root);
-    diags.is_empty().then_some(module)
+    let root = json::parse_streaming(file, text, &mut stream)?;
+    let streamed = stream.streamed;
+    steps.streamed = streamed;
+    Ok((steps, root))
 }
 
 /// A plan, a catalogue or a policy, told apart by their keys (see
