@@ -846,6 +846,72 @@ fn compile_writes_ir_to_stdout_or_a_file() {
     assert_eq!(written, ir);
 }
 
+/// `compile -o` writes the IR as the plan is checked (`ir::IrStream`):
+/// the file holds what standard output gets, and a plan that fails its
+/// check, or a file of two plans, leaves the old file as it was and
+/// nothing else beside it (no temporary or scratch file).
+#[test]
+fn compile_into_a_file_writes_what_stdout_gets_or_keeps_the_old_file() {
+    let dir = scratch("compile_stream");
+    let northwind = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwind");
+    for name in ["planc.toml", "tools.plan", "policy.plan", "downgrade.plan"] {
+        std::fs::copy(northwind.join(name), dir.join(name)).unwrap();
+    }
+    let good = dir.join("downgrade.plan");
+    let text = std::fs::read_to_string(&good).unwrap();
+    let out = dir.join("ir.json");
+    let o = run(&[
+        "compile",
+        good.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let piped = run(&["compile", good.to_str().unwrap()]);
+    assert_eq!(std::fs::read(&out).unwrap(), piped.stdout);
+
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    // Every step but the last is written before the last fails its check.
+    let body = text.trim_end().strip_suffix('}').unwrap();
+    let broken = dir.join("broken.plan");
+    std::fs::write(
+        &broken,
+        format!("{body}\n  step last = no.such_tool()\n}}\n"),
+    )
+    .unwrap();
+    let two = dir.join("two.plan");
+    std::fs::write(
+        &two,
+        format!("{text}\n{}", text.replace("plan downgrade", "plan again")),
+    )
+    .unwrap();
+    let before = listing();
+    for (plan, says) in [(&broken, "E0101"), (&two, "holds 2 plans")] {
+        let o = run(&[
+            "compile",
+            plan.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            piped.stdout,
+            "{}",
+            plan.display()
+        );
+        assert_eq!(listing(), before, "{}", plan.display());
+    }
+}
+
 #[test]
 fn compile_refuses_a_plan_with_errors_and_writes_no_ir() {
     let dir = scratch("compile_err");

@@ -448,3 +448,149 @@ fn the_ok_fixtures_are_among_the_plans_checked() {
         "only {fixtures} ok fixtures hold plans: {plans:?}"
     );
 }
+
+/// A stream into memory ([`ir::IrStream`] as `planc compile -o` uses it,
+/// with buffers for files).
+type MemStream = ir::IrStream<std::io::Cursor<Vec<u8>>, std::io::Cursor<Vec<u8>>>;
+
+fn mem_stream() -> MemStream {
+    ir::IrStream::new(
+        std::io::Cursor::new(Vec::new()),
+        std::io::Cursor::new(Vec::new()),
+    )
+}
+
+/// What the stream writes for `plan`, checked as `planc compile -o` does;
+/// `None` for a job checked otherwise (its roles not fixed, a progress
+/// record).
+fn try_streamed(plan: &Path, stream: &mut MemStream) -> Option<(Job, Outcome)> {
+    let mut j = job(plan);
+    let outcome = driver::run_lowering(&mut j, stream)?;
+    Some((j, outcome))
+}
+
+fn streamed(plan: &Path, stream: &mut MemStream) -> (Job, Outcome) {
+    try_streamed(plan, stream).expect("a job the stream checks")
+}
+
+/// The bytes `planc compile` writes to a file or a pipe, the IR lowered
+/// whole.
+fn compact(ir: &PlanIr) -> Vec<u8> {
+    let mut out = Vec::new();
+    ir::write_json(ir, false, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn every_plan_written_as_it_is_checked_is_the_ir_lowered_whole() {
+    let mut streamed_plans = 0;
+    for plan in plans_to_check() {
+        let (irs, _, _) = compile(&plan);
+        let mut stream = mem_stream();
+        let Some((j, outcome)) = try_streamed(&plan, &mut stream) else {
+            let j = job(&plan);
+            assert!(
+                j.progress.is_some() || !j.roles_fixed(),
+                "{}",
+                plan.display()
+            );
+            continue;
+        };
+        assert!(!outcome.has_errors(), "{}", plan.display());
+        match (irs.as_slice(), outcome.checked.plans.as_slice()) {
+            ([ir], [model]) => {
+                assert!(
+                    model.steps_dropped,
+                    "{}: the models were kept",
+                    plan.display()
+                );
+                let written = stream.finish(model, &j.sources).unwrap().into_inner();
+                assert_eq!(
+                    String::from_utf8_lossy(&written),
+                    String::from_utf8_lossy(&compact(ir)),
+                    "{}",
+                    plan.display()
+                );
+                streamed_plans += 1;
+            }
+            // A file of several plans is refused (`compile` wants one).
+            (_, [first, ..]) => {
+                let e = stream.finish(first, &j.sources).unwrap_err();
+                assert!(e.contains("plans were checked, not one"), "{e}");
+            }
+            (_, []) => panic!("{}: no plan", plan.display()),
+        }
+    }
+    assert!(streamed_plans >= 20, "{streamed_plans}");
+}
+
+#[test]
+fn a_stream_refuses_a_plan_it_was_not_given() {
+    let northwind = root().join("examples/northwind/downgrade.plan");
+    let config = root().join("examples/config_dag/provision.plan");
+    let (j, other) = {
+        let mut s = mem_stream();
+        streamed(&config, &mut s)
+    };
+    let [other] = other.checked.plans.as_slice() else {
+        panic!()
+    };
+    // The head written for one plan, and the steps of another, or none:
+    // what a caller mixing up two checks would write is refused.
+    let mut stream = mem_stream();
+    let (_, outcome) = streamed(&northwind, &mut stream);
+    let e = stream.finish(other, &j.sources).unwrap_err();
+    assert!(
+        e.contains("steps, and") || e.contains("head changed"),
+        "{e}"
+    );
+    assert!(!outcome.has_errors());
+    // A stream given nothing has nothing to finish.
+    let e = mem_stream().finish(other, &j.sources).unwrap_err();
+    assert_eq!(e, "no plan was checked");
+}
+
+#[test]
+fn a_stream_begun_again_writes_only_the_second_check() {
+    let plan = root().join("examples/northwind/downgrade.plan");
+    let (irs, _, _) = compile(&plan);
+    let mut stream = mem_stream();
+    // A check that gave the stream every step, then gave up (as a
+    // skeletal reading that gave up would): what it gave is forgotten.
+    let _ = streamed(&plan, &mut stream);
+    planc::check::StepSink::restart(&mut stream);
+    let (j, outcome) = streamed(&plan, &mut stream);
+    let [model] = outcome.checked.plans.as_slice() else {
+        panic!()
+    };
+    let written = stream.finish(model, &j.sources).unwrap().into_inner();
+    assert_eq!(written, compact(&irs[0]));
+}
+
+#[test]
+fn a_stream_keeps_nothing_of_a_plan_with_an_error() {
+    let dir = std::env::temp_dir().join(format!("planc-ir-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(root().join("examples/northwind/downgrade.plan")).unwrap();
+    // The last step calls a tool the catalogue does not have: every step
+    // before it was written to the stream.
+    let broken = format!("{}\n", text.trim_end().trim_end_matches('}'))
+        + "  step last = no.such_tool()\n}\n";
+    let file = dir.join("downgrade.plan");
+    std::fs::write(&file, broken).unwrap();
+    for name in ["planc.toml", "tools.plan", "policy.plan"] {
+        let from = root().join("examples/northwind").join(name);
+        if from.exists() {
+            std::fs::copy(&from, dir.join(name)).unwrap();
+        }
+    }
+    let mut stream = mem_stream();
+    let (j, outcome) = streamed(&file, &mut stream);
+    assert!(outcome.has_errors(), "{:?}", outcome.diagnostics);
+    let [model] = outcome.checked.plans.as_slice() else {
+        panic!()
+    };
+    let e = stream.finish(model, &j.sources).unwrap_err();
+    assert!(e.contains("unknown tool"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -335,7 +335,27 @@ proptest! {
             let kept = driver::lower(&run.job, &run.outcome).map_err(TestCaseError::fail)?;
             let owned = driver::lower_owned(&released.job, released.outcome)
                 .map_err(TestCaseError::fail)?;
-            prop_assert_eq!(kept, owned);
+            prop_assert_eq!(&kept, &owned);
+            // Written as it is checked (`planc compile -o`), the same
+            // bytes as the IR lowered whole.
+            let mut stream = planc::ir::IrStream::new(
+                std::io::Cursor::new(Vec::new()),
+                std::io::Cursor::new(Vec::new()),
+            );
+            let mut job = run_with(&world, name, src, Trees::Keep).job;
+            let streamed = driver::run_lowering(&mut job, &mut stream)
+                .ok_or_else(|| TestCaseError::fail("not checked as it is written"))?;
+            prop_assert_eq!(&streamed.diagnostics, &run.outcome.diagnostics);
+            let [model] = streamed.checked.plans.as_slice() else {
+                return Err(TestCaseError::fail("not one plan"));
+            };
+            let written = stream
+                .finish(model, &job.sources)
+                .map_err(TestCaseError::fail)?
+                .into_inner();
+            let mut whole = Vec::new();
+            planc::ir::write_json(&kept[0], false, &mut whole).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(String::from_utf8_lossy(&written), String::from_utf8_lossy(&whole));
         }
     }
 }

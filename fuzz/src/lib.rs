@@ -82,14 +82,21 @@ pub fn plan_job(text: &str, tools: &str, policy: &str) -> Job {
 /// `planc check` does: the models let go, a `.plan` text read twice) must
 /// report the same diagnostics, in the same order.
 pub fn compile(mut job: Job) {
+    // Checked too as `planc compile -o` checks it, for its diagnostics,
+    // each step lowered and written as it is checked.
     let mut only = job.clone();
-    only.trees = driver::Trees::Diagnostics;
-    let outcome = driver::run(&mut job);
-    assert_eq!(
-        driver::run(&mut only).diagnostics,
-        outcome.diagnostics,
-        "a check for the diagnostics only differs"
+    let mut stream = planc::ir::IrStream::new(
+        std::io::Cursor::new(Vec::new()),
+        std::io::Cursor::new(Vec::new()),
     );
+    let streamed = driver::run_lowering(&mut only, &mut stream);
+    let outcome = driver::run(&mut job);
+    if let Some(streamed) = &streamed {
+        assert_eq!(
+            streamed.diagnostics, outcome.diagnostics,
+            "a check for the diagnostics only differs"
+        );
+    }
     check_diagnostics(&job.sources, &outcome.diagnostics);
     if !outcome.has_errors() {
         match driver::lower(&job, &outcome) {
@@ -98,6 +105,19 @@ pub fn compile(mut job: Job) {
                     if let Err(e) = planc::ir::to_json(ir) {
                         panic!("IR does not serialise: {e}");
                     }
+                }
+                if let (Some(streamed), [ir]) = (&streamed, irs.as_slice())
+                    && let [model] = streamed.checked.plans.as_slice()
+                {
+                    let written = match stream.finish(model, &only.sources) {
+                        Ok(out) => out.into_inner(),
+                        Err(e) => panic!("the IR written as checked is refused: {e}"),
+                    };
+                    let mut whole = Vec::new();
+                    if let Err(e) = planc::ir::write_json(ir, false, &mut whole) {
+                        panic!("IR does not serialise: {e}");
+                    }
+                    assert!(written == whole, "the IR written as checked differs");
                 }
             }
             Err(e) => panic!("a run without errors does not lower: {e}"),

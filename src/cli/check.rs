@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use planc::driver;
+use planc::{driver, project};
 
 use super::Failure;
 use super::args::Options;
@@ -125,6 +125,13 @@ pub fn compile(
         &options.inputs,
         Replans::Against(progress),
     )?;
+    if let Some(path) = output
+        && !pretty
+        && !project::writes_in_place(path)
+        && let Some(code) = compile_streamed(&mut job, file, path, options)?
+    {
+        return Ok(code);
+    }
     // The lowering reads the checked model only: each step's tree goes
     // once its model is built.
     job.trees = driver::Trees::Release;
@@ -149,6 +156,74 @@ pub fn compile(
     Ok(code)
 }
 
+/// What [`compile_streamed`] found, when it keeps nothing.
+enum NotKept {
+    /// The job cannot be checked as it is written (nothing checked).
+    NotStreamed,
+    /// The check's status, which is not success: the diagnostics say why.
+    Status(ExitCode),
+    Failed(Failure),
+}
+
+/// `compile` into the file `path`, its IR written as the plan is checked
+/// (`planc::ir::IrStream`): no step's model or IR outlives the step
+/// (`docs/performance.md`, "Where the memory goes"). The bytes are those
+/// the IR lowered whole would give, into a new file renamed over `path`
+/// only once the check found nothing that stops it and the fingerprint is
+/// written; the steps' canonical texts (the fingerprint's input, about as
+/// long as the IR) are kept meanwhile in a scratch file beside it. `None`
+/// when the job cannot be checked so (one file in several roles, a
+/// progress record): nothing was checked or written.
+fn compile_streamed(
+    job: &mut driver::Job,
+    file: &Path,
+    path: &Path,
+    options: &Options,
+) -> Result<Option<ExitCode>, Failure> {
+    let mut not_kept = None;
+    let mut stream_into = |out: &mut std::fs::File, canon: &mut std::fs::File| {
+        let mut stream = planc::ir::IrStream::new(out, canon);
+        let Some(outcome) = driver::run_lowering(job, &mut stream) else {
+            return Err(NotKept::NotStreamed);
+        };
+        report(job, &outcome.diagnostics, options, false).map_err(NotKept::Failed)?;
+        let code = status(&outcome.diagnostics, options);
+        if code != ExitCode::SUCCESS {
+            return Err(NotKept::Status(code));
+        }
+        let plans = &outcome.checked.plans;
+        let [plan] = plans.as_slice() else {
+            let names = plans.iter().map(|p| p.name.as_str());
+            return Err(NotKept::Failed(not_one(file, names)));
+        };
+        stream
+            .finish(plan, &job.sources)
+            .map(drop)
+            .map_err(|e| NotKept::Failed(Failure(e)))
+    };
+    let written = project::write_atomic_file(path, &mut |out| {
+        let streamed = project::with_scratch(path, &mut |canon| stream_into(out, canon));
+        match streamed {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(why)) => {
+                not_kept = Some(why);
+                Err(std::io::Error::other("nothing to keep"))
+            }
+            Err(e) => {
+                not_kept = Some(NotKept::Failed(Failure(e)));
+                Err(std::io::Error::other("nothing to keep"))
+            }
+        }
+    });
+    match (written, not_kept) {
+        (Ok(()), _) => Ok(Some(ExitCode::SUCCESS)),
+        (Err(_), Some(NotKept::NotStreamed)) => Ok(None),
+        (Err(_), Some(NotKept::Status(code))) => Ok(Some(code)),
+        (Err(_), Some(NotKept::Failed(f))) => Err(f),
+        (Err(e), None) => Err(Failure(e)),
+    }
+}
+
 /// The one plan a file must hold for `compile`, `graph` and `review`, with
 /// its position among the file's plans.
 pub fn one_plan<'i>(
@@ -157,15 +232,20 @@ pub fn one_plan<'i>(
 ) -> Result<(usize, &'i planc::ir::PlanIr), Failure> {
     match irs {
         [one] => Ok((0, one)),
-        [] => Err(Failure(format!("`{}` holds no plan", display_path(file)))),
-        many => {
-            let names: Vec<String> = many.iter().map(|p| format!("`{}`", p.name)).collect();
-            Err(Failure(format!(
-                "`{}` holds {} plans ({}); give one plan per file",
-                display_path(file),
-                many.len(),
-                names.join(", ")
-            )))
-        }
+        many => Err(not_one(file, many.iter().map(|p| p.name.as_str()))),
     }
+}
+
+/// Why `file`, whose plans have these names, is not one plan.
+fn not_one<'n>(file: &Path, names: impl ExactSizeIterator<Item = &'n str>) -> Failure {
+    if names.len() == 0 {
+        return Failure(format!("`{}` holds no plan", display_path(file)));
+    }
+    let count = names.len();
+    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    Failure(format!(
+        "`{}` holds {count} plans ({}); give one plan per file",
+        display_path(file),
+        names.join(", ")
+    ))
 }

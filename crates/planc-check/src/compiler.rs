@@ -335,7 +335,7 @@ impl Compiler {
         let record =
             progress.map(|(name, text)| sources.add_with_kind(name, text, SourceKind::Json));
         let (outcome, sources) =
-            self.run_files(sources, &[file], true, record, None, Trees::Release);
+            self.run_files(sources, &[file], true, record, None, Trees::Release, None);
         let Outcome {
             diagnostics,
             checked,
@@ -367,8 +367,15 @@ impl Compiler {
     /// [`Self::sources`] (the language server's path).
     pub fn run(&self, job: &mut Job) -> Outcome {
         let sources = std::mem::take(&mut job.sources);
-        let (outcome, sources) =
-            self.run_files(sources, &job.plans, false, job.progress, None, job.trees);
+        let (outcome, sources) = self.run_files(
+            sources,
+            &job.plans,
+            false,
+            job.progress,
+            None,
+            job.trees,
+            None,
+        );
         job.sources = sources;
         outcome
     }
@@ -394,6 +401,7 @@ impl Compiler {
             job.progress,
             Some((tree, prior)),
             job.trees,
+            None,
         );
         job.sources = sources;
         outcome
@@ -401,11 +409,24 @@ impl Compiler {
 
     /// Checks the plan files of `job` ([`driver::run`]'s path when the
     /// roles are fixed), the compiler having been built from the job's
-    /// whole map, which it hands back: no file is copied.
-    pub(crate) fn run_job(mut self, job: &mut Job) -> Outcome {
+    /// whole map, which it hands back: no file is copied. With a `sink`,
+    /// for the diagnostics, each step's model handed to it once checked
+    /// and let go ([`check::StepModels::Lower`]; [`driver::run_lowering`],
+    /// not for a job with a progress record, whose models are kept and
+    /// whose sink is given no step).
+    pub(crate) fn run_job(
+        mut self,
+        job: &mut Job,
+        sink: Option<&mut dyn check::StepSink>,
+    ) -> Outcome {
         let sources = std::mem::take(&mut self.sources);
+        let trees = if sink.is_some() {
+            Trees::Diagnostics
+        } else {
+            job.trees
+        };
         let (outcome, sources) =
-            self.run_files(sources, &job.plans, false, job.progress, None, job.trees);
+            self.run_files(sources, &job.plans, false, job.progress, None, trees, sink);
         job.sources = sources;
         outcome
     }
@@ -416,7 +437,10 @@ impl Compiler {
     /// otherwise as [`driver::parse`] reads a file given as a plan. With
     /// `progress`, the file of a progress record the plans are replans
     /// against. A `given` file's tree is not read again. `trees` says
-    /// whether the plans' trees are kept in the outcome ([`Trees`]).
+    /// whether the plans' trees are kept in the outcome ([`Trees`]); with
+    /// [`Trees::Diagnostics`], a `sink` is given each step's model before
+    /// it goes ([`check::StepModels::Lower`]).
+    #[allow(clippy::too_many_arguments)]
     fn run_files(
         &self,
         mut sources: SourceMap,
@@ -425,6 +449,7 @@ impl Compiler {
         progress: Option<FileId>,
         given: Option<(GivenTree, Option<check::Prior>)>,
         trees: Trees,
+        mut sink: Option<&mut dyn check::StepSink>,
     ) -> (Outcome, SourceMap) {
         // A plan checked on its own ([`Self::check_replan`]) leaves out the
         // compiler's own diagnostics, which `new` reported once.
@@ -436,9 +461,18 @@ impl Compiler {
         if trees == Trees::Diagnostics
             && progress.is_none()
             && given.is_none()
-            && let Some(outcome) = self.run_skeletal(&sources, plans, diagnostics.clone())
+            && let Some(outcome) = self.run_skeletal(
+                &sources,
+                plans,
+                diagnostics.clone(),
+                step_models(trees, sink.as_mut().map(|s| &mut **s as _), &sources),
+            )
         {
             return (outcome, sources);
+        }
+        if let Some(sink) = sink.as_mut() {
+            // What a skeletal reading that gave up gave it is not the check's.
+            sink.restart();
         }
         let again = given.is_some();
         let (mut given, prior) = given.map_or((None, None), |(tree, prior)| (Some(tree), prior));
@@ -483,8 +517,13 @@ impl Compiler {
             }
             Trees::Release | Trees::Diagnostics => {
                 let owned = modules.into_iter().map(|(_, module)| module).collect();
-                let keep_models = trees == Trees::Release;
-                check::check_plans_owned(&self.models, owned, &syntax_errors, progress, keep_models)
+                check::check_plans_owned(
+                    &self.models,
+                    owned,
+                    &syntax_errors,
+                    progress,
+                    step_models(trees, sink.as_mut().map(|s| &mut **s as _), &sources),
+                )
             }
         };
         diagnostics.append(&mut plan_diags);
@@ -543,6 +582,7 @@ impl Compiler {
         sources: &SourceMap,
         plans: &[FileId],
         mut diagnostics: Vec<Diagnostic>,
+        step_models: check::StepModels<'_>,
     ) -> Option<Outcome> {
         let mut modules: Vec<(FileId, ast::Module, &str, SourceKind)> =
             Vec::with_capacity(plans.len());
@@ -571,7 +611,8 @@ impl Compiler {
             .into_iter()
             .map(|(_, m, text, kind)| (m, text, kind))
             .collect();
-        let (mut plan_diags, plans) = check::check_plans_skeletal(&self.models, skeletal)?;
+        let (mut plan_diags, plans) =
+            check::check_plans_skeletal(&self.models, skeletal, step_models)?;
         diagnostics.append(&mut plan_diags);
         diagnostics::sort(&mut diagnostics);
         Some(Outcome {
@@ -584,6 +625,21 @@ impl Compiler {
                 memo: None,
             },
         })
+    }
+}
+
+/// What a check with `trees` does with each step's model: with
+/// [`Trees::Diagnostics`], lets it go, handing it to `sink` first if
+/// there is one (its spans in `sources`); otherwise keeps it.
+fn step_models<'s>(
+    trees: Trees,
+    sink: Option<&'s mut dyn check::StepSink>,
+    sources: &'s SourceMap,
+) -> check::StepModels<'s> {
+    match (trees, sink) {
+        (Trees::Diagnostics, Some(sink)) => check::StepModels::Lower(sink, sources),
+        (Trees::Diagnostics, None) => check::StepModels::LetGo,
+        (Trees::Keep | Trees::Release, _) => check::StepModels::Keep,
     }
 }
 

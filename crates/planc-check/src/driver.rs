@@ -179,13 +179,9 @@ pub fn run(job: &mut Job) -> Outcome {
             },
         };
     }
-    let overlap = job
-        .plans
-        .iter()
-        .any(|p| job.catalog.contains(p) || job.policy.contains(p));
-    if job.roles_fixed() && !overlap {
+    if compiles_apart(job) {
         let compiler = Compiler::from_job(job);
-        return compiler.run_job(job);
+        return compiler.run_job(job, None);
     }
     let mut diagnostics = Vec::new();
     let roles = [
@@ -285,6 +281,31 @@ pub fn run(job: &mut Job) -> Outcome {
         parsed,
         checked,
     }
+}
+
+/// Whether the job's roles are fixed and no file is in two: its catalogue
+/// and policy then make a [`Compiler`] the plans are checked with.
+fn compiles_apart(job: &Job) -> bool {
+    let overlap = job
+        .plans
+        .iter()
+        .any(|p| job.catalog.contains(p) || job.policy.contains(p));
+    job.roles_fixed() && !overlap
+}
+
+/// [`run`] for its diagnostics, each step's model handed to `sink` once
+/// checked and let go (`check::StepModels::Lower`): `planc compile`
+/// writing a long plan's IR as it is checked ([`ir::IrStream`]). `None`
+/// (nothing checked) when the job cannot be checked so: its roles are not
+/// fixed, a file is in two roles, an input is unreadable, or it has a
+/// progress record (whose replans keep their models); check it with
+/// [`run`] and lower the outcome instead.
+pub fn run_lowering(job: &mut Job, sink: &mut dyn check::StepSink) -> Option<Outcome> {
+    if !job.unreadable.is_empty() || job.progress.is_some() || !compiles_apart(job) {
+        return None;
+    }
+    let compiler = Compiler::from_job(job);
+    Some(compiler.run_job(job, Some(sink)))
 }
 
 /// The record a check runs against, from its reading; the reading's

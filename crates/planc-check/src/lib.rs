@@ -18,8 +18,10 @@ pub mod ir {
     pub use planc_exec::ir::*;
 
     mod lower;
+    mod stream;
 
     pub use lower::{lower, lower_owned, lower_unsealed};
+    pub use stream::{IrStream, Scratch};
 }
 
 /// The executor (`planc_exec::exec`) and the verification of an IR file

@@ -522,69 +522,133 @@ pub fn write_atomic_with(
     write: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
     use std::io::Write;
-    let fail = |e: std::io::Error| format!("cannot write `{}`: {}", path.display(), io_reason(&e));
+    let buffered = &mut |file: &mut std::fs::File| {
+        let mut out = std::io::BufWriter::new(file);
+        write(&mut out)?;
+        out.flush()
+    };
+    if target(path)? == Target::Special {
+        // A device, a FIFO, a socket: written to, as `>` would.
+        return std::fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| buffered(&mut f))
+            .map_err(|e| cannot_write(path, &e));
+    }
+    write_replacing(path, buffered)
+}
+
+/// [`write_atomic`] of what `write` writes into the new file itself, in
+/// which it may go back (`planc compile` writes an IR's fingerprint last,
+/// before its steps: `ir::IrStream`). Only for a `path` that is a regular
+/// file or nothing: any other is refused, and nothing is written.
+pub fn write_atomic_file(
+    path: &Path,
+    write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), String> {
+    if target(path)? == Target::Special {
+        return Err(format!(
+            "cannot write `{}` in place: it is not a regular file",
+            path.display()
+        ));
+    }
+    write_replacing(path, write)
+}
+
+/// Whether `path` names a regular file or nothing (a file is created or
+/// replaced), or something written in place (a device, a FIFO, a socket,
+/// a terminal).
+pub fn writes_in_place(path: &Path) -> bool {
+    target(path).is_ok_and(|t| t == Target::Special)
+}
+
+/// A scratch file beside `near`, given to `work` and removed after it,
+/// whatever `work` did: for a command's intermediate text too long to be
+/// kept in memory (the canonical text of a long plan's steps). Its name is
+/// unpredictable and it is created only if nothing is there, as
+/// [`write_atomic`]'s temporary file is.
+pub fn with_scratch<T>(
+    near: &Path,
+    work: &mut dyn FnMut(&mut std::fs::File) -> T,
+) -> Result<T, String> {
+    let (scratch, mut file) = create_beside(near, "scratch")?;
+    let done = work(&mut file);
+    drop(file);
+    let _ = std::fs::remove_file(&scratch);
+    Ok(done)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// A regular file, or nothing: created or replaced.
+    Replaced,
+    /// Anything else but a link or a directory: written in place.
+    Special,
+}
+
+/// What `path` is to a writer; a symbolic link and a directory are
+/// refused.
+fn target(path: &Path) -> Result<Target, String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(format!(
+            "cannot write `{}`: it is a symbolic link, which planc does not write through",
+            path.display()
+        )),
+        Ok(m) if m.is_dir() => Err(format!(
+            "cannot write `{}`: it is a directory",
+            path.display()
+        )),
+        Ok(m) if !m.is_file() => Ok(Target::Special),
+        _ => Ok(Target::Replaced),
+    }
+}
+
+fn cannot_write(path: &Path, e: &std::io::Error) -> String {
+    format!("cannot write `{}`: {}", path.display(), io_reason(e))
+}
+
+/// A new file beside `path`, named `.NAME.UNPREDICTABLE.WHAT`, created
+/// only if nothing is there.
+fn create_beside(path: &Path, what: &str) -> Result<(PathBuf, std::fs::File), String> {
     let name = path
         .file_name()
         .ok_or_else(|| format!("cannot write `{}`: it names no file", path.display()))?;
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            return Err(format!(
-                "cannot write `{}`: it is a symbolic link, which planc does not write through",
-                path.display()
-            ));
-        }
-        Ok(m) if m.is_dir() => {
-            return Err(format!(
-                "cannot write `{}`: it is a directory",
-                path.display()
-            ));
-        }
-        Ok(m) if !m.is_file() => {
-            // A device, a FIFO, a socket: written to, as `>` would.
-            return std::fs::File::options()
-                .write(true)
-                .open(path)
-                .and_then(|f| {
-                    let mut out = std::io::BufWriter::new(f);
-                    write(&mut out)?;
-                    out.flush()
-                })
-                .map_err(fail);
-        }
-        _ => {}
-    }
     let mut attempts = 0;
-    let (tmp, file) = loop {
+    loop {
         let mut tmp_name = std::ffi::OsString::from(".");
         tmp_name.push(name);
-        tmp_name.push(format!(".{:016x}.tmp", unpredictable()));
+        tmp_name.push(format!(".{:016x}.{what}", unpredictable()));
         let tmp = path.with_file_name(tmp_name);
         match std::fs::File::options()
+            .read(true)
             .write(true)
             .create_new(true)
             .open(&tmp)
         {
-            Ok(f) => break (tmp, f),
+            Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 16 => {
                 attempts += 1;
             }
-            Err(e) => return Err(fail(e)),
+            Err(e) => return Err(cannot_write(path, &e)),
         }
-    };
-    let mut out = std::io::BufWriter::new(file);
-    let written = write(&mut out)
-        .and_then(|()| {
-            out.into_inner()
-                .map_err(std::io::IntoInnerError::into_error)
-        })
-        .and_then(|file| {
-            file.sync_all()?;
-            drop(file);
-            std::fs::rename(&tmp, path)
-        });
+    }
+}
+
+/// Writes `path` through a temporary file beside it, renamed over it once
+/// written and synced; the temporary file is removed if anything fails.
+fn write_replacing(
+    path: &Path,
+    write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let (tmp, mut file) = create_beside(path, "tmp")?;
+    let written = write(&mut file).and_then(|()| {
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    });
     written.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        fail(e)
+        cannot_write(path, &e)
     })
 }
 

@@ -242,8 +242,15 @@ pub fn check_plans(
                 plan::StepTrees::Borrowed(p.steps.as_slice()),
             )
         });
-    let (diags, plans, _, _) =
-        check_decls(models, decls, syntax_errors, progress, None, false, true);
+    let (diags, plans, _, _) = check_decls(
+        models,
+        decls,
+        syntax_errors,
+        progress,
+        None,
+        false,
+        StepModels::Keep,
+    );
     (diags, plans)
 }
 
@@ -268,8 +275,15 @@ pub fn check_plans_again(
                 plan::StepTrees::Borrowed(p.steps.as_slice()),
             )
         });
-    let (diags, plans, memo, _) =
-        check_decls(models, decls, syntax_errors, None, prior, true, true);
+    let (diags, plans, memo, _) = check_decls(
+        models,
+        decls,
+        syntax_errors,
+        None,
+        prior,
+        true,
+        StepModels::Keep,
+    );
     (diags, plans, memo)
 }
 
@@ -280,18 +294,19 @@ pub fn check_plans_again(
 /// and `compile`, the Python package); the modules' other declarations
 /// are dropped too.
 ///
-/// Without `keep_models` (a caller that reads the diagnostics only, as
-/// `planc check`), each step's model goes too, once the step is checked,
-/// authorized and linted: the plans' models then have no `steps`, unless
-/// there is a `progress` record, whose replans are lowered for their
-/// fingerprints (`docs/replanning.md`) and keep them. The diagnostics are
-/// those of [`check_plans`].
+/// Unless `step_models` keeps them (a caller that reads the diagnostics
+/// only, as `planc check`, or lowers each step as it is checked, as
+/// `planc compile`), each step's model goes too, once the step is
+/// checked, authorized and linted: the plans' models then have no
+/// `steps`, unless there is a `progress` record, whose replans are lowered
+/// for their fingerprints (`docs/replanning.md`) and keep them. The
+/// diagnostics are those of [`check_plans`].
 pub fn check_plans_owned(
     models: &Models,
     plans: Vec<ast::Module>,
     syntax_errors: &[Span],
     progress: Option<Progress<'_>>,
-    keep_models: bool,
+    step_models: StepModels<'_>,
 ) -> (Vec<Diagnostic>, Vec<CheckedPlan>) {
     let decls = plans
         .into_iter()
@@ -310,7 +325,7 @@ pub fn check_plans_owned(
         progress,
         None,
         false,
-        keep_models,
+        step_models,
     );
     (diags, plans)
 }
@@ -321,12 +336,14 @@ pub fn check_plans_owned(
 /// each step is read whole again as it is checked,
 /// and its tree and model go once it is, so that no plan's whole tree is
 /// ever in memory (`docs/performance.md`, "Where the memory goes"). The
-/// plans' models have no steps. `None` when a step did not read again as
-/// its skeleton was read (never expected): check the plans from a whole
-/// parse instead.
+/// plans' models have no steps; `step_models` lets them go or hands them
+/// to a sink ([`StepModels::Lower`]) first. `None` when a step did not
+/// read again as its skeleton was read (never expected): check the plans
+/// from a whole parse instead (a sink was given steps of this attempt).
 pub fn check_plans_skeletal(
     models: &Models,
     plans: Vec<(ast::Module, &str, crate::source::SourceKind)>,
+    step_models: StepModels<'_>,
 ) -> Option<(Vec<Diagnostic>, Vec<CheckedPlan>)> {
     let decls = plans.into_iter().flat_map(|(m, text, kind)| {
         let reread = plan::Reread { text, kind };
@@ -338,7 +355,7 @@ pub fn check_plans_skeletal(
             _ => None,
         })
     });
-    let (diags, plans, _, failed) = check_decls(models, decls, &[], None, None, false, false);
+    let (diags, plans, _, failed) = check_decls(models, decls, &[], None, None, false, step_models);
     (!failed).then_some((diags, plans))
 }
 
@@ -352,7 +369,7 @@ fn check_decls<'p>(
     progress: Option<Progress<'_>>,
     prior: Option<Prior>,
     keep: bool,
-    keep_models: bool,
+    mut step_models: StepModels<'_>,
 ) -> (Vec<Diagnostic>, Vec<CheckedPlan>, Memo, bool) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut damage: Vec<Span> = syntax_errors.to_vec();
@@ -379,7 +396,7 @@ fn check_decls<'p>(
             .and_then(|p| p.get_mut(k))
             .and_then(Option::take);
         let (model, mut d, kept) =
-            plan::check_plan(&decl, steps, &mut env, prior, keep, keep_models);
+            plan::check_plan(&decl, steps, &mut env, prior, keep, step_models.reborrow());
         diags.append(&mut d);
         checked.push(model);
         memo.plans.extend(kept);

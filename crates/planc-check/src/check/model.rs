@@ -500,3 +500,54 @@ pub struct Aggregate {
     pub max: Value,
     pub per: Option<Str>,
 }
+
+/// What a check does with each step's model ([`crate::check::check_plans_owned`]).
+pub enum StepModels<'s> {
+    /// Kept in [`CheckedPlan::steps`].
+    Keep,
+    /// Let go once the step is checked, authorized and linted (a caller
+    /// that reads the diagnostics only): [`CheckedPlan::steps_dropped`].
+    LetGo,
+    /// As [`StepModels::LetGo`], each model handed to the sink first
+    /// (`planc compile` lowering each step to the IR as it is checked),
+    /// with the map of the sources its spans are in.
+    Lower(&'s mut dyn StepSink, &'s crate::source::SourceMap),
+}
+
+impl StepModels<'_> {
+    /// The same, for one plan of many.
+    pub fn reborrow(&mut self) -> StepModels<'_> {
+        match self {
+            StepModels::Keep => StepModels::Keep,
+            StepModels::LetGo => StepModels::LetGo,
+            StepModels::Lower(sink, sources) => StepModels::Lower(&mut **sink, sources),
+        }
+    }
+}
+
+/// Where a check that lets each step's model go ([`StepModels::Lower`])
+/// hands it first: once checked, authorized and linted, its
+/// `depends_on` complete (sorted as the kept model's). Only a check
+/// without a progress record lets models go: with one, the sink is told
+/// of the plan and given no step, and the caller lowers the kept models.
+pub trait StepSink {
+    /// A plan of `steps` steps begins: its name, goal, budget and span
+    /// (the [`CheckedPlan`]'s, before its steps are checked); `sources`
+    /// the map its spans are in.
+    fn plan(&mut self, head: &CheckedPlan, steps: usize, sources: &crate::source::SourceMap);
+    /// Step `step` of the plan last begun, in source order. `bindings` are
+    /// the plan's so far (the step's own among them); `step_name` names
+    /// the step at an index (a reference or a dependency names its step by
+    /// index); `sources` the map its spans are in.
+    fn step(
+        &mut self,
+        step: &CheckedStep,
+        bindings: &[Binding],
+        step_name: &dyn Fn(usize) -> Str,
+        sources: &crate::source::SourceMap,
+    );
+    /// The check begins again (a reading of the plans as skeletons gave
+    /// up, and they are read whole): what was given so far is not the
+    /// check's.
+    fn restart(&mut self);
+}

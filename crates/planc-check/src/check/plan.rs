@@ -264,19 +264,47 @@ struct Checker<'a, 'e> {
 /// diagnostics found inside it (unsorted). With `prior`, the steps a
 /// previous check of the same text, edited, decided about are reused where
 /// they can be; with `keep`, what the next such check may reuse is kept
-/// (`plan/reuse.rs`). Without `keep_models`, and when nothing after the
-/// steps needs them (no progress record, no memo), the model has no
+/// (`plan/reuse.rs`). Unless `models` keeps them, and when nothing after
+/// the steps needs them (no progress record, no memo), the model has no
 /// `steps` ([`CheckedPlan::steps_dropped`]): each step's model went once
-/// the step was checked, authorized and linted.
+/// the step was checked, authorized and linted, given to the sink first
+/// if there is one ([`StepModels::Lower`]).
 pub(crate) fn check_plan<'a>(
     plan: &ast::PlanDecl,
     trees: StepTrees<'_>,
     env: &mut Env<'a>,
     prior: Option<reuse::PlanPrior>,
     keep: bool,
-    keep_models: bool,
+    models: StepModels<'_>,
 ) -> (CheckedPlan, Vec<Diagnostic>, Option<reuse::PlanMemo>) {
     let n = trees.as_slice().len();
+    // What the model says of the plan besides its steps, known before
+    // they are checked (a sink is told it first).
+    let head = CheckedPlan {
+        name: String::from(plan.name.node.as_str()),
+        name_span: plan.name.span,
+        span: plan.span,
+        doc: plan.doc.text(),
+        goal: plan.goal.as_ref().map(|g| g.node.clone()),
+        budget: Budget {
+            // The stricter of the plan's and the policy's bound.
+            replans: match (plan.replans, env.policy.and_then(|p| p.replans)) {
+                (Some(a), Some(b)) => Some(a.node.min(b.node)),
+                (a, b) => a.or(b).map(|r| r.node),
+            },
+            max_steps: plan.max_steps.map(|m| m.node),
+        },
+        steps: Vec::new(),
+        bindings: Vec::new(),
+        schedule: None,
+        approvals: Vec::new(),
+        scopes: Vec::new(),
+        policy: env.policy.map(|p| p.name.clone()),
+        actor: env.actor.to_vec(),
+        errors: 0,
+        replan: None,
+        steps_dropped: false,
+    };
     // The plan's binds, counted: the bindings and their index are sized
     // to them, not to the steps (most steps bind nothing).
     let nb: usize = trees.as_slice().iter().map(|s| s.binds().count()).sum();
@@ -315,6 +343,9 @@ pub(crate) fn check_plan<'a>(
     c.name_steps();
     c.resolve_tools();
     c.bind_pass(trees.as_slice());
+    // Read from the tools and the heads: a step's dependencies are whole
+    // once the step is checked (a sink lowers it then).
+    c.effect_edges();
     let mut prior = prior.filter(|p| c.same_context(p));
     // Only the diagnostics are wanted, and no pass after the steps needs
     // their models: without a progress record reuse decides nothing, so
@@ -325,7 +356,16 @@ pub(crate) fn check_plan<'a>(
     // (`tests/ui.rs` checks every fixture both ways); only which
     // suggestions a run-out suggestion budget leaves out may differ, as
     // authorization asks for its suggestions earlier.
-    let let_go = !keep_models && !keep && prior.is_none() && c.env.progress.is_none();
+    let let_go =
+        !matches!(models, StepModels::Keep) && !keep && prior.is_none() && c.env.progress.is_none();
+    let mut sink = match models {
+        StepModels::Lower(sink, sources) => Some((sink, sources)),
+        StepModels::Keep | StepModels::LetGo => None,
+    };
+    if let Some((sink, sources)) = sink.as_mut() {
+        sink.plan(&head, n, sources);
+    }
+    let mut sink = sink.filter(|_| let_go);
     let mut steps: Vec<Box<CheckedStep>> = Vec::with_capacity(if let_go { 0 } else { n });
     let mut memos: Vec<reuse::StepMemoOut> = Vec::with_capacity(if keep { n } else { 0 });
     // Per step, whether it was reused (only with a prior).
@@ -366,6 +406,15 @@ pub(crate) fn check_plan<'a>(
         c.step_lints(&checked);
         tallies.extend(Tally::of(&checked, c.env.policy));
         gather_authz(&checked, &mut approvals, &mut distinct);
+        if let Some((sink, sources)) = sink.as_mut() {
+            if let Some(deps) = c.deps.get_mut(i) {
+                settle(deps);
+                checked.depends_on.clone_from(deps);
+            }
+            let heads = &c.heads;
+            let name = |j| name_in(heads, j).clone();
+            sink.step(&checked, &c.bindings, &name, sources);
+        }
     };
     // Every later pass reads the models (or what is kept of them), the
     // heads and the bindings: an owned step's tree goes as soon as its
@@ -431,12 +480,9 @@ pub(crate) fn check_plan<'a>(
     }
     c.check_totals(&tallies);
     drop(tallies);
-    c.effect_edges();
     let mut deps = std::mem::take(&mut c.deps);
     for deps in &mut deps {
-        deps.sort_by_key(|d| (d.step, d.reason));
-        deps.dedup_by_key(|d| (d.step, d.reason));
-        deps.shrink_to_fit();
+        settle(deps);
     }
     let schedule = c.order(&deps);
     for (step, deps) in steps.iter_mut().zip(deps) {
@@ -453,32 +499,26 @@ pub(crate) fn check_plan<'a>(
     let scopes: Vec<Str> = distinct.into_iter().collect();
     let errors = c.diags.iter().filter(|d| d.is_error()).count();
     let model = CheckedPlan {
-        name: String::from(plan.name.node.as_str()),
-        name_span: plan.name.span,
-        span: plan.span,
-        doc: plan.doc.text(),
-        goal: plan.goal.as_ref().map(|g| g.node.clone()),
-        budget: Budget {
-            // The stricter of the plan's and the policy's bound.
-            replans: match (plan.replans, c.env.policy.and_then(|p| p.replans)) {
-                (Some(a), Some(b)) => Some(a.node.min(b.node)),
-                (a, b) => a.or(b).map(|r| r.node),
-            },
-            max_steps: plan.max_steps.map(|m| m.node),
-        },
         steps,
         bindings: c.bindings,
         schedule,
         approvals,
         scopes,
-        policy: c.env.policy.map(|p| p.name.clone()),
-        actor: c.env.actor.to_vec(),
         errors,
         replan,
         steps_dropped: let_go,
+        ..head
     };
     let memo = keep.then(|| reuse::PlanMemo::of(memos));
     (model, c.diags, memo)
+}
+
+/// A step's dependencies in the model's order: by step, then reason, one
+/// of each (the first written, whose span a report shows).
+fn settle(deps: &mut Vec<Dependency>) {
+    deps.sort_by_key(|d| (d.step, d.reason));
+    deps.dedup_by_key(|d| (d.step, d.reason));
+    deps.shrink_to_fit();
 }
 
 /// Whether `tree`, a step read again from its span, is the step `skeleton`

@@ -66,20 +66,32 @@ fn lower_models<S: std::borrow::Borrow<CheckedStep>>(
             plan.name
         ));
     }
-    let source = sources.name(plan.span.file).to_string();
-    let schedule = plan
-        .schedule
-        .as_ref()
-        .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
     let mut steps = Vec::with_capacity(models.len());
     for step in models {
         steps.push(Box::new(lower_step(
-            plan,
+            &plan.bindings,
+            plan.replan.as_ref(),
             step.borrow(),
             step_name,
             sources,
         )?));
     }
+    around(plan, steps, step_name, sources)
+}
+
+/// The IR of `plan` around its lowered `steps`, the fingerprint empty.
+#[allow(clippy::vec_box)] // `PlanIr::steps`, whose steps are boxed
+pub(super) fn around(
+    plan: &CheckedPlan,
+    steps: Vec<Box<ir::StepIr>>,
+    step_name: &dyn Fn(usize) -> ir::Str,
+    sources: &SourceMap,
+) -> Result<ir::PlanIr, String> {
+    let source = sources.name(plan.span.file).to_string();
+    let schedule = plan
+        .schedule
+        .as_ref()
+        .ok_or_else(|| format!("plan `{}` has an ordering cycle", plan.name))?;
     let schedule = schedule
         .iter()
         .map(|wave| wave.iter().map(|&i| step_name(i)).collect())
@@ -106,8 +118,11 @@ fn lower_models<S: std::borrow::Borrow<CheckedStep>>(
     })
 }
 
-fn lower_step(
-    plan: &CheckedPlan,
+/// Lowers one step's model: `bindings` are its plan's (the step's own
+/// among them), `replan` what the plan takes from a progress record.
+pub(super) fn lower_step(
+    bindings: &[check::Binding],
+    replan: Option<&check::Replan>,
     step: &CheckedStep,
     step_name: &dyn Fn(usize) -> ir::Str,
     sources: &SourceMap,
@@ -131,7 +146,7 @@ fn lower_step(
     let mut binds = ir::Map::with_capacity(step.binds.len());
     let mut result_types = ir::Map::new();
     for b in step.binds.clone() {
-        if let Some(binding) = plan.bindings.get(b) {
+        if let Some(binding) = bindings.get(b) {
             binds.insert(binding.name.clone(), binding.path_text().into());
             if let Some(ty) = result_type(&binding.ty) {
                 result_types.insert(binding.name.clone(), ty);
@@ -227,14 +242,8 @@ fn lower_step(
         },
         untrusted_inputs: step.untrusted_inputs.clone(),
         span: span(sources, step.span),
-        reuse: plan
-            .replan
-            .as_ref()
-            .map(|r| matches!(r.reuse.get(step.index), Some(Some(_)))),
-        artifacts: plan
-            .replan
-            .as_ref()
-            .and_then(|r| r.reuse.get(step.index).cloned().flatten()),
+        reuse: replan.map(|r| matches!(r.reuse.get(step.index), Some(Some(_)))),
+        artifacts: replan.and_then(|r| r.reuse.get(step.index).cloned().flatten()),
     })
 }
 

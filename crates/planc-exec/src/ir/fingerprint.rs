@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use serde::ser::{self, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::types::PlanIr;
+use super::types::{PlanIr, StepIr};
 
 /// The prefix of every fingerprint.
 pub const PREFIX: &str = "sha256:";
@@ -52,10 +52,76 @@ pub fn plan_fingerprint(ir: &PlanIr) -> Result<String, String> {
 /// compare; the canonical text of a large IR is never in memory whole,
 /// only one step's at a time, in one buffer every step reuses.
 fn streamed(ir: &PlanIr, plan: bool) -> Result<String, String> {
-    let fail = |e: Error| format!("cannot fingerprint the IR: {}", e.0);
+    let mut step_text = Writer::default();
+    around_steps(ir, plan, &mut |hasher| {
+        for (i, step) in ir.steps.iter().enumerate() {
+            if i > 0 {
+                hasher.update(b",");
+            }
+            step_text.text.clear();
+            step.serialize(Canon::new(&mut step_text, Skip::Step, plan))
+                .map_err(failed)?;
+            hasher.update(step_text.text.as_bytes());
+        }
+        Ok(())
+    })
+}
+
+/// [`fingerprint`] of an IR whose steps are given apart: `ir` has none
+/// (its `steps` are not read), and `steps` reads their canonical texts
+/// ([`canonical_step`]) in order, separated by commas. `planc compile`
+/// lowers a long plan a step at a time and keeps these texts in a file,
+/// since the digest needs the members that sort before `steps`, the
+/// schedule among them, before the first step (`docs/performance.md`,
+/// "Where the memory goes").
+pub fn fingerprint_of_parts(ir: &PlanIr, steps: &mut dyn std::io::Read) -> Result<String, String> {
+    around_steps(ir, false, &mut |hasher| {
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            match steps.read(&mut chunk) {
+                Ok(0) => return Ok(()),
+                Ok(n) => hasher.update(chunk.get(..n).unwrap_or_default()),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(format!("cannot fingerprint the IR: {e}")),
+            }
+        }
+    })
+}
+
+/// The canonical text of `step` as the fingerprint reads it (without its
+/// `span`), in `out` (cleared first, its room kept): the parts
+/// [`fingerprint_of_parts`] reads.
+pub fn canonical_step(step: &StepIr, out: &mut String) -> Result<(), String> {
+    out.clear();
+    let mut w = Writer {
+        text: std::mem::take(out),
+        ..Writer::default()
+    };
+    let written = step
+        .serialize(Canon::new(&mut w, Skip::Step, false))
+        .map_err(failed);
+    *out = w.text;
+    written
+}
+
+fn failed(e: Error) -> String {
+    format!("cannot fingerprint the IR: {}", e.0)
+}
+
+/// The digest of `ir`'s canonical text (with `plan`, as
+/// [`plan_fingerprint`] reads it), its steps' texts (between `[` and `]`)
+/// fed by `steps`: the IR's members that sort before `steps`, the steps,
+/// then the members after. Each part is [`canonical_ir`]'s text, which
+/// the tests compare; the canonical text of a large IR is never in memory
+/// whole.
+fn around_steps(
+    ir: &PlanIr,
+    plan: bool,
+    steps: &mut dyn FnMut(&mut Sha256) -> Result<(), String>,
+) -> Result<String, String> {
     let mut w = Writer::default();
     ir.serialize(Canon::new(&mut w, Skip::TopBefore, plan))
-        .map_err(fail)?;
+        .map_err(failed)?;
     let mut hasher = Sha256::new();
     hasher.update(b"{");
     let before = inner(&w.text);
@@ -64,19 +130,11 @@ fn streamed(ir: &PlanIr, plan: bool) -> Result<String, String> {
         hasher.update(b",");
     }
     hasher.update(b"\"steps\":[");
-    for (i, step) in ir.steps.iter().enumerate() {
-        if i > 0 {
-            hasher.update(b",");
-        }
-        w.text.clear();
-        step.serialize(Canon::new(&mut w, Skip::Step, plan))
-            .map_err(fail)?;
-        hasher.update(w.text.as_bytes());
-    }
+    steps(&mut hasher)?;
     hasher.update(b"]");
     w.text.clear();
     ir.serialize(Canon::new(&mut w, Skip::TopAfter, plan))
-        .map_err(fail)?;
+        .map_err(failed)?;
     let after = inner(&w.text);
     if !after.is_empty() {
         hasher.update(b",");

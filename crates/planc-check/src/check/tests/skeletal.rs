@@ -2,7 +2,7 @@
 //! (`check_plans_skeletal`): a first reading that keeps each step's name,
 //! tool and binds, a second, per step, from its span as it is checked.
 
-use super::super::{check_plans, check_plans_skeletal};
+use super::super::{StepModels, check_plans, check_plans_skeletal};
 use super::reuse::{models, texts};
 use crate::source::{FileId, SourceKind};
 use crate::syntax;
@@ -20,9 +20,11 @@ fn a_skeletal_check_says_what_a_whole_check_says() {
         let (whole, errors) = syntax::parse_text(file, &text);
         assert!(errors.is_empty(), "{text}");
         let (expected, _) = check_plans(&models, &[&whole], &[], None);
-        let Some((got, plans)) =
-            check_plans_skeletal(&models, vec![(skeleton, text.as_str(), SourceKind::Text)])
-        else {
+        let Some((got, plans)) = check_plans_skeletal(
+            &models,
+            vec![(skeleton, text.as_str(), SourceKind::Text)],
+            StepModels::LetGo,
+        ) else {
             panic!("a step did not read again:\n{text}");
         };
         assert_eq!(got, expected, "{text}");
@@ -37,7 +39,14 @@ fn a_step_that_does_not_read_again_as_its_skeleton_refuses_the_check() {
     let models = models();
     let text = "plan p \"g\" {\n    step a = customer.resolve(email: \"a@b.c\") {\n        bind acct = $.results[0].id\n    }\n}\n";
     let skeleton = || syntax::parse_text_skeletal(FileId(0), text).unwrap_or_default();
-    assert!(check_plans_skeletal(&models, vec![(skeleton(), text, SourceKind::Text)]).is_some());
+    assert!(
+        check_plans_skeletal(
+            &models,
+            vec![(skeleton(), text, SourceKind::Text)],
+            StepModels::LetGo
+        )
+        .is_some()
+    );
     // A text whose step binds another name at the same place, one shorter
     // (its step's span no longer ends with `}`), one that is not the
     // step's at all: none is checked in place of the text read first.
@@ -45,7 +54,12 @@ fn a_step_that_does_not_read_again_as_its_skeleton_refuses_the_check() {
     let shorter = text.replacen("a@b.c", "a@bc", 1);
     for other in [renamed.as_str(), shorter.as_str(), "plan p \"g\" {}"] {
         assert!(
-            check_plans_skeletal(&models, vec![(skeleton(), other, SourceKind::Text)]).is_none(),
+            check_plans_skeletal(
+                &models,
+                vec![(skeleton(), other, SourceKind::Text)],
+                StepModels::LetGo
+            )
+            .is_none(),
             "{other}"
         );
     }
@@ -74,7 +88,11 @@ fn a_skeletal_json_check_names_numbered_afters_as_a_whole_check_does() {
         expected.iter().any(|d| d.code.as_str() == "E0108"),
         "{expected:?}"
     );
-    let got = check_plans_skeletal(&models, vec![(skeleton, JSON_PLAN, SourceKind::Json)]);
+    let got = check_plans_skeletal(
+        &models,
+        vec![(skeleton, JSON_PLAN, SourceKind::Json)],
+        StepModels::LetGo,
+    );
     assert_eq!(got.map(|(d, _)| d), Some(expected));
 }
 
@@ -87,7 +105,11 @@ fn a_json_step_that_does_not_read_again_as_its_skeleton_refuses_the_check() {
     let renamed = JSON_PLAN.replace("\"other\"", "\"otter\"");
     let longer = JSON_PLAN.replacen("\"after\": [2]", "\"after\": [22]", 1);
     for other in [renamed.as_str(), longer.as_str(), "{}"] {
-        let got = check_plans_skeletal(&models, vec![(skeleton(), other, SourceKind::Json)]);
+        let got = check_plans_skeletal(
+            &models,
+            vec![(skeleton(), other, SourceKind::Json)],
+            StepModels::LetGo,
+        );
         assert!(got.is_none(), "{other}");
     }
 }

@@ -1,0 +1,255 @@
+//! The IR of one plan written as the plan is checked (`planc compile` with
+//! `-o`): each step is lowered and written once its model is checked, and
+//! the model goes (`check::StepModels::Lower`), so that a long plan's
+//! models and IR are never whole in memory (`docs/performance.md`, "Where
+//! the memory goes").
+//!
+//! The bytes are those [`super::write_json`] writes of the whole IR on one
+//! line. Two things are known only at the end: the members after the steps
+//! (the schedule, the approvals, the scopes), written then, and the
+//! fingerprint, which comes second in the text and is the digest of a
+//! canonical text in which the schedule and the scopes come before the
+//! steps. So the head is written with a fingerprint of zeros, each step's
+//! canonical text is kept apart (in a second file), and at the end the
+//! digest reads the head's members, then the kept texts, then the rest,
+//! and the head is written again over itself, the same length, with the
+//! fingerprint. The head written again must be the head first written but
+//! for the fingerprint, and the plan must have had every step lowered:
+//! otherwise [`IrStream::finish`] refuses, and nothing is to be kept.
+
+use std::io::{self, Read, Seek, Write};
+
+use crate::check::{Binding, CheckedPlan, CheckedStep, StepSink};
+use crate::source::SourceMap;
+use planc_exec::ir::{self, Str};
+
+/// A file [`IrStream`] writes and goes back in: both the IR's and the
+/// one of the steps' canonical texts.
+pub trait Scratch: Read + Write + Seek {
+    /// Cuts the file to its first `len` bytes.
+    fn truncate(&mut self, len: u64) -> io::Result<()>;
+}
+
+impl Scratch for std::fs::File {
+    fn truncate(&mut self, len: u64) -> io::Result<()> {
+        self.set_len(len)
+    }
+}
+
+impl Scratch for &mut std::fs::File {
+    fn truncate(&mut self, len: u64) -> io::Result<()> {
+        self.set_len(len)
+    }
+}
+
+impl Scratch for io::Cursor<Vec<u8>> {
+    fn truncate(&mut self, len: u64) -> io::Result<()> {
+        self.get_mut()
+            .truncate(usize::try_from(len).unwrap_or(usize::MAX));
+        Ok(())
+    }
+}
+
+/// Bytes gathered before they are written: a step's text is about 750
+/// bytes, and a write each would be a system call each.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// The fingerprint the head is first written with: the length of every
+/// fingerprint.
+fn placeholder() -> String {
+    format!("{}{}", ir::fingerprint::PREFIX, "0".repeat(64))
+}
+
+/// A [`StepSink`] writing the IR of the one plan checked into `out`, the
+/// steps' canonical texts into `canon`.
+pub struct IrStream<O: Scratch, C: Scratch> {
+    out: O,
+    canon: C,
+    /// The IR's text up to its steps' `[`, as written (with the
+    /// placeholder fingerprint); `None` before a plan begins.
+    head: Option<String>,
+    plans: usize,
+    /// The steps' names, in order: the members after the steps name them.
+    names: Vec<Str>,
+    /// Bytes not yet written to `out` and `canon`.
+    text: Vec<u8>,
+    canonical: String,
+    /// One step's canonical text (its room reused).
+    step_text: String,
+    /// The first failure: nothing is to be kept.
+    failed: Option<String>,
+}
+
+impl<O: Scratch, C: Scratch> IrStream<O, C> {
+    /// A stream into `out` and `canon`, both empty.
+    pub fn new(out: O, canon: C) -> Self {
+        IrStream {
+            out,
+            canon,
+            head: None,
+            plans: 0,
+            names: Vec::new(),
+            text: Vec::with_capacity(FLUSH_AT + 4096),
+            canonical: String::with_capacity(FLUSH_AT + 4096),
+            step_text: String::new(),
+            failed: None,
+        }
+    }
+
+    fn fail(&mut self, why: String) {
+        self.failed.get_or_insert(why);
+    }
+
+    /// Writes what is gathered when there is enough of it (`all`: all).
+    fn flush(&mut self, all: bool) -> io::Result<()> {
+        if all || self.text.len() >= FLUSH_AT {
+            self.out.write_all(&self.text)?;
+            self.text.clear();
+        }
+        if all || self.canonical.len() >= FLUSH_AT {
+            self.canon.write_all(self.canonical.as_bytes())?;
+            self.canonical.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes the rest of the IR of `plan` (the checked plan whose steps
+    /// were given, without errors) and its fingerprint, and gives `out`
+    /// back. Refused if the plan is not the one plan begun, a step was not
+    /// lowered, or writing failed: the caller keeps nothing.
+    pub fn finish(mut self, plan: &CheckedPlan, sources: &SourceMap) -> Result<O, String> {
+        if let Some(why) = self.failed.take() {
+            return Err(why);
+        }
+        let Some(head) = self.head.take() else {
+            return Err("no plan was checked".to_string());
+        };
+        if self.plans != 1 {
+            return Err(format!("{} plans were checked, not one", self.plans));
+        }
+        let scheduled: usize = plan.schedule.iter().flatten().map(Vec::len).sum();
+        if scheduled != self.names.len() {
+            return Err(format!(
+                "plan `{}` has {scheduled} steps, and {} were lowered",
+                plan.name,
+                self.names.len()
+            ));
+        }
+        let names = std::mem::take(&mut self.names);
+        let step_name = |i: usize| names.get(i).cloned().unwrap_or_default();
+        let mut ir = super::lower::around(plan, Vec::new(), &step_name, sources)?;
+        let written = |e: io::Error| format!("cannot write the IR: {e}");
+        self.flush(true).map_err(written)?;
+        let canon_len = self.canon.stream_position().map_err(written)?;
+        self.canon.rewind().map_err(written)?;
+        ir.fingerprint = ir::fingerprint::fingerprint_of_parts(
+            &ir,
+            &mut Read::by_ref(&mut self.canon).take(canon_len),
+        )?;
+        let (new_head, tail) = split(&ir)?;
+        if new_head != head.replacen(&placeholder(), &ir.fingerprint, 1) {
+            return Err("the IR's head changed while its steps were written".to_string());
+        }
+        self.out.write_all(tail.as_bytes()).map_err(written)?;
+        self.out.rewind().map_err(written)?;
+        self.out.write_all(new_head.as_bytes()).map_err(written)?;
+        self.out.flush().map_err(written)?;
+        Ok(self.out)
+    }
+}
+
+/// `ir`'s text (one line, as [`ir::write_json`] writes it) cut after
+/// its steps' `[`: the head, and the rest from the `]` on. `ir` has no
+/// steps. A `"` inside a string is escaped, so `,"steps":[]` is found
+/// only as the member.
+fn split(ir: &ir::PlanIr) -> Result<(String, String), String> {
+    let mut text = Vec::new();
+    ir::write_json(ir, false, &mut text).map_err(|e| format!("cannot serialise the IR: {e}"))?;
+    let text = String::from_utf8(text).map_err(|e| format!("cannot serialise the IR: {e}"))?;
+    const STEPS: &str = ",\"steps\":[]";
+    let at = match text
+        .match_indices(STEPS)
+        .map(|(i, _)| i)
+        .collect::<Vec<_>>()[..]
+    {
+        [at] => at + STEPS.len() - 1,
+        _ => return Err("the IR's text has no single `steps` member".to_string()),
+    };
+    let (head, tail) = text.split_at(at);
+    Ok((head.to_string(), tail.to_string()))
+}
+
+impl<O: Scratch, C: Scratch> StepSink for IrStream<O, C> {
+    fn plan(&mut self, head: &CheckedPlan, steps: usize, sources: &SourceMap) {
+        self.plans += 1;
+        if self.plans > 1 {
+            return self.fail("the file holds more than one plan".to_string());
+        }
+        self.names.reserve_exact(steps);
+        let mut plan = head.clone();
+        plan.schedule = Some(Vec::new());
+        let split = super::lower::around(&plan, Vec::new(), &|_| Str::default(), sources).and_then(
+            |mut ir| {
+                ir.fingerprint = placeholder();
+                split(&ir)
+            },
+        );
+        match split {
+            Ok((text, _)) => {
+                self.text.extend_from_slice(text.as_bytes());
+                self.head = Some(text);
+            }
+            Err(why) => self.fail(why),
+        }
+    }
+
+    fn step(
+        &mut self,
+        step: &CheckedStep,
+        bindings: &[Binding],
+        step_name: &dyn Fn(usize) -> Str,
+        sources: &SourceMap,
+    ) {
+        if self.failed.is_some() {
+            return;
+        }
+        let lowered = super::lower::lower_step(bindings, None, step, step_name, sources);
+        let step_ir = match lowered {
+            Ok(step_ir) => step_ir,
+            // A step with an error: the check reports it, and nothing is
+            // kept.
+            Err(why) => return self.fail(why),
+        };
+        if !self.names.is_empty() {
+            self.text.push(b',');
+            self.canonical.push(',');
+        }
+        self.names.push(step.name.clone());
+        let written = serde_json::to_writer(&mut self.text, &step_ir)
+            .map_err(|e| format!("cannot serialise the IR: {e}"))
+            .and_then(|()| ir::fingerprint::canonical_step(&step_ir, &mut self.step_text));
+        if let Err(why) = written {
+            return self.fail(why);
+        }
+        self.canonical.push_str(&self.step_text);
+        if let Err(e) = self.flush(false) {
+            self.fail(format!("cannot write the IR: {e}"));
+        }
+    }
+
+    fn restart(&mut self) {
+        self.head = None;
+        self.plans = 0;
+        self.names.clear();
+        self.text.clear();
+        self.canonical.clear();
+        self.failed = None;
+        let emptied = (self.out.rewind())
+            .and_then(|()| self.out.truncate(0))
+            .and_then(|()| self.canon.rewind())
+            .and_then(|()| self.canon.truncate(0));
+        if let Err(e) = emptied {
+            self.fail(format!("cannot write the IR: {e}"));
+        }
+    }
+}
