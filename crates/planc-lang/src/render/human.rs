@@ -26,12 +26,14 @@ impl ariadne::Span for AriadneSpan {
     }
 }
 
-/// Serves the files of a [`SourceMap`] to ariadne: a file as it is,
-/// built into ariadne's line index at most once per rendering, unless the
-/// diagnostic being written shows an excerpt of it (a long line cut, a
-/// hidden character escaped). A whole file is served from the map's text,
-/// not a copy of it: the report of a long plan is rendered while its
-/// checked model is alive (`docs/performance.md`, "Where the memory goes").
+/// Serves the files of a [`SourceMap`] to ariadne: as the excerpt the
+/// diagnostic being written shows of it (its lines from the first label
+/// to the last, a long line cut, a hidden character escaped), or, for a
+/// label at the end of a text that ends in a line break (where ariadne
+/// places it past the break), as it is, built into ariadne's line index
+/// at most once per rendering and served from the map's text, not a copy
+/// of it. The report of a long plan indexes no line it does not show
+/// (`docs/performance.md`, "Where the memory goes").
 struct ExcerptCache<'a> {
     sources: &'a SourceMap,
     whole: Vec<Option<ariadne::Source<Cow<'a, str>>>>,
@@ -301,9 +303,15 @@ fn report(
             .filter(|(f, _)| f == file)
             .flat_map(|(_, r)| [r.start, r.end])
             .collect();
+        // ariadne places the end of a text that ends in a line break on
+        // its last line, past the break, where the excerpt has no place:
+        // such a file is served whole, unless its lines shown are changed.
+        // Any other is served as its excerpt, so that the report of a long
+        // plan does not index all its lines (one ariadne line is 32 bytes:
+        // the index of a 10,000-step text was the size of the text).
+        let at_end = ends.iter().any(|&o| o >= source.text.len());
         let excerpt = Excerpt::of(source, ends, numbering);
-        // A file whose lines shown are unchanged is served whole.
-        if !excerpt.changed.is_empty() {
+        if !excerpt.changed.is_empty() || !at_end {
             let text = ariadne::Source::from(Cow::Owned(excerpt.text.clone()))
                 .with_display_line_offset(excerpt.before);
             cache.excerpts.push((*file, text));
