@@ -594,3 +594,74 @@ fn a_stream_keeps_nothing_of_a_plan_with_an_error() {
     assert!(e.contains("unknown tool"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scratch file one edits while `planc compile -o` writes: every `1`
+/// after its first hundred bytes becomes a `2`.
+struct Tampered(std::io::Cursor<Vec<u8>>);
+
+impl std::io::Read for Tampered {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl std::io::Write for Tampered {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let at = self.0.position();
+        let edited: Vec<u8> = buf
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                if at + i as u64 > 100 && b == b'1' {
+                    b'2'
+                } else {
+                    b
+                }
+            })
+            .collect();
+        self.0.write_all(&edited)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl std::io::Seek for Tampered {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.0.seek(to)
+    }
+}
+
+impl ir::Scratch for Tampered {
+    fn truncate(&mut self, len: u64) -> std::io::Result<()> {
+        self.0.truncate(len)
+    }
+}
+
+#[test]
+fn a_scratch_file_edited_while_compiling_gives_an_ir_that_does_not_run() {
+    let plan = root().join("examples/northwind/downgrade.plan");
+    let mut stream = ir::IrStream::new(
+        std::io::Cursor::new(Vec::new()),
+        Tampered(std::io::Cursor::new(Vec::new())),
+    );
+    let mut j = job(&plan);
+    let outcome = driver::run_lowering(&mut j, &mut stream).unwrap();
+    let [model] = outcome.checked.plans.as_slice() else {
+        panic!()
+    };
+    let written = stream.finish(model, &j.sources).unwrap().into_inner();
+    let read = ir::from_json(std::str::from_utf8(&written).unwrap()).unwrap();
+    // The IR is the plan's; the fingerprint written is not its own, and
+    // the check every executor runs first refuses it.
+    let (irs, _, _) = compile(&plan);
+    assert_ne!(read.fingerprint, irs[0].fingerprint);
+    let problems = planc::exec::verify(&read, &outcome.checked.models);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("changed after it was compiled")),
+        "{problems:?}"
+    );
+}
