@@ -127,7 +127,7 @@ pub fn compile(
     )?;
     if let Some(path) = output
         && !pretty
-        && !project::writes_in_place(path)
+        && project::writes_a_new_file(path)
         && let Some(code) = compile_streamed(&mut job, file, path, options)?
     {
         return Ok(code);

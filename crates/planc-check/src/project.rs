@@ -555,11 +555,11 @@ pub fn write_atomic_file(
     write_replacing(path, write)
 }
 
-/// Whether `path` names a regular file or nothing (a file is created or
-/// replaced), or something written in place (a device, a FIFO, a socket,
-/// a terminal).
-pub fn writes_in_place(path: &Path) -> bool {
-    target(path).is_ok_and(|t| t == Target::Special)
+/// Whether writing `path` creates or replaces a regular file (it names
+/// one, or nothing): not a device, FIFO, socket or terminal written in
+/// place, nor a link or a directory, which are refused.
+pub fn writes_a_new_file(path: &Path) -> bool {
+    matches!(target(path), Ok(Target::Replaced))
 }
 
 /// A scratch file beside `near`, given to `work` and removed after it,

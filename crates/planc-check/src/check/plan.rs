@@ -343,9 +343,6 @@ pub(crate) fn check_plan<'a>(
     c.name_steps();
     c.resolve_tools();
     c.bind_pass(trees.as_slice());
-    // Read from the tools and the heads: a step's dependencies are whole
-    // once the step is checked (a sink lowers it then).
-    c.effect_edges();
     let mut prior = prior.filter(|p| c.same_context(p));
     // Only the diagnostics are wanted, and no pass after the steps needs
     // their models: without a progress record reuse decides nothing, so
@@ -366,6 +363,15 @@ pub(crate) fn check_plan<'a>(
         sink.plan(&head, n, sources);
     }
     let mut sink = sink.filter(|_| let_go);
+    // The write order, read from the tools and the heads, before the steps
+    // when a sink lowers each as it is checked: a step's dependencies are
+    // then whole once it is. Otherwise after them, where a step reused
+    // from a previous check (whose dependencies are those it had before
+    // the write order was added) gets the write order of this text.
+    let effects_first = sink.is_some();
+    if effects_first {
+        c.effect_edges();
+    }
     let mut steps: Vec<Box<CheckedStep>> = Vec::with_capacity(if let_go { 0 } else { n });
     let mut memos: Vec<reuse::StepMemoOut> = Vec::with_capacity(if keep { n } else { 0 });
     // Per step, whether it was reused (only with a prior).
@@ -480,6 +486,9 @@ pub(crate) fn check_plan<'a>(
     }
     c.check_totals(&tallies);
     drop(tallies);
+    if !effects_first {
+        c.effect_edges();
+    }
     let mut deps = std::mem::take(&mut c.deps);
     for deps in &mut deps {
         settle(deps);
