@@ -463,13 +463,11 @@ fn mem_stream() -> MemStream {
 /// What the stream writes for `plan`, checked as `planc compile -o` does;
 /// `None` for a job checked otherwise (its roles not fixed, a progress
 /// record).
-fn try_streamed(plan: &Path, stream: &mut MemStream) -> Option<(Job, Outcome)> {
-    let mut j = job(plan);
-    let outcome = driver::run_lowering(&mut j, stream)?;
-    Some((j, outcome))
+fn try_streamed(plan: &Path, stream: &mut MemStream) -> Option<Outcome> {
+    driver::run_lowering(&mut job(plan), stream)
 }
 
-fn streamed(plan: &Path, stream: &mut MemStream) -> (Job, Outcome) {
+fn streamed(plan: &Path, stream: &mut MemStream) -> Outcome {
     try_streamed(plan, stream).expect("a job the stream checks")
 }
 
@@ -487,7 +485,7 @@ fn every_plan_written_as_it_is_checked_is_the_ir_lowered_whole() {
     for plan in plans_to_check() {
         let (irs, _, _) = compile(&plan);
         let mut stream = mem_stream();
-        let Some((j, outcome)) = try_streamed(&plan, &mut stream) else {
+        let Some(outcome) = try_streamed(&plan, &mut stream) else {
             let j = job(&plan);
             assert!(
                 j.progress.is_some() || !j.roles_fixed(),
@@ -504,7 +502,7 @@ fn every_plan_written_as_it_is_checked_is_the_ir_lowered_whole() {
                     "{}: the models were kept",
                     plan.display()
                 );
-                let written = stream.finish(model, &j.sources).unwrap().into_inner();
+                let written = stream.finish(model).unwrap().into_inner();
                 assert_eq!(
                     String::from_utf8_lossy(&written),
                     String::from_utf8_lossy(&compact(ir)),
@@ -515,7 +513,7 @@ fn every_plan_written_as_it_is_checked_is_the_ir_lowered_whole() {
             }
             // A file of several plans is refused (`compile` wants one).
             (_, [first, ..]) => {
-                let e = stream.finish(first, &j.sources).unwrap_err();
+                let e = stream.finish(first).unwrap_err();
                 assert!(e.contains("plans were checked, not one"), "{e}");
             }
             (_, []) => panic!("{}: no plan", plan.display()),
@@ -528,26 +526,19 @@ fn every_plan_written_as_it_is_checked_is_the_ir_lowered_whole() {
 fn a_stream_refuses_a_plan_it_was_not_given() {
     let northwind = root().join("examples/northwind/downgrade.plan");
     let config = root().join("examples/config_dag/provision.plan");
-    let (j, other) = {
-        let mut s = mem_stream();
-        streamed(&config, &mut s)
-    };
+    let other = streamed(&config, &mut mem_stream());
     let [other] = other.checked.plans.as_slice() else {
         panic!()
     };
-    // The head written for one plan, and the steps of another, or none:
-    // what a caller mixing up two checks would write is refused.
+    // The IR written for one plan, finished as another's, or as nothing's:
+    // what a caller mixing up two checks would keep is refused.
     let mut stream = mem_stream();
-    let (_, outcome) = streamed(&northwind, &mut stream);
-    let e = stream.finish(other, &j.sources).unwrap_err();
-    assert!(
-        e.contains("steps, and") || e.contains("head changed"),
-        "{e}"
-    );
+    let outcome = streamed(&northwind, &mut stream);
+    let e = stream.finish(other).unwrap_err();
+    assert!(e.contains("the IR written is plan"), "{e}");
     assert!(!outcome.has_errors());
-    // A stream given nothing has nothing to finish.
-    let e = mem_stream().finish(other, &j.sources).unwrap_err();
-    assert_eq!(e, "no plan was checked");
+    let e = mem_stream().finish(other).unwrap_err();
+    assert_eq!(e, "0 plans were checked, not one");
 }
 
 #[test]
@@ -557,13 +548,13 @@ fn a_stream_begun_again_writes_only_the_second_check() {
     let mut stream = mem_stream();
     // A check that gave the stream every step, then gave up (as a
     // skeletal reading that gave up would): what it gave is forgotten.
-    let _ = streamed(&plan, &mut stream);
+    streamed(&plan, &mut stream);
     planc::check::StepSink::restart(&mut stream);
-    let (j, outcome) = streamed(&plan, &mut stream);
+    let outcome = streamed(&plan, &mut stream);
     let [model] = outcome.checked.plans.as_slice() else {
         panic!()
     };
-    let written = stream.finish(model, &j.sources).unwrap().into_inner();
+    let written = stream.finish(model).unwrap().into_inner();
     assert_eq!(written, compact(&irs[0]));
 }
 
@@ -585,12 +576,12 @@ fn a_stream_keeps_nothing_of_a_plan_with_an_error() {
         }
     }
     let mut stream = mem_stream();
-    let (j, outcome) = streamed(&file, &mut stream);
+    let outcome = streamed(&file, &mut stream);
     assert!(outcome.has_errors(), "{:?}", outcome.diagnostics);
     let [model] = outcome.checked.plans.as_slice() else {
         panic!()
     };
-    let e = stream.finish(model, &j.sources).unwrap_err();
+    let e = stream.finish(model).unwrap_err();
     assert!(e.contains("unknown tool"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -651,7 +642,7 @@ fn a_scratch_file_edited_while_compiling_gives_an_ir_that_does_not_run() {
     let [model] = outcome.checked.plans.as_slice() else {
         panic!()
     };
-    let written = stream.finish(model, &j.sources).unwrap().into_inner();
+    let written = stream.finish(model).unwrap().into_inner();
     let read = ir::from_json(std::str::from_utf8(&written).unwrap()).unwrap();
     // The IR is the plan's; the fingerprint written is not its own, and
     // the check every executor runs first refuses it.

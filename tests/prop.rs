@@ -350,7 +350,7 @@ proptest! {
                 return Err(TestCaseError::fail("not one plan"));
             };
             let written = stream
-                .finish(model, &job.sources)
+                .finish(model)
                 .map_err(TestCaseError::fail)?
                 .into_inner();
             let mut whole = Vec::new();

@@ -109,7 +109,7 @@ pub fn compile(mut job: Job) {
                 if let (Some(streamed), [ir]) = (&streamed, irs.as_slice())
                     && let [model] = streamed.checked.plans.as_slice()
                 {
-                    let written = match stream.finish(model, &only.sources) {
+                    let written = match stream.finish(model) {
                         Ok(out) => out.into_inner(),
                         Err(e) => panic!("the IR written as checked is refused: {e}"),
                     };

@@ -197,7 +197,7 @@ fn compile_streamed(
             return Err(NotKept::Failed(not_one(file, names)));
         };
         stream
-            .finish(plan, &job.sources)
+            .finish(plan)
             .map(drop)
             .map_err(|e| NotKept::Failed(Failure(e)))
     };

@@ -156,6 +156,16 @@ impl SourceKind {
     }
 }
 
+/// Where [`SourceFile::line_col_forward`] last counted to: an offset, its
+/// 0-based line and where that line starts. The default is the text's
+/// start.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LineCursor {
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
 /// A 1-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct LineCol {
@@ -369,6 +379,37 @@ impl SourceFile {
         }
         LineCol {
             line: clamp_u32(line + 1),
+            column: clamp_u32(column + 1),
+        }
+    }
+
+    /// [`SourceFile::line_col`] of offsets that come in order (the steps of
+    /// a plan, lowered one after the other), counted forward from the last
+    /// one `cursor` saw, without the file's table of line starts (4 bytes
+    /// a line, and what its growth leaves to the allocator). An offset
+    /// before the last is counted by [`SourceFile::line_col`].
+    pub fn line_col_forward(&self, cursor: &mut LineCursor, offset: u32) -> LineCol {
+        let o = self.clamp(offset);
+        if o < cursor.offset {
+            return self.line_col(offset);
+        }
+        let passed = self
+            .text
+            .as_bytes()
+            .get(cursor.offset..o)
+            .unwrap_or_default();
+        for at in memchr::memchr_iter(b'\n', passed) {
+            cursor.line += 1;
+            cursor.line_start = cursor.offset + at + 1;
+        }
+        cursor.offset = o;
+        let start = cursor.line_start.min(o);
+        let mut column = self.text.get(start..o).map_or(0, |t| t.chars().count());
+        if start == 0 && o > 0 && self.text.starts_with('\u{feff}') {
+            column -= 1;
+        }
+        LineCol {
+            line: clamp_u32(cursor.line + 1),
             column: clamp_u32(column + 1),
         }
     }
@@ -741,6 +782,38 @@ pub fn push_pointer_token(buf: &mut String, key: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_counted_forward_are_the_tables() {
+        let texts = [
+            "",
+            "plan p {\n  step a = x.y()\n}\n",
+            "\u{feff}plan é {\r\n  step ü = x.y(n: \"日本\")\r\n\n}",
+            "\n\n\nab\u{1F600}c\nd",
+        ];
+        for text in texts {
+            let file = SourceFile::new(
+                FileId(0),
+                "t".to_string(),
+                text.to_string(),
+                SourceKind::Text,
+            );
+            // Every offset in order, then every second one, then a step
+            // back (counted from the table).
+            for step in [1, 2, 5] {
+                let mut cursor = LineCursor::default();
+                for o in (0..=text.len() + 2).step_by(step) {
+                    let o = u32::try_from(o).unwrap();
+                    assert_eq!(
+                        file.line_col_forward(&mut cursor, o),
+                        file.line_col(o),
+                        "{text:?} {o}"
+                    );
+                }
+                assert_eq!(file.line_col_forward(&mut cursor, 1), file.line_col(1));
+            }
+        }
+    }
 
     #[test]
     fn shared_ends_are_found_block_by_block_as_byte_by_byte() {

@@ -546,6 +546,14 @@ pub trait StepSink {
         step_name: &dyn Fn(usize) -> Str,
         sources: &crate::source::SourceMap,
     );
+    /// The plan last begun is checked: `plan` is its model (without its
+    /// steps), `step_name` names its step at an index.
+    fn end(
+        &mut self,
+        plan: &CheckedPlan,
+        step_name: &dyn Fn(usize) -> Str,
+        sources: &crate::source::SourceMap,
+    );
     /// The check begins again (a reading of the plans as skeletons gave
     /// up, and they are read whole): what was given so far is not the
     /// check's.

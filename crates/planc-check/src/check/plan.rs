@@ -518,6 +518,10 @@ pub(crate) fn check_plan<'a>(
         steps_dropped: let_go,
         ..head
     };
+    if let Some((sink, sources)) = sink.as_mut() {
+        let heads = &c.heads;
+        sink.end(&model, &|j| name_in(heads, j).clone(), sources);
+    }
     let memo = keep.then(|| reuse::PlanMemo::of(memos));
     (model, c.diags, memo)
 }

@@ -73,7 +73,7 @@ fn lower_models<S: std::borrow::Borrow<CheckedStep>>(
             plan.replan.as_ref(),
             step.borrow(),
             step_name,
-            sources,
+            &mut |s| span(sources, s),
         )?));
     }
     around(plan, steps, step_name, sources)
@@ -119,13 +119,14 @@ pub(super) fn around(
 }
 
 /// Lowers one step's model: `bindings` are its plan's (the step's own
-/// among them), `replan` what the plan takes from a progress record.
+/// among them), `replan` what the plan takes from a progress record,
+/// `span_of` the step's span in the IR's form.
 pub(super) fn lower_step(
     bindings: &[check::Binding],
     replan: Option<&check::Replan>,
     step: &CheckedStep,
     step_name: &dyn Fn(usize) -> ir::Str,
-    sources: &SourceMap,
+    span_of: &mut dyn FnMut(Span) -> ir::SourceSpan,
 ) -> Result<ir::StepIr, String> {
     let tool = step
         .tool
@@ -241,7 +242,7 @@ pub(super) fn lower_step(
             calls_max: step.authz.calls_max,
         },
         untrusted_inputs: step.untrusted_inputs.clone(),
-        span: span(sources, step.span),
+        span: span_of(step.span),
         reuse: replan.map(|r| matches!(r.reuse.get(step.index), Some(Some(_)))),
         artifacts: replan.and_then(|r| r.reuse.get(step.index).cloned().flatten()),
     })
@@ -271,6 +272,25 @@ fn span(sources: &SourceMap, s: Span) -> ir::SourceSpan {
         .get(s.file)
         .map(|f| f.line_col(s.start))
         .unwrap_or_default();
+    in_ir(sources, s, lc)
+}
+
+/// [`span`] of spans that come in order, their lines counted forward from
+/// the last (`SourceFile::line_col_forward`).
+pub(super) fn span_forward(
+    sources: &SourceMap,
+    cursor: &mut crate::source::LineCursor,
+    s: Span,
+) -> ir::SourceSpan {
+    let lc = sources
+        .get(s.file)
+        .map(|f| f.line_col_forward(cursor, s.start))
+        .unwrap_or_default();
+    in_ir(sources, s, lc)
+}
+
+/// A span in the IR's form, at `lc`.
+fn in_ir(sources: &SourceMap, s: Span, lc: crate::source::LineCol) -> ir::SourceSpan {
     ir::SourceSpan {
         file: sources.name(s.file).to_string(),
         start: s.start,

@@ -9,18 +9,21 @@
 //! (the schedule, the approvals, the scopes), written then, and the
 //! fingerprint, which comes second in the text and is the digest of a
 //! canonical text in which the schedule and the scopes come before the
-//! steps. So the head is written with a fingerprint of zeros, each step's
-//! canonical text is kept apart (in a second file), and at the end the
-//! digest reads the head's members, then the kept texts, then the rest,
-//! and the head is written again over itself, the same length, with the
-//! fingerprint. The head written again must be the head first written but
-//! for the fingerprint, and the plan must have had every step lowered:
-//! otherwise [`IrStream::finish`] refuses, and nothing is to be kept.
+//! steps. So the head is written with a fingerprint of zeros, and each
+//! step's canonical text is kept apart (in a second file). When the plan
+//! is checked (`StepSink::end`), the members after the steps are written,
+//! and the digest reads the head's members, then the kept texts, then the
+//! rest; once the caller knows the whole check found nothing that stops
+//! it, [`IrStream::finish`] writes the head again over itself, the same
+//! length, with the fingerprint. The head written again must be the head
+//! first written but for the fingerprint, the plan must have had every
+//! step lowered, and it must be the one plan checked: otherwise nothing is
+//! to be kept.
 
 use std::io::{self, Read, Seek, Write};
 
 use crate::check::{Binding, CheckedPlan, CheckedStep, StepSink};
-use crate::source::SourceMap;
+use crate::source::{LineCursor, SourceMap};
 use planc_exec::ir::{self, Str};
 
 /// A file [`IrStream`] writes and goes back in: both the IR's and the
@@ -69,8 +72,14 @@ pub struct IrStream<O: Scratch, C: Scratch> {
     /// placeholder fingerprint); `None` before a plan begins.
     head: Option<String>,
     plans: usize,
-    /// The steps' names, in order: the members after the steps name them.
-    names: Vec<Str>,
+    /// How many steps the plan has, and how many were written.
+    expected: usize,
+    written: usize,
+    /// Where the last step's line was counted to.
+    lines: LineCursor,
+    /// Once the plan is checked: its name and the head again, with the
+    /// fingerprint.
+    ended: Option<(String, String)>,
     /// Bytes not yet written to `out` and `canon`.
     text: Vec<u8>,
     canonical: String,
@@ -88,7 +97,10 @@ impl<O: Scratch, C: Scratch> IrStream<O, C> {
             canon,
             head: None,
             plans: 0,
-            names: Vec::new(),
+            expected: 0,
+            written: 0,
+            lines: LineCursor::default(),
+            ended: None,
             text: Vec::with_capacity(FLUSH_AT + 4096),
             canonical: String::with_capacity(FLUSH_AT + 4096),
             step_text: String::new(),
@@ -113,31 +125,54 @@ impl<O: Scratch, C: Scratch> IrStream<O, C> {
         Ok(())
     }
 
-    /// Writes the rest of the IR of `plan` (the checked plan whose steps
-    /// were given, without errors) and its fingerprint, and gives `out`
-    /// back. Refused if the plan is not the one plan begun, a step was not
-    /// lowered, or writing failed: the caller keeps nothing.
-    pub fn finish(mut self, plan: &CheckedPlan, sources: &SourceMap) -> Result<O, String> {
-        if let Some(why) = self.failed.take() {
-            return Err(why);
-        }
-        let Some(head) = self.head.take() else {
-            return Err("no plan was checked".to_string());
-        };
+    /// Writes the IR's head again with its fingerprint and gives `out`
+    /// back, once the check of `plan` (the checked plan whose steps were
+    /// given, without errors) found nothing that stops it. Refused if
+    /// `plan` is not the one plan begun and ended, a step was not lowered,
+    /// or writing failed: the caller keeps nothing.
+    pub fn finish(mut self, plan: &CheckedPlan) -> Result<O, String> {
         if self.plans != 1 {
             return Err(format!("{} plans were checked, not one", self.plans));
         }
-        let scheduled: usize = plan.schedule.iter().flatten().map(Vec::len).sum();
-        if scheduled != self.names.len() {
+        if let Some(why) = self.failed.take() {
+            return Err(why);
+        }
+        let Some((name, head)) = self.ended.take() else {
+            return Err("no plan was checked".to_string());
+        };
+        if name != plan.name {
             return Err(format!(
-                "plan `{}` has {scheduled} steps, and {} were lowered",
-                plan.name,
-                self.names.len()
+                "the IR written is plan `{name}`'s, not `{}`'s",
+                plan.name
             ));
         }
-        let names = std::mem::take(&mut self.names);
-        let step_name = |i: usize| names.get(i).cloned().unwrap_or_default();
-        let mut ir = super::lower::around(plan, Vec::new(), &step_name, sources)?;
+        let written = |e: io::Error| format!("cannot write the IR: {e}");
+        self.out.rewind().map_err(written)?;
+        self.out.write_all(head.as_bytes()).map_err(written)?;
+        self.out.flush().map_err(written)?;
+        Ok(self.out)
+    }
+
+    /// The rest of the IR of `plan` and its fingerprint, once the plan is
+    /// checked: the members after the steps written, and the head with
+    /// the fingerprint returned (with the plan's name).
+    fn end_plan(
+        &mut self,
+        plan: &CheckedPlan,
+        step_name: &dyn Fn(usize) -> Str,
+        sources: &SourceMap,
+    ) -> Result<(String, String), String> {
+        let Some(head) = self.head.take() else {
+            return Err("no plan was checked".to_string());
+        };
+        let scheduled: usize = plan.schedule.iter().flatten().map(Vec::len).sum();
+        if scheduled != self.expected || self.written != self.expected {
+            return Err(format!(
+                "plan `{}` has {} steps ({scheduled} scheduled), and {} were lowered",
+                plan.name, self.expected, self.written
+            ));
+        }
+        let mut ir = super::lower::around(plan, Vec::new(), step_name, sources)?;
         let written = |e: io::Error| format!("cannot write the IR: {e}");
         self.flush(true).map_err(written)?;
         let canon_len = self.canon.stream_position().map_err(written)?;
@@ -151,10 +186,7 @@ impl<O: Scratch, C: Scratch> IrStream<O, C> {
             return Err("the IR's head changed while its steps were written".to_string());
         }
         self.out.write_all(tail.as_bytes()).map_err(written)?;
-        self.out.rewind().map_err(written)?;
-        self.out.write_all(new_head.as_bytes()).map_err(written)?;
-        self.out.flush().map_err(written)?;
-        Ok(self.out)
+        Ok((plan.name.clone(), new_head))
     }
 }
 
@@ -185,7 +217,7 @@ impl<O: Scratch, C: Scratch> StepSink for IrStream<O, C> {
         if self.plans > 1 {
             return self.fail("the file holds more than one plan".to_string());
         }
-        self.names.reserve_exact(steps);
+        self.expected = steps;
         let mut plan = head.clone();
         plan.schedule = Some(Vec::new());
         let split = super::lower::around(&plan, Vec::new(), &|_| Str::default(), sources).and_then(
@@ -213,18 +245,21 @@ impl<O: Scratch, C: Scratch> StepSink for IrStream<O, C> {
         if self.failed.is_some() {
             return;
         }
-        let lowered = super::lower::lower_step(bindings, None, step, step_name, sources);
+        let lines = &mut self.lines;
+        let lowered = super::lower::lower_step(bindings, None, step, step_name, &mut |s| {
+            super::lower::span_forward(sources, lines, s)
+        });
         let step_ir = match lowered {
             Ok(step_ir) => step_ir,
             // A step with an error: the check reports it, and nothing is
             // kept.
             Err(why) => return self.fail(why),
         };
-        if !self.names.is_empty() {
+        if self.written > 0 {
             self.text.push(b',');
             self.canonical.push(',');
         }
-        self.names.push(step.name.clone());
+        self.written += 1;
         let written = serde_json::to_writer(&mut self.text, &step_ir)
             .map_err(|e| format!("cannot serialise the IR: {e}"))
             .and_then(|()| ir::fingerprint::canonical_step(&step_ir, &mut self.step_text));
@@ -237,10 +272,23 @@ impl<O: Scratch, C: Scratch> StepSink for IrStream<O, C> {
         }
     }
 
+    fn end(&mut self, plan: &CheckedPlan, step_name: &dyn Fn(usize) -> Str, sources: &SourceMap) {
+        if self.failed.is_some() || self.plans != 1 {
+            return;
+        }
+        match self.end_plan(plan, step_name, sources) {
+            Ok(ended) => self.ended = Some(ended),
+            Err(why) => self.fail(why),
+        }
+    }
+
     fn restart(&mut self) {
         self.head = None;
         self.plans = 0;
-        self.names.clear();
+        self.expected = 0;
+        self.written = 0;
+        self.lines = LineCursor::default();
+        self.ended = None;
         self.text.clear();
         self.canonical.clear();
         self.failed = None;
