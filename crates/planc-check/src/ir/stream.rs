@@ -33,12 +33,6 @@ pub trait Scratch: Read + Write + Seek {
     fn truncate(&mut self, len: u64) -> io::Result<()>;
 }
 
-impl Scratch for std::fs::File {
-    fn truncate(&mut self, len: u64) -> io::Result<()> {
-        self.set_len(len)
-    }
-}
-
 impl Scratch for &mut std::fs::File {
     fn truncate(&mut self, len: u64) -> io::Result<()> {
         self.set_len(len)
