@@ -411,10 +411,7 @@ impl Step {
     }
 
     pub fn binds(&self) -> impl Iterator<Item = (&Name, &Path)> {
-        self.clauses.iter().filter_map(|c| match c {
-            Clause::Bind { name, path, .. } => Some((name, path)),
-            _ => None,
-        })
+        Clause::binds(&self.clauses)
     }
 
     pub fn pres(&self) -> impl Iterator<Item = &Probe> {
@@ -465,6 +462,14 @@ pub enum Clause {
 }
 
 impl Clause {
+    /// The binds among `clauses`: each one's name and path.
+    pub fn binds(clauses: &[Clause]) -> impl Iterator<Item = (&Name, &Path)> {
+        clauses.iter().filter_map(|c| match c {
+            Clause::Bind { name, path, .. } => Some((name, path)),
+            _ => None,
+        })
+    }
+
     pub fn span(&self) -> Span {
         match self {
             Clause::Pre(p) | Clause::Post(p) => p.span,

@@ -165,9 +165,16 @@ pub(crate) struct Reread<'s> {
 }
 
 impl Reread<'_> {
-    /// The steps of `batch` (skeletons, with their indexes) read whole
-    /// again; `None` unless each reads as its skeleton was read.
-    fn steps(self, batch: &[(usize, ast::Step)]) -> Option<Vec<ast::Step>> {
+    /// The steps of `batch` (what is kept of their skeletons, with their
+    /// indexes) read whole again; `None` unless each reads as its skeleton
+    /// was read: the name and tool of its head, the binds the first passes
+    /// made bindings of, its span and its `after`s.
+    fn steps(
+        self,
+        batch: &[(usize, Skeleton)],
+        heads: &[StepHead],
+        bindings: &[Binding],
+    ) -> Option<Vec<ast::Step>> {
         let trees = match self.kind {
             // Read together, as the first reading parsed them (the parser is
             // entered once a batch).
@@ -177,23 +184,90 @@ impl Reread<'_> {
             }
             crate::source::SourceKind::Json => batch
                 .iter()
-                .map(|(_, s)| syntax::json_plan::read_step_again(self.text, s))
+                .map(|(i, s)| {
+                    let name = &heads.get(*i)?.name.node;
+                    syntax::json_plan::read_step_again(self.text, s.span, name, &s.clauses)
+                })
                 .collect::<Option<Vec<_>>>()?,
         };
         let same = trees.len() == batch.len()
             && batch
                 .iter()
                 .zip(&trees)
-                .all(|((_, s), t)| same_skeleton(s, t));
+                .all(|((i, s), t)| same_skeleton(*i, s, t, heads, bindings));
         same.then_some(trees)
     }
 }
 
-impl StepTrees<'_> {
-    fn as_slice(&self) -> &[ast::Step] {
+/// What a skeletal check keeps of a step's skeleton once its name and
+/// tool are its head ([`StepHead`]): where the step is read again, and its
+/// clauses: its binds, until the first passes have made bindings of them,
+/// and its `after`s (in a JSON plan, the names its numbered `after`s were
+/// given once every step was read). 40 bytes a step, where the skeleton
+/// was 200 (`docs/performance.md`, "Skeletons kept small").
+struct Skeleton {
+    span: Span,
+    clauses: Vec<ast::Clause>,
+}
+
+fn is_after(clause: &ast::Clause) -> bool {
+    matches!(clause, ast::Clause::After { .. })
+}
+
+impl<'s> StepTrees<'s> {
+    /// Each step's name and tool apart ([`StepHead`]), and the steps as the
+    /// check reads them. A skeleton's name and tool are moved into its head
+    /// and the rest of it into a [`Skeleton`], before the check allocates
+    /// anything of its own: the skeletons' vector (200 bytes a step) then
+    /// goes while little else is alive; a tree's are copied.
+    fn split(self) -> (Vec<StepHead>, Steps<'s>) {
         match self {
-            StepTrees::Borrowed(s) => s,
-            StepTrees::Owned(s) | StepTrees::Skeletal(s, _) => s,
+            StepTrees::Borrowed(s) => (s.iter().map(StepHead::of).collect(), Steps::Borrowed(s)),
+            StepTrees::Owned(s) => (s.iter().map(StepHead::of).collect(), Steps::Owned(s)),
+            StepTrees::Skeletal(s, reread) => {
+                let mut heads = Vec::with_capacity(s.len());
+                let mut kept = Vec::with_capacity(s.len());
+                for step in s {
+                    heads.push(StepHead {
+                        name: step.name,
+                        tool: step.tool,
+                    });
+                    kept.push(Skeleton {
+                        span: step.span,
+                        clauses: step.clauses,
+                    });
+                }
+                (heads, Steps::Skeletal(kept, reread))
+            }
+        }
+    }
+}
+
+/// A plan's steps once their heads are apart ([`StepTrees::split`]).
+enum Steps<'s> {
+    Borrowed(&'s [ast::Step]),
+    Owned(Vec<ast::Step>),
+    Skeletal(Vec<Skeleton>, Reread<'s>),
+}
+
+impl Steps<'_> {
+    /// Each step's clauses (a skeleton's: its binds and `after`s).
+    fn clauses(&self) -> Box<dyn Iterator<Item = &[ast::Clause]> + '_> {
+        match self {
+            Steps::Borrowed(s) => Box::new(s.iter().map(|s| s.clauses.as_slice())),
+            Steps::Owned(s) => Box::new(s.iter().map(|s| s.clauses.as_slice())),
+            Steps::Skeletal(s, _) => Box::new(s.iter().map(|s| s.clauses.as_slice())),
+        }
+    }
+
+    /// Cuts each skeleton's clauses down to its `after`s once the binds
+    /// are bindings (a bind clause is 176 bytes).
+    fn binds_read(&mut self) {
+        if let Steps::Skeletal(kept, _) = self {
+            for s in kept {
+                s.clauses.retain(is_after);
+                s.clauses.shrink_to_fit();
+            }
         }
     }
 }
@@ -205,6 +279,15 @@ impl StepTrees<'_> {
 struct StepHead {
     name: ast::Name,
     tool: ast::Name,
+}
+
+impl StepHead {
+    fn of(step: &ast::Step) -> StepHead {
+        StepHead {
+            name: step.name.clone(),
+            tool: step.tool.clone(),
+        }
+    }
 }
 
 /// Step `i`'s name in `heads`; empty for no such step. A function of the
@@ -277,7 +360,8 @@ pub(crate) fn check_plan<'a>(
     keep: bool,
     models: StepModels<'_>,
 ) -> (CheckedPlan, Vec<Diagnostic>, Option<reuse::PlanMemo>) {
-    let n = trees.as_slice().len();
+    let (heads, mut trees) = trees.split();
+    let n = heads.len();
     // What the model says of the plan besides its steps, known before
     // they are checked (a sink is told it first).
     let head = CheckedPlan {
@@ -307,7 +391,7 @@ pub(crate) fn check_plan<'a>(
     };
     // The plan's binds, counted: the bindings and their index are sized
     // to them, not to the steps (most steps bind nothing).
-    let nb: usize = trees.as_slice().iter().map(|s| s.binds().count()).sum();
+    let nb: usize = trees.clauses().map(|c| ast::Clause::binds(c).count()).sum();
     let mut c = Checker {
         env,
         plan: PlanHead {
@@ -315,14 +399,7 @@ pub(crate) fn check_plan<'a>(
             replans: plan.replans,
             max_steps: plan.max_steps,
         },
-        heads: trees
-            .as_slice()
-            .iter()
-            .map(|s| StepHead {
-                name: s.name.clone(),
-                tool: s.tool.clone(),
-            })
-            .collect(),
+        heads,
         diags: Vec::new(),
         step_index: NameIndex::default(),
         tools: Vec::with_capacity(n),
@@ -342,7 +419,8 @@ pub(crate) fn check_plan<'a>(
     c.plan_damaged = c.env.damaged(plan.span);
     c.name_steps();
     c.resolve_tools();
-    c.bind_pass(trees.as_slice());
+    c.bind_pass(trees.clauses());
+    trees.binds_read();
     let mut prior = prior.filter(|p| c.same_context(p));
     // Only the diagnostics are wanted, and no pass after the steps needs
     // their models: without a progress record reuse decides nothing, so
@@ -426,35 +504,29 @@ pub(crate) fn check_plan<'a>(
     // heads and the bindings: an owned step's tree goes as soon as its
     // model is built.
     match trees {
-        StepTrees::Borrowed(trees) => {
+        Steps::Borrowed(trees) => {
             for (i, tree) in trees.iter().enumerate() {
                 step(&mut c, i, tree);
             }
         }
-        StepTrees::Owned(trees) => {
+        Steps::Owned(trees) => {
             for (i, tree) in trees.into_iter().enumerate() {
                 step(&mut c, i, &tree);
             }
         }
-        StepTrees::Skeletal(skeletons, reread) => {
-            let mut skeletons = skeletons.into_iter().enumerate().peekable();
-            while skeletons.peek().is_some() {
-                let batch: Vec<(usize, ast::Step)> =
-                    skeletons.by_ref().take(syntax::stepwise::BATCH).collect();
-                match reread.steps(&batch) {
-                    Some(trees) => {
-                        for ((i, _), tree) in batch.into_iter().zip(trees) {
-                            step(&mut c, i, &tree);
-                        }
-                    }
+        Steps::Skeletal(kept, reread) => {
+            let mut kept = kept.into_iter().enumerate().peekable();
+            while kept.peek().is_some() {
+                let batch: Vec<(usize, Skeleton)> =
+                    kept.by_ref().take(syntax::stepwise::BATCH).collect();
+                let Some(trees) = reread.steps(&batch, &c.heads, &c.bindings) else {
                     // Never expected: the caller checks again from a whole
                     // parse, whatever this check reports.
-                    None => {
-                        c.env.reread_failed = true;
-                        for (i, skeleton) in batch {
-                            step(&mut c, i, &skeleton);
-                        }
-                    }
+                    c.env.reread_failed = true;
+                    return (head, Vec::new(), None);
+                };
+                for ((i, _), tree) in batch.into_iter().zip(trees) {
+                    step(&mut c, i, &tree);
                 }
             }
         }
@@ -534,14 +606,33 @@ fn settle(deps: &mut Vec<Dependency>) {
     deps.shrink_to_fit();
 }
 
-/// Whether `tree`, a step read again from its span, is the step `skeleton`
-/// was cut from: the same name, tool, span, binds and `after`s.
-fn same_skeleton(skeleton: &ast::Step, tree: &ast::Step) -> bool {
-    skeleton.name == tree.name
-        && skeleton.tool == tree.tool
+/// Whether `tree`, step `i` read again from its span, is the step
+/// `skeleton` was kept of: the name and tool of its head, its span, the
+/// binds the first passes made bindings of, and its `after`s.
+fn same_skeleton(
+    i: usize,
+    skeleton: &Skeleton,
+    tree: &ast::Step,
+    heads: &[StepHead],
+    bindings: &[Binding],
+) -> bool {
+    let bound = bindings.get(binds_of(bindings, i)).unwrap_or_default();
+    heads
+        .get(i)
+        .is_some_and(|h| h.name == tree.name && h.tool == tree.tool)
         && skeleton.span == tree.span
-        && skeleton.binds().eq(tree.binds())
-        && skeleton.afters().eq(tree.afters())
+        && bound.len() == tree.binds().count()
+        && bound.iter().zip(tree.binds()).all(|(b, (name, path))| {
+            b.name == name.node
+                && b.name_span == name.span
+                && b.path_span == path.span
+                && path.root.is_none()
+                && b.path.iter().eq(path.segments.iter().map(|s| &s.node))
+        })
+        && skeleton
+            .clauses
+            .iter()
+            .eq(tree.clauses.iter().filter(|c| is_after(c)))
 }
 
 /// Adds a checked step's need of approval and its scopes to the plan's.
@@ -727,9 +818,9 @@ impl<'a> Checker<'a, '_> {
     /// Types every `bind` against its tool's result and registers it, so
     /// that references can name bindings of later steps in their errors.
     /// The bindings are pushed in their steps' order: a step's are a range.
-    fn bind_pass(&mut self, trees: &[ast::Step]) {
-        for (i, step) in trees.iter().enumerate() {
-            for (name, path) in step.binds() {
+    fn bind_pass<'t>(&mut self, steps: impl Iterator<Item = &'t [ast::Clause]>) {
+        for (i, clauses) in steps.enumerate() {
+            for (name, path) in ast::Clause::binds(clauses) {
                 let value_word = lexicon::VALUE_WORDS.contains(&name.node.as_str());
                 if value_word {
                     let d = Diagnostic::new(

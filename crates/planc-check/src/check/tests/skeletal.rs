@@ -47,12 +47,23 @@ fn a_step_that_does_not_read_again_as_its_skeleton_refuses_the_check() {
         )
         .is_some()
     );
-    // A text whose step binds another name at the same place, one shorter
-    // (its step's span no longer ends with `}`), one that is not the
-    // step's at all: none is checked in place of the text read first.
+    // A text whose step binds another name at the same place, or the same
+    // name at another path of the same length, or calls another tool of
+    // the same length (the skeleton's name and tool are the check's heads,
+    // its binds its bindings, by then), one shorter (its step's span no
+    // longer ends with `}`), one that is not the step's at all: none is
+    // checked in place of the text read first.
     let renamed = text.replace("bind acct", "bind acco");
+    let other_path = text.replace("results[0].id", "results[0].ix");
+    let other_tool = text.replace("customer.resolve", "customer.resolvd");
     let shorter = text.replacen("a@b.c", "a@bc", 1);
-    for other in [renamed.as_str(), shorter.as_str(), "plan p \"g\" {}"] {
+    for other in [
+        renamed.as_str(),
+        other_path.as_str(),
+        other_tool.as_str(),
+        shorter.as_str(),
+        "plan p \"g\" {}",
+    ] {
         assert!(
             check_plans_skeletal(
                 &models,

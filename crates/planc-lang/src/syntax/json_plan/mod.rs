@@ -428,24 +428,25 @@ fn step(
     })
 }
 
-/// The step at `skeleton`'s span of `text` (the plan's whole JSON text)
-/// read again: the step a skeletal reading cut down
+/// The step at `span` of `text` (the plan's whole JSON text), named
+/// `name`, read again: a step a skeletal reading cut down
 /// (`syntax::read_json_plan_skeletal`), as the first reading read it.
 /// The names of its numbered `after`s, which the first reading gave once
-/// every step's number was known, are the skeleton's. `None` unless it
-/// reads without a diagnostic and its `after`s are the skeleton's.
-pub fn read_step_again(text: &str, skeleton: &Step) -> Option<Step> {
+/// every step's number was known, are those of `afters` (the skeleton's
+/// `after` clauses). `None` unless it reads without a diagnostic and its
+/// `after`s are those of `afters`.
+pub fn read_step_again(text: &str, span: Span, name: &Str, afters: &[Clause]) -> Option<Step> {
     // Inside the root object and its `steps` array.
-    let item = super::json::parse_value_at(text, skeleton.span, 2)?;
+    let item = super::json::parse_value_at(text, span, 2)?;
     let mut r = Reader::new(text);
-    r.step_names.push(skeleton.name.node.clone());
+    r.step_names.push(name.clone());
     r.step = Some(0);
     let mut numbered = Vec::new();
     let mut step = step(&mut r, &item, 0, &mut numbered)?;
     if !r.diags.is_empty() {
         return None;
     }
-    let mut afters = skeleton.clauses.iter().filter_map(|c| match c {
+    let mut afters = afters.iter().filter_map(|c| match c {
         Clause::After { steps, .. } => Some(steps),
         _ => None,
     });
@@ -659,7 +660,12 @@ mod tests {
             let skeletons: Vec<&super::Step> = skeletal.plans().flat_map(|p| &p.steps).collect();
             assert_eq!(skeletons.len(), steps.len(), "{text}");
             for (skeleton, step) in skeletons.into_iter().zip(steps) {
-                let again = super::read_step_again(&text, skeleton);
+                let again = super::read_step_again(
+                    &text,
+                    skeleton.span,
+                    &skeleton.name.node,
+                    &skeleton.clauses,
+                );
                 assert_eq!(again.as_ref(), Some(step), "{text}");
             }
         }
