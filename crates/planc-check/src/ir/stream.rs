@@ -19,11 +19,19 @@
 //! first written but for the fingerprint, the plan must have had every
 //! step lowered, and it must be the one plan checked: otherwise nothing is
 //! to be kept.
+//!
+//! Both files are read back before the IR is kept: the steps' texts as the
+//! digest reads them, the IR once its head is written again. Each must be
+//! what was written (the same SHA-256 as the bytes written), so that one
+//! who edits either file while the plan is compiled gets a refusal from
+//! `compile`, not an IR whose fingerprint is not its own
+//! (`docs/threat-model.md`).
 
 use std::io::{self, Read, Seek, Write};
 
 use crate::check::{Binding, CheckedPlan, CheckedStep, StepSink};
 use crate::source::{LineCursor, SourceMap};
+use planc_exec::ir::fingerprint::RunningDigest;
 use planc_exec::ir::{self, Str};
 
 /// A file [`IrStream`] writes and goes back in: both the IR's and the
@@ -71,9 +79,8 @@ pub struct IrStream<O: Scratch, C: Scratch> {
     written: usize,
     /// Where the last step's line was counted to.
     lines: LineCursor,
-    /// Once the plan is checked: its name and the head again, with the
-    /// fingerprint.
-    ended: Option<(String, String)>,
+    /// Once the plan is checked: what [`IrStream::finish`] writes.
+    ended: Option<Ended>,
     /// Bytes not yet written to `out` and `canon`.
     text: Vec<u8>,
     canonical: String,
@@ -81,6 +88,33 @@ pub struct IrStream<O: Scratch, C: Scratch> {
     step_text: String,
     /// The first failure: nothing is to be kept.
     failed: Option<String>,
+    /// The digests of every byte written to `out` and to `canon`, which
+    /// each must be when read back.
+    out_digest: RunningDigest,
+    canon_digest: RunningDigest,
+}
+
+/// A plan checked and its IR written but for the head's fingerprint.
+struct Ended {
+    name: String,
+    /// The head as first written (with the placeholder) and as it is to
+    /// be written again (with the fingerprint).
+    first: String,
+    head: String,
+}
+
+/// A reader that digests every byte it reads.
+struct Digesting<'d, R> {
+    inner: R,
+    digest: &'d mut RunningDigest,
+}
+
+impl<R: Read> Read for Digesting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.digest.update(buf.get(..n).unwrap_or_default());
+        Ok(n)
+    }
 }
 
 impl<O: Scratch, C: Scratch> IrStream<O, C> {
@@ -99,6 +133,8 @@ impl<O: Scratch, C: Scratch> IrStream<O, C> {
             canonical: String::with_capacity(FLUSH_AT + 4096),
             step_text: String::new(),
             failed: None,
+            out_digest: RunningDigest::default(),
+            canon_digest: RunningDigest::default(),
         }
     }
 
@@ -110,10 +146,12 @@ impl<O: Scratch, C: Scratch> IrStream<O, C> {
     fn flush(&mut self, all: bool) -> io::Result<()> {
         if all || self.text.len() >= FLUSH_AT {
             self.out.write_all(&self.text)?;
+            self.out_digest.update(&self.text);
             self.text.clear();
         }
         if all || self.canonical.len() >= FLUSH_AT {
             self.canon.write_all(self.canonical.as_bytes())?;
+            self.canon_digest.update(self.canonical.as_bytes());
             self.canonical.clear();
         }
         Ok(())
@@ -131,31 +169,43 @@ impl<O: Scratch, C: Scratch> IrStream<O, C> {
         if let Some(why) = self.failed.take() {
             return Err(why);
         }
-        let Some((name, head)) = self.ended.take() else {
+        let Some(ended) = self.ended.take() else {
             return Err("no plan was checked".to_string());
         };
-        if name != plan.name {
+        if ended.name != plan.name {
             return Err(format!(
-                "the IR written is plan `{name}`'s, not `{}`'s",
-                plan.name
+                "the IR written is plan `{}`'s, not `{}`'s",
+                ended.name, plan.name
             ));
         }
         let written = |e: io::Error| format!("cannot write the IR: {e}");
         self.out.rewind().map_err(written)?;
-        self.out.write_all(head.as_bytes()).map_err(written)?;
+        self.out.write_all(ended.head.as_bytes()).map_err(written)?;
         self.out.flush().map_err(written)?;
+        // Read back: the head written again, then what followed it as
+        // first written.
+        self.out.rewind().map_err(written)?;
+        let mut head = vec![0u8; ended.head.len()];
+        self.out.read_exact(&mut head).map_err(written)?;
+        let mut read = RunningDigest::default();
+        read.update(ended.first.as_bytes());
+        io::copy(&mut self.out, &mut read).map_err(written)?;
+        if head != ended.head.as_bytes() || read.finish() != self.out_digest.finish() {
+            return Err(CHANGED.to_string());
+        }
         Ok(self.out)
     }
 
     /// The rest of the IR of `plan` and its fingerprint, once the plan is
-    /// checked: the members after the steps written, and the head with
-    /// the fingerprint returned (with the plan's name).
+    /// checked: the members after the steps written, the steps' texts read
+    /// back as they were written, and the head with the fingerprint
+    /// returned.
     fn end_plan(
         &mut self,
         plan: &CheckedPlan,
         step_name: &dyn Fn(usize) -> Str,
         sources: &SourceMap,
-    ) -> Result<(String, String), String> {
+    ) -> Result<Ended, String> {
         let Some(head) = self.head.take() else {
             return Err("no plan was checked".to_string());
         };
@@ -171,18 +221,34 @@ impl<O: Scratch, C: Scratch> IrStream<O, C> {
         self.flush(true).map_err(written)?;
         let canon_len = self.canon.stream_position().map_err(written)?;
         self.canon.rewind().map_err(written)?;
+        let mut read = RunningDigest::default();
         ir.fingerprint = ir::fingerprint::fingerprint_of_parts(
             &ir,
-            &mut Read::by_ref(&mut self.canon).take(canon_len),
+            &mut Digesting {
+                inner: Read::by_ref(&mut self.canon).take(canon_len),
+                digest: &mut read,
+            },
         )?;
+        if read.finish() != std::mem::take(&mut self.canon_digest).finish() {
+            return Err(CHANGED.to_string());
+        }
         let (new_head, tail) = split(&ir)?;
         if new_head != head.replacen(&placeholder(), &ir.fingerprint, 1) {
             return Err("the IR's head changed while its steps were written".to_string());
         }
         self.out.write_all(tail.as_bytes()).map_err(written)?;
-        Ok((plan.name.clone(), new_head))
+        self.out_digest.update(tail.as_bytes());
+        Ok(Ended {
+            name: plan.name.clone(),
+            first: head,
+            head: new_head,
+        })
     }
 }
+
+/// Why an IR is refused when a file read back is not what was written.
+const CHANGED: &str =
+    "the IR's file or the scratch file beside it changed while the IR was written";
 
 /// `ir`'s text (one line, as [`ir::write_json`] writes it) cut after
 /// its steps' `[`: the head, and the rest from the `]` on. `ir` has no
@@ -286,6 +352,8 @@ impl<O: Scratch, C: Scratch> StepSink for IrStream<O, C> {
         self.text.clear();
         self.canonical.clear();
         self.failed = None;
+        self.out_digest = RunningDigest::default();
+        self.canon_digest = RunningDigest::default();
         let emptied = (self.out.rewind())
             .and_then(|()| self.out.truncate(0))
             .and_then(|()| self.canon.rewind())

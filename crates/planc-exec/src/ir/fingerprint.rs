@@ -153,9 +153,38 @@ fn inner(text: &str) -> &str {
 /// `sha256:` and the hex SHA-256 of `text`: the fingerprint of an IR whose
 /// canonical text ([`canonical_ir`]) is `text`.
 pub fn digest_of(text: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(text.as_bytes());
-    hex(hasher)
+    let mut digest = RunningDigest::default();
+    digest.update(text.as_bytes());
+    digest.finish()
+}
+
+/// The SHA-256 of bytes given in pieces, written as a fingerprint is: what
+/// a writer that keeps text outside its memory (`planc compile`'s scratch
+/// file and output, `docs/threat-model.md`) compares, once it reads the
+/// text back, with what it wrote.
+#[derive(Clone, Default)]
+pub struct RunningDigest(Sha256);
+
+impl RunningDigest {
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// `sha256:` and the hex digest of every byte given.
+    pub fn finish(self) -> String {
+        hex(self.0)
+    }
+}
+
+impl std::io::Write for RunningDigest {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn hex(hasher: Sha256) -> String {
