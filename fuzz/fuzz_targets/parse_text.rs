@@ -18,7 +18,11 @@ fuzz_target!(|data: &[u8]| {
     let read = planc::syntax::parse_text(file, text);
     planc_fuzz::check_diagnostics(&sources, &read.1);
     let whole = planc::syntax::parse_text_with(file, text, planc::syntax::parser::Strategy::Whole);
-    assert_eq!(format!("{read:?}"), format!("{whole:?}"), "step by step and whole differ");
+    assert_eq!(
+        format!("{read:?}"),
+        format!("{whole:?}"),
+        "step by step and whole differ"
+    );
     // A text read as skeletons gives each step whole again from its span.
     if let Some(skeletal) = planc::syntax::parse_text_skeletal(file, text) {
         let steps = |m: &planc::syntax::ast::Module| -> Vec<planc::syntax::ast::Step> {
