@@ -252,12 +252,14 @@ enum Steps<'s> {
 
 impl Steps<'_> {
     /// Each step's clauses (a skeleton's: its binds and `after`s).
-    fn clauses(&self) -> Box<dyn Iterator<Item = &[ast::Clause]> + '_> {
-        match self {
-            Steps::Borrowed(s) => Box::new(s.iter().map(|s| s.clauses.as_slice())),
-            Steps::Owned(s) => Box::new(s.iter().map(|s| s.clauses.as_slice())),
-            Steps::Skeletal(s, _) => Box::new(s.iter().map(|s| s.clauses.as_slice())),
-        }
+    fn clauses(&self) -> impl Iterator<Item = &[ast::Clause]> {
+        let (trees, kept): (&[ast::Step], &[Skeleton]) = match self {
+            Steps::Borrowed(s) => (s, &[]),
+            Steps::Owned(s) => (s, &[]),
+            Steps::Skeletal(k, _) => (&[], k),
+        };
+        let trees = trees.iter().map(|s| s.clauses.as_slice());
+        trees.chain(kept.iter().map(|s| s.clauses.as_slice()))
     }
 
     /// Cuts each skeleton's clauses down to its `after`s once the binds
